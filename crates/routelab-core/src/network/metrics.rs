@@ -1,0 +1,1 @@
+//! Network metrics. Being written.

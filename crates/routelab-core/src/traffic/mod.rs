@@ -1,0 +1,1 @@
+//! The traffic layer. Being written.
