@@ -1,1 +1,34 @@
-fn main() {}
+//! Network benchmarks. Run with `cargo bench -p routelab-core --bench network`
+//! and record results in BENCHMARKS.md.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use routelab_core::network::io::{ibnetdiscover, json};
+use routelab_core::network::spec;
+use std::hint::black_box;
+
+/// A 3-level fat tree of 675 switches and 3375 hosts: 20,250 ports.
+const FABRIC: &str = "kary-ntree:k=15,n=3";
+
+fn fabric_files(c: &mut Criterion) {
+    let net = spec::build(FABRIC).expect("the benchmark fabric builds");
+    let ports: u64 = net.nodes().iter().map(|n| u64::from(n.ports)).sum();
+    let ibnet = ibnetdiscover::to_string(&net);
+    let json_text = json::to_string(&net);
+
+    let mut g = c.benchmark_group(format!("fabric files ({ports} ports)"));
+    g.throughput(Throughput::Bytes(ibnet.len() as u64));
+    g.bench_function("ibnetdiscover parse", |b| {
+        b.iter(|| ibnetdiscover::from_str(black_box(&ibnet), "bench.ibnet").expect("reads"))
+    });
+    g.bench_function("ibnetdiscover write", |b| {
+        b.iter(|| ibnetdiscover::to_string(black_box(&net)))
+    });
+    g.throughput(Throughput::Bytes(json_text.len() as u64));
+    g.bench_function("json parse", |b| {
+        b.iter(|| json::from_str(black_box(&json_text), "bench.json").expect("reads"))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, fabric_files);
+criterion_main!(benches);

@@ -4,9 +4,13 @@
 //! - [`units`]: time, size and bandwidth quantities, parsed in one place.
 //! - [`network`]: the topology model, generators, file formats and metrics.
 //! - [`traffic`]: communication patterns on terminal indices.
+//! - [`routing`]: oblivious engines computing forwarding tables and lanes.
+//! - [`deadlock`]: channel dependency graphs, cycles, lane assignment.
 
+pub mod deadlock;
 pub mod network;
 pub mod rng;
+pub mod routing;
 pub mod traffic;
 pub mod units;
 
@@ -14,3 +18,4 @@ pub use network::{
     Channel, ChannelClass, ChannelId, ClassId, Network, NetworkBuilder, NodeId, NodeKind, PortId,
     Structure, TopologyError,
 };
+pub use traffic::{BoundPattern, Pattern, TrafficError};

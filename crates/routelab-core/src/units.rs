@@ -42,7 +42,7 @@ fn split_number(text: &str) -> Option<(f64, &str)> {
 
 fn checked_u64(value: f64) -> Option<u64> {
     let rounded = value.round();
-    (rounded >= 0.0 && rounded < 1.8e19).then_some(rounded as u64)
+    (0.0..1.8e19).contains(&rounded).then_some(rounded as u64)
 }
 
 impl Bandwidth {
@@ -94,11 +94,11 @@ impl Bandwidth {
 impl fmt::Display for Bandwidth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        if b % 1_000_000_000 == 0 {
+        if b.is_multiple_of(1_000_000_000) {
             write!(f, "{}Gb/s", b / 1_000_000_000)
-        } else if b % 1_000_000 == 0 {
+        } else if b.is_multiple_of(1_000_000) {
             write!(f, "{}Mb/s", b / 1_000_000)
-        } else if b % 1_000 == 0 {
+        } else if b.is_multiple_of(1_000) {
             write!(f, "{}kb/s", b / 1_000)
         } else {
             write!(f, "{b}b/s")
@@ -135,9 +135,9 @@ impl fmt::Display for Picos {
         let p = self.0;
         if p == 0 {
             write!(f, "0ns")
-        } else if p % 1_000_000 == 0 {
+        } else if p.is_multiple_of(1_000_000) {
             write!(f, "{}us", p / 1_000_000)
-        } else if p % 1_000 == 0 {
+        } else if p.is_multiple_of(1_000) {
             write!(f, "{}ns", p / 1_000)
         } else {
             write!(f, "{p}ps")

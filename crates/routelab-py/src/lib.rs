@@ -1,1 +1,223 @@
+//! Python bindings of routelab-core. Thin by design: conversion and error
+//! mapping only; every long call releases the GIL.
 
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use routelab_core::network::{io, metrics, spec};
+use routelab_core::{traffic, Network, NodeKind};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+create_exception!(
+    _core,
+    RoutelabError,
+    PyException,
+    "Base class of routelab's errors."
+);
+create_exception!(
+    _core,
+    TopologyError,
+    RoutelabError,
+    "A bad topology spec, fabric file or cabling."
+);
+create_exception!(
+    _core,
+    TrafficError,
+    RoutelabError,
+    "A bad traffic pattern or one that does not fit the network."
+);
+create_exception!(
+    _core,
+    ConfigError,
+    RoutelabError,
+    "A bad option or experiment spec."
+);
+
+fn topo_err(e: routelab_core::TopologyError) -> PyErr {
+    TopologyError::new_err(e.to_string())
+}
+
+fn traffic_err(e: traffic::TrafficError) -> PyErr {
+    TrafficError::new_err(e.to_string())
+}
+
+/// An immutable network (switches, terminals, cables).
+#[pyclass(frozen, module = "routelab._core", name = "Network")]
+struct PyNetwork {
+    net: Arc<Network>,
+}
+
+#[pymethods]
+impl PyNetwork {
+    #[getter]
+    fn name(&self) -> String {
+        self.net.name().to_string()
+    }
+
+    #[getter]
+    fn family(&self) -> &'static str {
+        self.net.structure().family()
+    }
+
+    /// The structure metadata as JSON.
+    fn structure_json(&self) -> String {
+        serde_json::to_string(self.net.structure()).unwrap_or_default()
+    }
+
+    fn summary_json(&self, py: Python<'_>) -> String {
+        let net = Arc::clone(&self.net);
+        py.allow_threads(move || serde_json::to_string(&metrics::summary(&net)).unwrap_or_default())
+    }
+
+    /// (kind, name, guid, lid, ports) per node, in id order.
+    fn nodes(&self) -> Vec<(&'static str, String, u64, u32, u16)> {
+        self.net
+            .nodes()
+            .iter()
+            .map(|n| {
+                let kind = match n.kind {
+                    NodeKind::Switch => "switch",
+                    NodeKind::Terminal => "terminal",
+                };
+                (kind, n.name.clone(), n.guid, n.lid, n.ports)
+            })
+            .collect()
+    }
+
+    /// (node a, port a, node b, port b, class name) per cable.
+    fn cables(&self) -> Vec<(u32, u16, u32, u16, String)> {
+        self.net
+            .channels()
+            .chunks(2)
+            .map(|c| {
+                let ch = c[0];
+                let class = self.net.class(ch.class).name.clone();
+                (ch.src.0, ch.src_port.0, ch.dst.0, ch.dst_port.0, class)
+            })
+            .collect()
+    }
+
+    /// (name, bandwidth in bit/s, latency in ps) per channel class.
+    fn classes(&self) -> Vec<(String, u64, u64)> {
+        self.net
+            .classes()
+            .iter()
+            .map(|c| (c.name.clone(), c.bandwidth.0, c.latency.0))
+            .collect()
+    }
+
+    fn switches(&self) -> Vec<u32> {
+        self.net.switches().iter().map(|n| n.0).collect()
+    }
+
+    fn terminals(&self) -> Vec<u32> {
+        self.net.terminals().iter().map(|n| n.0).collect()
+    }
+
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let net = Arc::clone(&self.net);
+        py.allow_threads(move || io::save(&net, &path))
+            .map_err(topo_err)
+    }
+
+    fn to_json(&self) -> String {
+        io::json::to_string(&self.net)
+    }
+
+    fn to_ibnetdiscover(&self) -> String {
+        io::ibnetdiscover::to_string(&self.net)
+    }
+
+    fn to_dot(&self) -> String {
+        io::dot::to_string(&self.net)
+    }
+
+    fn __eq__(&self, other: &PyNetwork) -> bool {
+        *self.net == *other.net
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Network('{}', switches={}, terminals={}, cables={})",
+            self.net.name(),
+            self.net.switches().len(),
+            self.net.terminals().len(),
+            self.net.cable_count()
+        )
+    }
+}
+
+fn wrap(net: Network) -> PyNetwork {
+    PyNetwork { net: Arc::new(net) }
+}
+
+/// Builds the network a spec names (`torus:8x8x8`, `fabric.ibnet`, ...).
+#[pyfunction]
+fn topology(py: Python<'_>, spec: String) -> PyResult<PyNetwork> {
+    py.allow_threads(move || spec::build(&spec))
+        .map(wrap)
+        .map_err(topo_err)
+}
+
+/// Reads a fabric file (.json, .ibnet).
+#[pyfunction]
+fn load(py: Python<'_>, path: PathBuf) -> PyResult<PyNetwork> {
+    py.allow_threads(move || io::load(&path))
+        .map(wrap)
+        .map_err(topo_err)
+}
+
+/// Reads a network from routelab's JSON text.
+#[pyfunction]
+fn from_json(py: Python<'_>, text: String) -> PyResult<PyNetwork> {
+    py.allow_threads(move || io::json::from_str(&text, "<json>"))
+        .map(wrap)
+        .map_err(topo_err)
+}
+
+/// Reads a network from ibnetdiscover text.
+#[pyfunction]
+fn from_ibnetdiscover(py: Python<'_>, text: String) -> PyResult<PyNetwork> {
+    py.allow_threads(move || io::ibnetdiscover::from_str(&text, "<ibnetdiscover>"))
+        .map(wrap)
+        .map_err(topo_err)
+}
+
+/// The (source, destination) terminal pairs of a pattern.
+#[pyfunction]
+#[pyo3(signature = (net, name, seed = 1))]
+fn pattern_pairs(
+    py: Python<'_>,
+    net: &PyNetwork,
+    name: String,
+    seed: u64,
+) -> PyResult<Vec<(usize, usize)>> {
+    let net = Arc::clone(&net.net);
+    py.allow_threads(move || traffic::pairs(&net, &name, seed))
+        .map_err(traffic_err)
+}
+
+/// (name, usage) of every topology family.
+#[pyfunction]
+fn families() -> Vec<(&'static str, &'static str)> {
+    spec::usage()
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("RoutelabError", py.get_type::<RoutelabError>())?;
+    m.add("TopologyError", py.get_type::<TopologyError>())?;
+    m.add("TrafficError", py.get_type::<TrafficError>())?;
+    m.add("ConfigError", py.get_type::<ConfigError>())?;
+    m.add_class::<PyNetwork>()?;
+    m.add_function(wrap_pyfunction!(topology, m)?)?;
+    m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(from_ibnetdiscover, m)?)?;
+    m.add_function(wrap_pyfunction!(pattern_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(families, m)?)?;
+    Ok(())
+}

@@ -46,7 +46,7 @@ pub enum TopologyError {
         reason: String,
     },
 
-    #[error("cannot read '{path}': {reason}")]
+    #[error("{path}: {reason}")]
     Io { path: String, reason: String },
 
     #[error("{what} needs a network with {needs}, but '{network}' has none")]

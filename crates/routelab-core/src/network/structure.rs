@@ -23,24 +23,50 @@ pub enum Structure {
     Hypercube { n: u32, concentration: u32 },
     /// One switch with every terminal on it.
     Crossbar { terminals: u32 },
-    /// Extended generalized fat tree XGFT(h; m; w) (k-ary n-trees included).
+    /// Extended generalized fat tree XGFT(h; m; w), `m[i - 1] = m_i`
+    /// (k-ary n-trees included). Switches first, level 1 upward, each level
+    /// in label order `(a_h .. a_{i+1}, b_i .. b_1)` with position 1 fastest;
+    /// then terminals, terminal `t` having the a-digits of `t` (a_1 fastest).
+    /// A level-i switch's port `j + 1` leads to its child with `a_i = j`, its
+    /// port `m_i + 1 + j` to its parent with `b_{i+1} = j`; a terminal's port
+    /// `j + 1` to the level-1 switch with `b_1 = j`. Helpers in
+    /// [`super::build::tree`] compute levels, labels and ports.
     Xgft {
         m: Vec<u32>,
         w: Vec<u32>,
         kary_ntree: bool,
     },
     /// Folded 3-stage Clos: `leaves` leaf crossbars with up to
-    /// `hosts_per_leaf` hosts each, and `spines` spine crossbars.
+    /// `hosts_per_leaf` (= ports / 2) hosts each, and `spines` spine
+    /// crossbars. Leaves, then spines, then hosts; host `h` is on leaf
+    /// `h / hosts_per_leaf` (the last leaf may hold fewer). Leaf ports
+    /// `1..=hosts_per_leaf` hold hosts, leaf port `hosts_per_leaf + 1 + s`
+    /// leads to spine `s`, spine port `l + 1` to leaf `l`.
     Clos {
         ports: u32,
         leaves: u32,
         spines: u32,
         hosts_per_leaf: u32,
     },
-    /// Kautz graph K(b, n) of switches with `hosts` terminals each.
-    Kautz { b: u32, n: u32, hosts: u32 },
-    /// Balanced dragonfly with `groups` groups of `a` routers, `p` terminals
-    /// and `h` global links per router.
+    /// Kautz graph K(b, n): switch `s` is the `s`-th word `s_0 .. s_n` in
+    /// lexicographic order; port `j + 1` (`j < b`) carries the arc to the
+    /// successor appending the `j`-th symbol other than `s_n`, port
+    /// `b + 1 + e` the arc from the predecessor prepending the `e`-th symbol
+    /// other than `s_0`. `terminals` in all, consecutive per switch: switch
+    /// `s` holds `terminals / S` plus one if `s < terminals mod S`, on ports
+    /// from `2b + 1`; `hosts` is the most any switch holds.
+    Kautz {
+        b: u32,
+        n: u32,
+        hosts: u32,
+        terminals: u32,
+    },
+    /// Dragonfly with `groups` = `a*h + 1` groups of `a` routers, `p`
+    /// terminals and `h` global links per router. Router `r` of group `G` is
+    /// switch `G*a + r`; its ports are `1..=a-1` local (to router `r'` on
+    /// `r' + 1` if `r' < r`, else `r'`), `a..=a+h-1` global, then terminals.
+    /// Global link `j = r*h + k` of group `G` (router `r`, port `a + k`)
+    /// leads to group `j` if `j < G`, else `j + 1`.
     Dragonfly { a: u32, p: u32, h: u32, groups: u32 },
 }
 

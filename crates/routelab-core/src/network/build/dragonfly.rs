@@ -1,13 +1,229 @@
-//! Dragonflies. Being written.
+//! Dragonflies (Kim, Dally, Scott & Abts 2008): `g = a*h + 1` groups of `a`
+//! routers, the routers of a group fully connected, each router with `p`
+//! terminals and `h` global links, and exactly one global link between every
+//! two groups. Balanced when `a = 2p = 2h`.
+//!
+//! Global links use the consecutive ("absolute") arrangement: group `G`
+//! numbers its `a*h` global links `j = r*h + k` (router `r`, its `k`-th
+//! global port), and link `j` leads to group `j` if `j < G`, else `j + 1`.
+//! So group `G` reaches group `t` through link `t` if `t < G`, else `t - 1`.
+//!
+//! Numbering: router `r` of group `G` is switch `G*a + r`, then terminals,
+//! terminal `i` on router `i / p`. Ports, fabric first as in the other
+//! families: `1..=a-1` local (router `r'` on port `r' + 1` if `r' < r`, else
+//! `r'`), `a..=a+h-1` global (the `k`-th on `a + k`), then `p` terminals.
+
 use crate::network::spec::Family;
-use crate::network::{Network, TopologyError};
+use crate::network::{Network, NetworkBuilder, NodeId, PortId, Structure, TopologyError};
+
+use super::{bad_param, torus::attach_terminals};
+
+/// The largest dragonfly the generator builds, in routers.
+const MAX_ROUTERS: u64 = 1 << 20;
+/// The largest network, in routers plus terminals.
+const MAX_NODES: u64 = 1 << 22;
+
 pub const DRAGONFLY: Family = Family {
     name: "dragonfly",
-    usage: "dragonfly:a=4,p=2,h=2",
+    usage: "dragonfly:a=4,p=2,h=2  (a routers per group, p terminals and h global links per router; a*h+1 groups)",
     keys: &["a", "p", "h"],
     positional: None,
-    generate: |_| Err(TopologyError::impossible("dragonfly: not yet available")),
+    generate: |args| {
+        let max = u32::from(u16::MAX);
+        let a = args.u32("a", None, 1, max)?;
+        let p = args.u32("p", None, 0, max)?;
+        let h = args.u32("h", None, 1, max)?;
+        dragonfly(a, p, h)
+    },
 };
-pub fn dragonfly(_a: u32, _p: u32, _h: u32) -> Result<Network, TopologyError> {
-    Err(TopologyError::impossible("not yet available"))
+
+/// A dragonfly of `a*h + 1` groups of `a` routers, each router with `p`
+/// terminals and `h` global links.
+pub fn dragonfly(a: u32, p: u32, h: u32) -> Result<Network, TopologyError> {
+    let max = u32::from(u16::MAX);
+    if a == 0 || a > max {
+        return Err(bad_param(
+            "dragonfly",
+            "a",
+            a,
+            format!("an integer in 1..={max}"),
+        ));
+    }
+    if h == 0 || h > max {
+        return Err(bad_param(
+            "dragonfly",
+            "h",
+            h,
+            format!("an integer in 1..={max}"),
+        ));
+    }
+    let ports = u64::from(a - 1) + u64::from(h) + u64::from(p);
+    if ports > u64::from(max) {
+        return Err(bad_param(
+            "dragonfly",
+            "p",
+            p,
+            format!(
+                "at most {} so that a - 1 + h + p <= {max} ports",
+                u64::from(max).saturating_sub(u64::from(a - 1) + u64::from(h))
+            ),
+        ));
+    }
+    let groups = u64::from(a) * u64::from(h) + 1;
+    let routers = groups * u64::from(a);
+    if routers > MAX_ROUTERS {
+        return Err(TopologyError::impossible(format!(
+            "dragonfly: a = {a}, h = {h} gives a*(a*h+1) = {routers} routers, more than {MAX_ROUTERS}; lower a or h"
+        )));
+    }
+    if routers * (1 + u64::from(p)) > MAX_NODES {
+        return Err(bad_param(
+            "dragonfly",
+            "p",
+            p,
+            format!(
+                "at most {} ({MAX_NODES} nodes in all)",
+                MAX_NODES / routers - 1
+            ),
+        ));
+    }
+    let (groups, routers) = (groups as u32, routers as u32);
+    let (mut b, sw_class, t_class) =
+        NetworkBuilder::with_default_classes(format!("dragonfly:a={a},p={p},h={h}"));
+    for s in 0..routers {
+        b.add_switch(format!("g{}r{}", s / a, s % a), ports as u16);
+    }
+    let router = |g: u32, r: u32| NodeId(g * a + r);
+    for g in 0..groups {
+        for r in 0..a {
+            for r2 in r + 1..a {
+                b.connect(
+                    router(g, r),
+                    dragonfly_local_port(r, r2),
+                    router(g, r2),
+                    dragonfly_local_port(r2, r),
+                    sw_class,
+                )?;
+            }
+        }
+    }
+    for g in 0..groups {
+        for t in g + 1..groups {
+            let (j, k) = (dragonfly_global_link(g, t), dragonfly_global_link(t, g));
+            b.connect(
+                router(g, j / h),
+                dragonfly_global_port(a, j % h),
+                router(t, k / h),
+                dragonfly_global_port(a, k % h),
+                sw_class,
+            )?;
+        }
+    }
+    attach_terminals(&mut b, routers, p, (a - 1 + h) as u16, t_class)?;
+    b.set_structure(Structure::Dragonfly { a, p, h, groups });
+    b.build()
+}
+
+/// The port of router `r` leading to router `to` of its group (`to != r`).
+pub fn dragonfly_local_port(r: u32, to: u32) -> PortId {
+    PortId((to + u32::from(to < r)) as u16)
+}
+
+/// The port carrying the `k`-th global link of a router (`k < h`).
+pub fn dragonfly_global_port(a: u32, k: u32) -> PortId {
+    PortId((a + k) as u16)
+}
+
+/// The index `j = r*h + k` of the global link of group `from` that leads to
+/// group `to` (`to != from`): router `j / h`, its `(j % h)`-th global port.
+pub fn dragonfly_global_link(from: u32, to: u32) -> u32 {
+    to - u32::from(to > from)
+}
+
+/// The group that global link `j` of group `from` leads to.
+pub fn dragonfly_global_peer(from: u32, j: u32) -> u32 {
+    j + u32::from(j >= from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::metrics::{bfs_distances, is_connected};
+
+    #[test]
+    fn counts_and_global_links() {
+        let (a, p, h) = (4, 2, 2);
+        let net = dragonfly(a, p, h).unwrap();
+        let g = a * h + 1;
+        let group_of = |s: NodeId| s.0 / a;
+        assert_eq!(net.switches().len() as u32, g * a);
+        assert_eq!(net.terminals().len() as u32, g * a * p);
+        assert!(is_connected(&net));
+        let mut pair = vec![0u32; (g * g) as usize];
+        for &s in net.switches() {
+            assert_eq!(net.degree(s) as u32, a - 1 + h + p);
+            let gs = group_of(s);
+            for n in net.neighbors(s).filter(|&n| net.is_switch(n)) {
+                let gn = group_of(n);
+                if gn != gs {
+                    pair[(gs * g + gn) as usize] += 1;
+                }
+            }
+            // Routers within three hops: local, global, local.
+            let d = bfs_distances(&net, s);
+            assert!(net.switches().iter().all(|v| d[v.index()] <= 3));
+        }
+        for x in 0..g {
+            for y in 0..g {
+                assert_eq!(pair[(x * g + y) as usize], u32::from(x != y), "{x}-{y}");
+            }
+        }
+    }
+
+    #[test]
+    fn ports_follow_the_arrangement() {
+        let (a, p, h) = (3, 1, 2);
+        let net = dragonfly(a, p, h).unwrap();
+        for from in 0..7 {
+            for to in (0..7).filter(|&t| t != from) {
+                let j = dragonfly_global_link(from, to);
+                assert_eq!(dragonfly_global_peer(from, j), to);
+                let c = net
+                    .channel_at(NodeId(from * a + j / h), dragonfly_global_port(a, j % h))
+                    .unwrap();
+                assert_eq!(net.channel(c).dst.0 / a, to);
+            }
+            for r in 0..a {
+                for r2 in (0..a).filter(|&x| x != r) {
+                    let c = net
+                        .channel_at(NodeId(from * a + r), dragonfly_local_port(r, r2))
+                        .unwrap();
+                    assert_eq!(net.channel(c).dst, NodeId(from * a + r2));
+                }
+                let c = net
+                    .channel_at(NodeId(from * a + r), PortId((a + h) as u16))
+                    .unwrap();
+                assert!(net.is_terminal(net.channel(c).dst));
+            }
+        }
+    }
+
+    #[test]
+    fn one_router_groups() {
+        let net = dragonfly(1, 1, 3).unwrap();
+        assert_eq!(net.switches().len(), 4);
+        assert!(is_connected(&net));
+    }
+
+    #[test]
+    fn bad_parameters_name_the_key() {
+        let e = dragonfly(0, 2, 2).unwrap_err().to_string();
+        assert!(e.contains("'a'") && e.contains("1..="), "{e}");
+        let e = dragonfly(4, 2, 0).unwrap_err().to_string();
+        assert!(e.contains("'h'"), "{e}");
+        let e = dragonfly(4, 65535, 2).unwrap_err().to_string();
+        assert!(e.contains("'p'"), "{e}");
+        let e = dragonfly(256, 1, 256).unwrap_err().to_string();
+        assert!(e.contains("lower a or h"), "{e}");
+    }
 }

@@ -13,7 +13,25 @@ pub mod tree;
 pub use clos::clos;
 pub use crossbar::crossbar;
 pub use dragonfly::dragonfly;
-pub use kautz::kautz;
+pub use kautz::{kautz, kautz_with_terminals};
 pub use random::{random_irregular, random_with_links};
 pub use torus::{hypercube, mesh, torus};
 pub use tree::{kary_ntree, xgft};
+
+use super::TopologyError;
+
+/// An out-of-range parameter of a typed generator, named as in its spec, so
+/// `clos(32, 600)` and `clos:ports=32,hosts=600` report the same thing.
+pub(crate) fn bad_param(
+    family: &str,
+    key: &str,
+    value: impl ToString,
+    expected: impl Into<String>,
+) -> TopologyError {
+    TopologyError::BadValue {
+        family: family.to_string(),
+        key: key.to_string(),
+        value: value.to_string(),
+        expected: expected.into(),
+    }
+}

@@ -1,4 +1,26 @@
-//! Network metrics: distances, connectivity, counts. More to come.
+//! Network metrics: distances, connectivity, path counts, bisection, and a
+//! [`summary`] of them all.
+//!
+//! Distances count hops and never pass through a terminal. Whole-network
+//! metrics use closed forms where the cabling is verified to be a regular
+//! shape and otherwise compute exactly (parallel BFS, O(switches) memory
+//! per thread); what could only be estimated or bounded says so
+//! ([`Distances::exact`], [`Bisection::exact`]).
+
+mod bisection;
+mod bounds;
+mod coarsen;
+mod distance;
+mod graph;
+mod partition;
+mod refine;
+mod shape;
+mod summary;
+mod weighted;
+
+pub use bisection::{bisection, bisection_with, Bisection, BisectionOptions};
+pub use distance::{distances, Distances};
+pub use summary::{summary, ComponentSample, DegreeStats, Summary};
 
 use super::{Network, NodeId};
 use std::collections::VecDeque;

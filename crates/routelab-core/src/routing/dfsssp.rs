@@ -1,0 +1,135 @@
+//! DFSSSP: deadlock-free SSSP (Domke et al. 2011, Algorithm 2).
+//!
+//! 1. The `sssp` tables.
+//! 2. One path per (switch with terminals, destination terminal): every
+//!    terminal injecting at that switch shares it after its injection
+//!    channel, so lanes are assigned per switch, not per source terminal
+//!    (which keeps the path store at S x T instead of T x T).
+//! 3. Virtual layers ([`crate::deadlock::assign_layers`]): with the offline
+//!    heuristics (`weakest`, the paper's default, `heaviest`, `first`) all
+//!    paths start in layer 0, and each cycle of a layer's channel dependency
+//!    graph is broken by moving the paths inducing one of its dependencies
+//!    to the next layer; with `online` each path takes the first layer it
+//!    fits. More layers than `max_lanes` is an error that says how many the
+//!    heuristic needed.
+//! 4. Balancing: the paths of the used layers are spread over the spare
+//!    lanes up to `max_lanes` (a subset of an acyclic layer stays acyclic).
+//!    [`Routes::lanes_needed`] keeps the number before spreading.
+
+use super::fabric::Fabric;
+use super::{sssp, Routes, RoutingEngine, RoutingError, RoutingOptions};
+use crate::deadlock::{assign_layers, spread_layers, DeadlockError, Heuristic, PathList};
+use crate::network::{ChannelId, Network, PortId};
+
+pub struct Dfsssp {
+    max_lanes: u8,
+    heuristic: Heuristic,
+}
+
+pub fn engine(o: &RoutingOptions) -> Box<dyn RoutingEngine> {
+    Box::new(Dfsssp {
+        max_lanes: o.max_lanes,
+        heuristic: o.heuristic,
+    })
+}
+
+impl RoutingEngine for Dfsssp {
+    fn name(&self) -> &'static str {
+        "dfsssp"
+    }
+
+    fn route(&self, net: &Network) -> Result<Routes, RoutingError> {
+        let f = Fabric::new(net, self.name())?;
+        let mut routes = sssp::tables(&f);
+        let (s, t) = (f.s, f.t);
+
+        // Switch-to-switch part of the path from each injecting switch.
+        let sources: Vec<usize> = (0..s).filter(|&x| f.injecting[x] > 0).collect();
+        let mut unit_of = vec![u32::MAX; s];
+        let mut paths = PathList::with_capacity(sources.len() * t, sources.len() * t * 4);
+        let mut buf: Vec<ChannelId> = Vec::new();
+        for (u, &x) in sources.iter().enumerate() {
+            unit_of[x] = u as u32;
+            for d in 0..t {
+                switch_path(&f, &routes, x, d, &mut buf)?;
+                paths.push(&buf);
+            }
+        }
+
+        let a =
+            assign_layers(net, &paths, self.heuristic, self.max_lanes).map_err(|e| match e {
+                DeadlockError::LayersExceeded {
+                    needed,
+                    at_least,
+                    limit,
+                    heuristic,
+                } => RoutingError::LanesExceeded {
+                    engine: self.name(),
+                    needed,
+                    at_least,
+                    limit,
+                    note: if at_least {
+                        format!("the '{heuristic}' heuristic gave up there")
+                    } else {
+                        format!(
+                        "found by the '{heuristic}' cycle-breaking heuristic; the true minimum \
+                         may be lower, since finding it is NP-complete: try another heuristic \
+                         (weakest, heaviest, first, online) or raise max_lanes, at most 15"
+                    )
+                    },
+                },
+                e => RoutingError::Deadlock(e),
+            })?;
+        let mut layer = a.layer;
+        spread_layers(&mut layer, a.layers, self.max_lanes);
+        for src in 0..t {
+            let Some(&u) = unit_of.get(f.inject[src] as usize) else {
+                continue;
+            };
+            for d in (0..t).filter(|&d| d != src) {
+                routes.set_lane(src, d, layer[u as usize * t + d]);
+            }
+        }
+        routes.set_lanes_needed(a.layers.max(1));
+        Ok(routes)
+    }
+}
+
+/// The switch-to-switch channels from switch `x` towards terminal `d`
+/// (without the ejection channel).
+fn switch_path(
+    f: &Fabric,
+    routes: &Routes,
+    x: usize,
+    d: usize,
+    out: &mut Vec<ChannelId>,
+) -> Result<(), RoutingError> {
+    out.clear();
+    let net = f.net;
+    let t = f.t;
+    let mut y = x;
+    while f.sink_port(y, d).is_none() {
+        let port = routes.table[y * t + d];
+        let c = (port != 0)
+            .then(|| net.channel_at(f.switch_node(y), PortId(port)))
+            .flatten();
+        let Some(c) = c else {
+            return Err(RoutingError::BlackHole {
+                src: net.node(f.switch_node(x)).name.clone(),
+                dst: f.terminal_name(d),
+                switch: net.node(f.switch_node(y)).name.clone(),
+                reason: "no table entry".into(),
+            });
+        };
+        out.push(c);
+        if out.len() > f.s {
+            return Err(RoutingError::Loop {
+                src: net.node(f.switch_node(x)).name.clone(),
+                dst: f.terminal_name(d),
+                switch: net.node(f.switch_node(y)).name.clone(),
+            });
+        }
+        y = net.kind_index(net.channel(c).dst);
+    }
+    Ok(())
+}

@@ -1,0 +1,80 @@
+//! Errors of the routing layer. Each says what is wrong and how to fix it.
+
+use crate::deadlock::DeadlockError;
+use thiserror::Error;
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RoutingError {
+    #[error("unknown routing engine '{name}'; valid engines: {valid}")]
+    UnknownEngine { name: String, valid: String },
+
+    /// The engine needs structure the network lacks (DOR on a fat tree).
+    #[error("{engine} needs {needs}, but '{network}' is {found}")]
+    Unfit {
+        engine: &'static str,
+        needs: String,
+        network: String,
+        found: String,
+    },
+
+    #[error("{engine}: the fabric is disconnected: no route from {src} to {dst}")]
+    Disconnected {
+        engine: &'static str,
+        src: String,
+        dst: String,
+    },
+
+    #[error("{}", lanes_exceeded(engine, *needed, *at_least, *limit, note))]
+    LanesExceeded {
+        engine: &'static str,
+        /// Lanes needed (a lower bound when `at_least`).
+        needed: u32,
+        at_least: bool,
+        limit: u8,
+        /// How `needed` was found and what to try.
+        note: String,
+    },
+
+    #[error("option '{option}' = '{value}' is not valid: expected {expected}")]
+    BadOption {
+        option: String,
+        value: String,
+        expected: String,
+    },
+
+    #[error("the route from {src} to {dst} loops: it returns to switch {switch}")]
+    Loop {
+        src: String,
+        dst: String,
+        switch: String,
+    },
+
+    #[error("the route from {src} to {dst} is lost at switch {switch}: {reason}")]
+    BlackHole {
+        src: String,
+        dst: String,
+        switch: String,
+        reason: String,
+    },
+
+    #[error("routes and network do not match: {what}")]
+    Mismatch { what: String },
+
+    #[error(transparent)]
+    Deadlock(#[from] DeadlockError),
+}
+
+fn lanes_exceeded(engine: &str, needed: u32, at_least: bool, limit: u8, note: &str) -> String {
+    let n = if at_least {
+        format!("at least {needed}")
+    } else {
+        needed.to_string()
+    };
+    let mut s = format!("{engine} needs {n} lanes, but max_lanes is {limit}");
+    if !note.is_empty() {
+        s.push_str(" (");
+        s.push_str(note);
+        s.push(')');
+    }
+    s
+}

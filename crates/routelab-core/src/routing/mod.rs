@@ -1,0 +1,229 @@
+//! Oblivious routing engines: each computes destination-based forwarding
+//! tables and lanes ([`Routes`]) for a [`Network`].
+//!
+//! Every engine implements [`RoutingEngine`], lives in one file with one
+//! entry point and has one line in [`ENGINES`] (the OpenSM habit):
+//!
+//! | name | what it does | lanes |
+//! |---|---|---|
+//! | `minhop` | shortest paths; each switch spreads destinations over its minimal ports | 1 (may deadlock) |
+//! | `sssp` | shortest paths balanced globally (Dijkstra with route-count weights) | 1 (may deadlock) |
+//! | `dfsssp` | `sssp` plus virtual layers that make every layer acyclic | as needed, then spread |
+//! | `updown` | up*/down* on a BFS spanning tree; shortest legal paths | 1, deadlock-free |
+//! | `dor` | dimension order on tori, meshes and hypercubes | 2 on tori (datelines), else 1 |
+//!
+//! Engines use the `deadlock` layer below (cycle search, layer assignment);
+//! nothing here is used by `deadlock`.
+
+mod error;
+mod fabric;
+mod routes;
+
+pub mod dfsssp;
+pub mod dor;
+pub mod minhop;
+pub mod sssp;
+pub mod updown;
+
+pub use crate::deadlock::Heuristic;
+pub use error::RoutingError;
+pub use routes::{Datelines, LaneRule, PathSet, Routes};
+
+use crate::network::Network;
+
+/// The most lanes an engine may use: data VLs 0..=14 (InfiniBand reserves
+/// VL 15 for management).
+pub const MAX_LANES: u8 = 15;
+
+/// An oblivious routing engine.
+pub trait RoutingEngine: Send + Sync {
+    /// The name it is registered under.
+    fn name(&self) -> &'static str;
+    /// Computes routes for `net`.
+    fn route(&self, net: &Network) -> Result<Routes, RoutingError>;
+}
+
+/// Options shared by the engines; each engine reads the ones it needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoutingOptions {
+    /// Lanes an engine may use, 1..=15 (default 8).
+    pub max_lanes: u8,
+    /// Master seed for engines that make random choices.
+    pub seed: u64,
+    /// Root switch (by name) of `updown`; by default the switch with the
+    /// smallest eccentricity, ties by lowest id.
+    pub root: Option<String>,
+    /// How `dfsssp` breaks cycles.
+    pub heuristic: Heuristic,
+    /// `dor` on tori: use datelines (two lanes) to stay deadlock-free.
+    pub datelines: bool,
+}
+
+impl Default for RoutingOptions {
+    fn default() -> Self {
+        RoutingOptions {
+            max_lanes: 8,
+            seed: 0,
+            root: None,
+            heuristic: Heuristic::Weakest,
+            datelines: true,
+        }
+    }
+}
+
+impl RoutingOptions {
+    /// The option names and what each accepts.
+    pub const KEYS: &'static [(&'static str, &'static str)] = &[
+        ("max_lanes", "an integer in 1..=15"),
+        ("seed", "a non-negative integer"),
+        ("root", "the name of a switch"),
+        ("heuristic", "one of weakest, heaviest, first, online"),
+        ("datelines", "true or false"),
+    ];
+
+    fn expected(key: &str) -> String {
+        Self::KEYS
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map_or("", |(_, e)| e)
+            .to_string()
+    }
+
+    fn bad(key: &str, value: &str) -> RoutingError {
+        RoutingError::BadOption {
+            option: key.to_string(),
+            value: value.to_string(),
+            expected: Self::expected(key),
+        }
+    }
+
+    /// Sets an option from text (`max_lanes=4` on a command line).
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), RoutingError> {
+        let v = value.trim();
+        match key {
+            "max_lanes" => {
+                self.max_lanes = v
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=MAX_LANES).contains(n))
+                    .ok_or_else(|| Self::bad(key, v))?;
+            }
+            "seed" => self.seed = v.parse().map_err(|_| Self::bad(key, v))?,
+            "root" if !v.is_empty() => self.root = Some(v.to_string()),
+            "heuristic" => self.heuristic = Heuristic::parse(v).ok_or_else(|| Self::bad(key, v))?,
+            "datelines" => {
+                self.datelines = match v {
+                    "true" | "yes" | "1" => true,
+                    "false" | "no" | "0" => false,
+                    _ => return Err(Self::bad(key, v)),
+                }
+            }
+            "root" => return Err(Self::bad(key, v)),
+            _ => {
+                return Err(RoutingError::BadOption {
+                    option: key.to_string(),
+                    value: v.to_string(),
+                    expected: format!(
+                        "a known option: {}",
+                        Self::KEYS
+                            .iter()
+                            .map(|(k, _)| *k)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                })
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the ranges.
+    pub fn validate(&self) -> Result<(), RoutingError> {
+        if self.max_lanes == 0 || self.max_lanes > MAX_LANES {
+            return Err(Self::bad("max_lanes", &self.max_lanes.to_string()));
+        }
+        if self.root.as_deref().is_some_and(|r| r.is_empty()) {
+            return Err(Self::bad("root", ""));
+        }
+        Ok(())
+    }
+}
+
+/// Makes an engine from options.
+pub type EngineFactory = fn(&RoutingOptions) -> Box<dyn RoutingEngine>;
+
+/// Every engine, by name. One line per engine.
+pub const ENGINES: &[(&str, EngineFactory)] = &[
+    ("minhop", minhop::engine),
+    ("sssp", sssp::engine),
+    ("dfsssp", dfsssp::engine),
+    ("updown", updown::engine),
+    ("dor", dor::engine),
+];
+
+/// The registered engine names, comma-separated.
+pub fn engine_names() -> String {
+    ENGINES
+        .iter()
+        .map(|(n, _)| *n)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The engine registered as `name`, configured with `options`.
+pub fn engine(
+    name: &str,
+    options: &RoutingOptions,
+) -> Result<Box<dyn RoutingEngine>, RoutingError> {
+    options.validate()?;
+    let (_, make) =
+        ENGINES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .ok_or_else(|| RoutingError::UnknownEngine {
+                name: name.to_string(),
+                valid: engine_names(),
+            })?;
+    Ok(make(options))
+}
+
+/// Routes `net` with the engine registered as `name`.
+pub fn route(net: &Network, name: &str, options: &RoutingOptions) -> Result<Routes, RoutingError> {
+    engine(name, options)?.route(net)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_parse_and_reject() {
+        let mut o = RoutingOptions::default();
+        o.set("max_lanes", "15").unwrap();
+        o.set("root", "s3").unwrap();
+        o.set("seed", "42").unwrap();
+        assert_eq!(
+            (o.max_lanes, o.seed, o.root.as_deref()),
+            (15, 42, Some("s3"))
+        );
+        for (k, v) in [
+            ("max_lanes", "0"),
+            ("max_lanes", "x"),
+            ("seed", "-1"),
+            ("root", ""),
+        ] {
+            let e = o.set(k, v).unwrap_err().to_string();
+            assert!(e.contains(k), "{e}");
+        }
+        assert_eq!(o.max_lanes, 15);
+    }
+
+    #[test]
+    fn every_engine_is_registered_under_its_name() {
+        let o = RoutingOptions::default();
+        for (name, make) in ENGINES {
+            assert_eq!(make(&o).name(), *name);
+        }
+        assert!(engine("nope", &o).is_err());
+    }
+}

@@ -1,0 +1,280 @@
+//! Up*/down* routing (Schroeder et al.; as used by Myrinet, Flich et al.
+//! 2000 §2).
+//!
+//! A breadth-first spanning tree from a root switch (the `root` option, or
+//! the switch with the smallest eccentricity, ties to the lowest id) orders
+//! the switches by (tree level, id). The "up" end of every link is the end
+//! earlier in that order: the one closer to the root, or the lower id at the
+//! same level. A legal route takes zero or more links up, then zero or more
+//! down; every cycle of the network has an up and a down link, so the
+//! channel dependency graph is acyclic on a single lane.
+//!
+//! Per destination terminal the engine computes, for every switch, the
+//! shortest all-down distance and the shortest legal distance to it. With
+//! destination-based tables a switch has one next hop for every packet, so a
+//! switch entered by a down link must keep going down: switches are decided
+//! in up/down order (root first), each taking its shortest legal next hop
+//! given the decisions above it, and a switch that some route enters going
+//! down takes its shortest all-down next hop. Every route is therefore legal
+//! and as short as destination-based forwarding allows; it equals the
+//! shortest legal path unless that would force a switch to continue upwards
+//! after a down link. Ties go to the channel carrying the fewest routes so
+//! far (link load weights, as Myrinet's simple_routes), then the lowest port.
+
+use super::fabric::{Fabric, Link, NONE};
+use super::{Routes, RoutingEngine, RoutingError, RoutingOptions};
+use crate::network::Network;
+use rayon::prelude::*;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+pub struct UpDown {
+    root: Option<String>,
+}
+
+pub fn engine(o: &RoutingOptions) -> Box<dyn RoutingEngine> {
+    Box::new(UpDown {
+        root: o.root.clone(),
+    })
+}
+
+const INF: u32 = u32::MAX / 4;
+
+impl RoutingEngine for UpDown {
+    fn name(&self) -> &'static str {
+        "updown"
+    }
+
+    fn route(&self, net: &Network) -> Result<Routes, RoutingError> {
+        let f = Fabric::new(net, self.name())?;
+        let mut routes = Routes::new(net, self.name());
+        if f.t == 0 || f.main == NONE {
+            return Ok(routes);
+        }
+        let root = self.root_switch(&f)?;
+        let rank = ranks(&f, root);
+        route_all(&f, &rank, &mut routes);
+        Ok(routes)
+    }
+}
+
+impl UpDown {
+    fn root_switch(&self, f: &Fabric) -> Result<usize, RoutingError> {
+        let net = f.net;
+        match &self.root {
+            Some(name) => {
+                let bad = |expected: &str| RoutingError::BadOption {
+                    option: "root".into(),
+                    value: name.clone(),
+                    expected: expected.into(),
+                };
+                let node = net
+                    .find(name)
+                    .ok_or_else(|| bad("the name of a switch of the network"))?;
+                if !net.is_switch(node) {
+                    return Err(bad("the name of a switch (this is a terminal)"));
+                }
+                let x = net.kind_index(node);
+                if !f.in_main(x) {
+                    return Err(bad("a switch connected to the terminals"));
+                }
+                Ok(x)
+            }
+            None => Ok(central_switch(f)),
+        }
+    }
+}
+
+/// The switch of the terminals' component with the smallest eccentricity
+/// (ties to the lowest id).
+fn central_switch(f: &Fabric) -> usize {
+    let members: Vec<usize> = (0..f.s).filter(|&x| f.in_main(x)).collect();
+    let ecc: Vec<u32> = members
+        .par_iter()
+        .map_init(
+            || (vec![INF; f.s], VecDeque::new()),
+            |(dist, queue), &r| {
+                dist.fill(INF);
+                dist[r] = 0;
+                queue.push_back(r);
+                let mut far = 0;
+                while let Some(u) = queue.pop_front() {
+                    far = dist[u];
+                    for l in f.links(u) {
+                        let v = l.to as usize;
+                        if dist[v] == INF {
+                            dist[v] = dist[u] + 1;
+                            queue.push_back(v);
+                        }
+                    }
+                }
+                far
+            },
+        )
+        .collect();
+    let best = (0..members.len())
+        .min_by_key(|&i| (ecc[i], members[i]))
+        .expect("the component has a switch");
+    members[best]
+}
+
+/// Position of every switch in the up/down order (root first); `NONE`
+/// outside the terminals' component. "Up" leads to a lower rank.
+fn ranks(f: &Fabric, root: usize) -> Vec<u32> {
+    let mut level = vec![INF; f.s];
+    let mut queue = VecDeque::new();
+    level[root] = 0;
+    queue.push_back(root);
+    while let Some(u) = queue.pop_front() {
+        for l in f.links(u) {
+            let v = l.to as usize;
+            if level[v] == INF {
+                level[v] = level[u] + 1;
+                queue.push_back(v);
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..f.s).filter(|&x| level[x] != INF).collect();
+    // Switch indices follow node ids, so (level, index) is (level, id).
+    order.sort_unstable_by_key(|&x| (level[x], x));
+    let mut rank = vec![NONE; f.s];
+    for (i, &x) in order.iter().enumerate() {
+        rank[x] = i as u32;
+    }
+    rank
+}
+
+/// Is the move along `l` from switch `x` a step up?
+#[inline]
+fn is_up(rank: &[u32], x: usize, l: &Link) -> bool {
+    rank[l.to as usize] < rank[x]
+}
+
+fn route_all(f: &Fabric, rank: &[u32], routes: &mut Routes) {
+    let net = f.net;
+    let (s, t) = (f.s, f.t);
+    let mut order: Vec<usize> = (0..s).filter(|&x| rank[x] != NONE).collect();
+    order.sort_unstable_by_key(|&x| rank[x]);
+    let mut load = vec![0u64; net.channel_count()];
+    let mut down = vec![INF; s];
+    let mut any = vec![INF; s];
+    let mut actual = vec![INF; s];
+    let mut forced = vec![false; s];
+    let mut next = vec![NONE; s];
+    let mut count = vec![0u64; s];
+    let mut queue = VecDeque::new();
+    let mut heap = BinaryHeap::new();
+    let mut by_len: Vec<usize> = Vec::with_capacity(s);
+    for d in 0..t {
+        // Shortest all-down distance: backwards from the sinks, each step
+        // arriving at a switch from one earlier in the order.
+        down.fill(INF);
+        for k in f.sinks(d) {
+            if rank[k.switch as usize] != NONE {
+                down[k.switch as usize] = 0;
+                queue.push_back(k.switch as usize);
+            }
+        }
+        while let Some(v) = queue.pop_front() {
+            for l in f.links(v) {
+                let u = l.to as usize;
+                // u -> v goes down when u is earlier.
+                if rank[u] < rank[v] && down[u] == INF {
+                    down[u] = down[v] + 1;
+                    queue.push_back(u);
+                }
+            }
+        }
+        // Shortest legal distance: up moves, then an all-down tail.
+        any.copy_from_slice(&down);
+        for &x in &order {
+            if any[x] != INF {
+                heap.push(Reverse((any[x], x as u32)));
+            }
+        }
+        while let Some(Reverse((dv, v))) = heap.pop() {
+            let v = v as usize;
+            if dv != any[v] {
+                continue;
+            }
+            for l in f.links(v) {
+                let w = l.to as usize;
+                // w -> v goes up when v is earlier.
+                if rank[v] < rank[w] && dv + 1 < any[w] {
+                    any[w] = dv + 1;
+                    heap.push(Reverse((dv + 1, w as u32)));
+                }
+            }
+        }
+        // Decide in up/down order.
+        forced.fill(false);
+        actual.fill(INF);
+        next.fill(NONE);
+        for &x in &order {
+            if let Some(p) = f.sink_port(x, d) {
+                routes.table[x * t + d] = p.0;
+                actual[x] = 0;
+                continue;
+            }
+            let links = f.links(x);
+            // Candidate key: (length, harm, load); harm = how much longer
+            // the route of a switch we force downwards becomes.
+            let mut best: Option<(u32, u32, u64, usize)> = None;
+            for (k, l) in links.iter().enumerate() {
+                let y = l.to as usize;
+                if rank[y] == NONE {
+                    continue;
+                }
+                let (len, harm) = if forced[x] {
+                    if is_up(rank, x, l) || down[y] == INF || down[y] + 1 != down[x] {
+                        continue;
+                    }
+                    (down[y] + 1, 0)
+                } else if is_up(rank, x, l) {
+                    if actual[y] == INF {
+                        continue;
+                    }
+                    (actual[y] + 1, 0)
+                } else {
+                    if down[y] == INF {
+                        continue;
+                    }
+                    let harm = if forced[y] { 0 } else { down[y] - any[y] };
+                    (down[y] + 1, harm)
+                };
+                let key = (len, harm, load[l.ch.index()], k);
+                let better = match best {
+                    None => true,
+                    Some(b) => key < b,
+                };
+                if better {
+                    best = Some(key);
+                }
+            }
+            let Some((len, _, _, k)) = best else { continue };
+            let l = links[k];
+            let y = l.to as usize;
+            if !is_up(rank, x, &l) {
+                forced[y] = true;
+            }
+            actual[x] = len;
+            next[x] = k as u32;
+            routes.table[x * t + d] = l.port.0;
+        }
+        // Link loads: routes per switch, pushed along the in-tree from the
+        // longest routes down.
+        by_len.clear();
+        by_len.extend(order.iter().copied().filter(|&x| actual[x] != INF));
+        by_len.sort_unstable_by_key(|&x| Reverse(actual[x]));
+        for &x in &by_len {
+            count[x] = u64::from(f.injecting[x]) - u64::from(f.inject[d] as usize == x);
+        }
+        for &x in &by_len {
+            if next[x] != NONE {
+                let l = f.links(x)[next[x] as usize];
+                load[l.ch.index()] += count[x];
+                count[l.to as usize] += count[x];
+            }
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! Pairings and random permutations: the random derangement, the random
+//! bisection of geoffray2008 and ORCS, and geoffray2008's bridge pattern.
+//! Each returns a table `dst[src]`; an idle terminal maps to itself.
+
+use super::TrafficError;
+use crate::network::{Network, NodeId};
+use crate::rng::Rng;
+use rand::seq::SliceRandom;
+
+/// A uniformly random permutation of `0..t` without fixed points (`t >= 2`),
+/// by rejection: a random permutation is a derangement with probability
+/// about `1/e`, so this takes under three tries on average. With `t < 2`
+/// there is none and the identity is returned.
+pub(crate) fn derangement(t: usize, rng: &mut Rng) -> Vec<u32> {
+    let mut table: Vec<u32> = (0..t as u32).collect();
+    if t < 2 {
+        return table;
+    }
+    loop {
+        table.shuffle(rng);
+        if table.iter().enumerate().all(|(s, &d)| s != d as usize) {
+            return table;
+        }
+    }
+}
+
+/// A random bisection: a random order of the terminals, its first half
+/// paired with its second (`order[i] <-> order[h + i]`), which splits them
+/// into random halves joined by a uniformly random perfect matching. With an
+/// odd `t` the last terminal of the order stays idle.
+pub(crate) fn bisection(t: usize, rng: &mut Rng) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..t as u32).collect();
+    order.shuffle(rng);
+    let mut table: Vec<u32> = (0..t as u32).collect();
+    let h = t / 2;
+    for i in 0..h {
+        let (a, b) = (order[i], order[h + i]);
+        table[a as usize] = b;
+        table[b as usize] = a;
+    }
+    table
+}
+
+/// The bridge pattern: terminals grouped by the switch they hang off, groups
+/// in order of their lowest terminal; group `2i` exchanges with group
+/// `2i + 1`, `j`-th terminal with `j`-th terminal.
+pub(crate) fn bridge(net: &Network) -> Result<Vec<u32>, TrafficError> {
+    let groups = groups_by_switch(net);
+    let mut table: Vec<u32> = (0..net.terminals().len() as u32).collect();
+    let mut paired = false;
+    for pair in groups.chunks_exact(2) {
+        for (&a, &b) in pair[0].iter().zip(&pair[1]) {
+            table[a as usize] = b;
+            table[b as usize] = a;
+            paired = true;
+        }
+    }
+    if !paired {
+        return Err(TrafficError::does_not_fit(
+            "bridge",
+            format!("'{}'", net.name()),
+            "terminals on at least two switches (it pairs the hosts of one switch with another's)",
+        ));
+    }
+    Ok(table)
+}
+
+/// Terminal indices grouped by attached switch, each group ascending, groups
+/// ordered by their first terminal. A terminal without a switch is alone.
+fn groups_by_switch(net: &Network) -> Vec<Vec<u32>> {
+    const NONE: u32 = u32::MAX;
+    let mut group_of_switch = vec![NONE; net.node_count()];
+    let mut groups: Vec<Vec<u32>> = Vec::new();
+    for (t, &node) in net.terminals().iter().enumerate() {
+        let key: NodeId = net.attached_switch(node).unwrap_or(node);
+        let g = &mut group_of_switch[key.index()];
+        if *g == NONE {
+            *g = groups.len() as u32;
+            groups.push(Vec::new());
+        }
+        groups[*g as usize].push(t as u32);
+    }
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::spec::build;
+    use crate::rng::stream;
+
+    #[test]
+    fn derangement_has_no_fixed_point() {
+        for seed in 0..20 {
+            let d = derangement(2 + seed as usize % 5, &mut stream(seed, "t"));
+            assert!(d.iter().enumerate().all(|(s, &x)| s != x as usize));
+        }
+    }
+
+    #[test]
+    fn odd_bisection_leaves_one_idle() {
+        let b = bisection(7, &mut stream(1, "t"));
+        assert_eq!(
+            b.iter()
+                .enumerate()
+                .filter(|&(s, &d)| s == d as usize)
+                .count(),
+            1
+        );
+    }
+
+    #[test]
+    fn bridge_pairs_neighbouring_switches() {
+        // 4x2 torus with 3 terminals per switch: switch 0 (terminals 0..3)
+        // exchanges with switch 1 (3..6), switch 2 with 3, and so on.
+        let net = build("torus:4x2,c=3").unwrap();
+        let b = bridge(&net).unwrap();
+        assert_eq!(&b[..6], [3, 4, 5, 0, 1, 2]);
+        assert_eq!(b[7], 10);
+        let e = bridge(&build("crossbar:8").unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("at least two switches"), "{e}");
+    }
+}

@@ -1,0 +1,638 @@
+//! Routing engines and deadlock analysis, end to end.
+
+use proptest::prelude::*;
+use rand::Rng;
+use routelab_core::deadlock::{self, Heuristic, PathRef};
+use routelab_core::network::metrics::{bfs_distances, UNREACHABLE};
+use routelab_core::network::spec;
+use routelab_core::routing::{self, Routes, RoutingError, RoutingOptions, ENGINES};
+use routelab_core::{ChannelId, Network, NetworkBuilder, NodeId, PortId};
+use std::collections::VecDeque;
+
+/// A random connected irregular network: a random spanning tree of
+/// switches, `extra` more random switch links (parallel cables allowed),
+/// and `hosts` terminals per switch.
+fn random_net(switches: u32, extra: u32, hosts: u32, seed: u64) -> Network {
+    let mut rng = routelab_core::rng::stream(seed, "routing-test");
+    let (mut b, s, t) = NetworkBuilder::with_default_classes(format!("rand{seed}"));
+    let sw: Vec<NodeId> = (0..switches)
+        .map(|i| b.add_switch(format!("sw{i}"), 64))
+        .collect();
+    for i in 1..switches as usize {
+        let j = rng.gen_range(0..i);
+        b.connect_next(sw[i], sw[j], s).unwrap();
+    }
+    for _ in 0..extra {
+        let i = rng.gen_range(0..switches as usize);
+        let j = rng.gen_range(0..switches as usize);
+        if i != j {
+            b.connect_next(sw[i], sw[j], s).unwrap();
+        }
+    }
+    for (i, &x) in sw.iter().enumerate() {
+        for h in 0..hosts {
+            let ht = b.add_terminal(format!("h{i}.{h}"), 1);
+            b.connect_next(x, ht, t).unwrap();
+        }
+    }
+    b.build().unwrap()
+}
+
+/// A random network from the generator when it exists, else from the test's own.
+fn random_fabric(switches: u32, hosts: u32, seed: u64) -> Network {
+    spec::build(&format!(
+        "random:switches={switches},ports=8,hosts={hosts},seed={seed}"
+    ))
+    .unwrap_or_else(|_| random_net(switches, switches, hosts, seed))
+}
+
+fn opts() -> RoutingOptions {
+    RoutingOptions::default()
+}
+
+/// Asserts every path equals the terminal-to-terminal BFS distance.
+fn assert_minimal(net: &Network, r: &Routes) {
+    let t = net.terminals().len();
+    for s in 0..t {
+        let dist = bfs_distances(net, net.terminal(s));
+        for d in 0..t {
+            if s == d {
+                continue;
+            }
+            let dd = dist[net.terminal(d).index()];
+            assert_ne!(dd, UNREACHABLE);
+            let p = r.path(net, s, d).unwrap();
+            assert_eq!(
+                p.len(),
+                dd as usize,
+                "{} on {}: path {s} -> {d} has {} hops, distance {dd}",
+                r.engine(),
+                net.name(),
+                p.len()
+            );
+        }
+    }
+    assert!(r.is_minimal(net).unwrap());
+}
+
+/// Routes per channel over all ordered pairs of distinct terminals.
+fn channel_loads(net: &Network, r: &Routes) -> Vec<u64> {
+    let mut load = vec![0u64; net.channel_count()];
+    let t = net.terminals().len();
+    for s in 0..t {
+        for d in 0..t {
+            for c in r.path(net, s, d).unwrap() {
+                load[c.index()] += 1;
+            }
+        }
+    }
+    load
+}
+
+fn max_switch_load(net: &Network, r: &Routes) -> u64 {
+    let load = channel_loads(net, r);
+    net.channel_ids()
+        .filter(|&c| {
+            let ch = net.channel(c);
+            net.is_switch(ch.src) && net.is_switch(ch.dst)
+        })
+        .map(|c| load[c.index()])
+        .max()
+        .unwrap_or(0)
+}
+
+/// Levels of a BFS over switches from `root`.
+fn levels(net: &Network, root: NodeId) -> Vec<u32> {
+    let mut level = vec![u32::MAX; net.node_count()];
+    let mut q = VecDeque::from([root]);
+    level[root.index()] = 0;
+    while let Some(u) = q.pop_front() {
+        for v in net.neighbors(u).filter(|&v| net.is_switch(v)) {
+            if level[v.index()] == u32::MAX {
+                level[v.index()] = level[u.index()] + 1;
+                q.push_back(v);
+            }
+        }
+    }
+    level
+}
+
+/// The automatic up*/down* root: smallest eccentricity, lowest id.
+fn central_switch(net: &Network) -> NodeId {
+    *net.switches()
+        .iter()
+        .min_by_key(|&&s| {
+            let l = levels(net, s);
+            let ecc = net.switches().iter().map(|x| l[x.index()]).max().unwrap();
+            (ecc, s)
+        })
+        .unwrap()
+}
+
+/// Every path goes up zero or more times, then down.
+fn assert_up_down(net: &Network, r: &Routes, root: NodeId) {
+    let level = levels(net, root);
+    let key = |v: NodeId| (level[v.index()], v);
+    let t = net.terminals().len();
+    for s in 0..t {
+        for d in 0..t {
+            let p = r.path(net, s, d).unwrap();
+            let mut gone_down = false;
+            for &c in p.iter() {
+                let ch = net.channel(c);
+                if !(net.is_switch(ch.src) && net.is_switch(ch.dst)) {
+                    continue;
+                }
+                let up = key(ch.dst) < key(ch.src);
+                assert!(
+                    !(up && gone_down),
+                    "{}: path {s} -> {d} goes up at {} after going down",
+                    net.name(),
+                    net.node(ch.src).name
+                );
+                gone_down |= !up;
+            }
+        }
+    }
+}
+
+#[test]
+fn engines_are_minimal_on_regular_networks() {
+    for spec_text in [
+        "torus:4x4",
+        "torus:3x3x3",
+        "torus:4x3,c=2",
+        "mesh:4x3",
+        "mesh:3x3x2,c=2",
+        "hypercube:4",
+        "hypercube:3,c=2",
+    ] {
+        let net = spec::build(spec_text).unwrap();
+        for engine in ["minhop", "sssp", "dfsssp", "dor"] {
+            let r = routing::route(&net, engine, &opts()).unwrap();
+            assert_eq!(r.engine(), engine);
+            assert_minimal(&net, &r);
+        }
+    }
+}
+
+#[test]
+fn engines_are_minimal_on_random_and_kautz_networks() {
+    let mut nets: Vec<Network> = (0..4).map(|seed| random_fabric(10, 2, seed)).collect();
+    if let Ok(k) = spec::build("kautz:b=2,n=2,hosts=2") {
+        nets.push(k);
+    }
+    if let Ok(k) = spec::build("kary-ntree:k=2,n=3") {
+        nets.push(k);
+    }
+    for net in &nets {
+        for engine in ["minhop", "sssp", "dfsssp"] {
+            let r = routing::route(net, engine, &opts()).unwrap();
+            assert_minimal(net, &r);
+        }
+        let r = routing::route(net, "dfsssp", &opts()).unwrap();
+        let rep = r.deadlock_report(net).unwrap();
+        assert!(rep.deadlock_free, "{}: {rep}", net.name());
+    }
+}
+
+#[test]
+fn dor_on_a_torus_needs_datelines() {
+    let net = spec::build("torus:4x4").unwrap();
+    let o = RoutingOptions {
+        datelines: false,
+        ..opts()
+    };
+    let r = routing::route(&net, "dor", &o).unwrap();
+    assert_eq!(r.lanes(), 1);
+    let rep = r.deadlock_report(&net).unwrap();
+    assert!(!rep.deadlock_free);
+    let cycle = rep.cycle.unwrap();
+    assert!(cycle.text.contains("(lane 0)"), "{}", cycle.text);
+    assert!(cycle.text.contains(" port "), "{}", cycle.text);
+
+    let r = routing::route(&net, "dor", &opts()).unwrap();
+    assert_eq!(r.lanes(), 2);
+    let rep = r.deadlock_report(&net).unwrap();
+    assert!(rep.deadlock_free, "{rep}");
+    assert_eq!(rep.lanes_used, 2);
+    // h3 at (3,0) to h1 at (1,0): +x twice, across the wraparound link
+    // s3.0 -> s0.0, then on lane 1 (ejection keeps the lane).
+    let (p, lanes) = r.path_lanes(&net, 3, 1).unwrap();
+    assert_eq!(p.len(), 4);
+    assert_eq!(lanes, vec![0, 0, 1, 1]);
+    let (_, lanes) = r.path_lanes(&net, 0, 1).unwrap();
+    assert!(lanes.iter().all(|&l| l == 0));
+}
+
+#[test]
+fn dor_on_meshes_and_hypercubes_is_acyclic_on_one_lane() {
+    for s in ["mesh:4x4", "mesh:3x3x3", "hypercube:4"] {
+        let net = spec::build(s).unwrap();
+        let r = routing::route(&net, "dor", &opts()).unwrap();
+        assert_eq!(r.lanes(), 1);
+        let rep = r.deadlock_report(&net).unwrap();
+        assert!(rep.deadlock_free, "{s}: {rep}");
+        assert_eq!(rep.lanes_used, 1);
+    }
+}
+
+#[test]
+fn dor_needs_structure() {
+    let net = random_net(6, 3, 1, 1);
+    let e = routing::route(&net, "dor", &opts()).unwrap_err();
+    assert!(matches!(e, RoutingError::Unfit { .. }), "{e}");
+    assert!(
+        e.to_string().contains("torus, mesh or hypercube") && e.to_string().contains("irregular"),
+        "{e}"
+    );
+}
+
+#[test]
+fn ring_of_five_needs_two_lanes() {
+    let net = spec::build("torus:5").unwrap();
+    let r = routing::route(&net, "minhop", &opts()).unwrap();
+    assert_minimal(&net, &r);
+    let rep = r.deadlock_report(&net).unwrap();
+    assert_eq!(rep.lanes_used, 1);
+    assert!(!rep.deadlock_free);
+    assert_eq!(rep.cycle.unwrap().hops.len(), 5);
+
+    for h in Heuristic::ALL {
+        let o = RoutingOptions {
+            heuristic: h,
+            ..opts()
+        };
+        let r = routing::route(&net, "dfsssp", &o).unwrap();
+        assert_eq!(r.lanes_needed(), 2, "{}", h.name());
+        assert!(r.lanes() >= 2 && r.lanes() <= 8);
+        let rep = r.deadlock_report(&net).unwrap();
+        assert!(rep.deadlock_free, "{rep}");
+        assert_eq!(rep.lanes_used, r.lanes());
+    }
+    let o = RoutingOptions {
+        max_lanes: 2,
+        ..opts()
+    };
+    let r = routing::route(&net, "dfsssp", &o).unwrap();
+    assert_eq!(r.lanes(), 2);
+}
+
+#[test]
+fn crossbar_needs_one_lane() {
+    let net = spec::build("crossbar:8").unwrap();
+    for (name, _) in ENGINES {
+        match routing::route(&net, name, &opts()) {
+            Ok(r) => {
+                assert_minimal(&net, &r);
+                assert_eq!(r.lanes_needed(), 1, "{name}");
+                let rep = r.deadlock_report(&net).unwrap();
+                assert!(rep.deadlock_free);
+                assert_eq!(rep.dependencies, 0);
+            }
+            Err(e) => assert!(matches!(e, RoutingError::Unfit { .. }), "{name}: {e}"),
+        }
+    }
+}
+
+#[test]
+fn dfsssp_on_a_3d_torus() {
+    let net = spec::build("torus:4x4x4").unwrap();
+    let r = routing::route(&net, "dfsssp", &opts()).unwrap();
+    assert!(r.lanes_needed() >= 2);
+    assert!(r.lanes() <= 8);
+    let rep = r.deadlock_report(&net).unwrap();
+    assert!(rep.deadlock_free, "{rep}");
+    assert!(rep.lanes_used <= r.lanes());
+
+    let o = RoutingOptions {
+        max_lanes: 1,
+        ..opts()
+    };
+    let e = routing::route(&net, "dfsssp", &o).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        matches!(e, RoutingError::LanesExceeded { limit: 1, needed, .. } if needed >= 2),
+        "{text}"
+    );
+    assert!(
+        text.contains("needs") && text.contains("max_lanes is 1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn dfsssp_heuristics_are_all_deadlock_free() {
+    let net = spec::build("torus:4x4").unwrap();
+    for h in Heuristic::ALL {
+        let o = RoutingOptions {
+            heuristic: h,
+            ..opts()
+        };
+        let r = routing::route(&net, "dfsssp", &o).unwrap();
+        let rep = r.deadlock_report(&net).unwrap();
+        assert!(rep.deadlock_free, "{}: {rep}", h.name());
+        assert_minimal(&net, &r);
+    }
+}
+
+#[test]
+fn sssp_balances_better_than_minhop() {
+    let mut nets: Vec<Network> = (0..3).map(|s| random_net(12, 10, 3, 100 + s)).collect();
+    if let Ok(k) = spec::build("kautz:b=2,n=2,hosts=3") {
+        nets.push(k);
+    }
+    let (mut sum_sssp, mut sum_minhop) = (0, 0);
+    for net in &nets {
+        let a = max_switch_load(net, &routing::route(net, "sssp", &opts()).unwrap());
+        let b = max_switch_load(net, &routing::route(net, "minhop", &opts()).unwrap());
+        assert!(a <= b, "{}: sssp {a} > minhop {b}", net.name());
+        sum_sssp += a;
+        sum_minhop += b;
+    }
+    assert!(
+        sum_sssp < sum_minhop,
+        "sssp {sum_sssp} vs minhop {sum_minhop}"
+    );
+}
+
+#[test]
+fn updown_is_legal_and_acyclic_on_random_networks() {
+    for seed in 0..20 {
+        let net = random_net(
+            4 + seed as u32 % 9,
+            seed as u32 % 7,
+            1 + seed as u32 % 2,
+            seed,
+        );
+        let r = routing::route(&net, "updown", &opts()).unwrap();
+        assert_up_down(&net, &r, central_switch(&net));
+        let rep = r.deadlock_report(&net).unwrap();
+        assert!(rep.deadlock_free, "{}: {rep}", net.name());
+        assert_eq!(rep.lanes_used, 1);
+        // With an explicit root.
+        let root = net.switches()[seed as usize % net.switches().len()];
+        let o = RoutingOptions {
+            root: Some(net.node(root).name.clone()),
+            ..opts()
+        };
+        let r = routing::route(&net, "updown", &o).unwrap();
+        assert_up_down(&net, &r, root);
+        assert!(r.deadlock_report(&net).unwrap().deadlock_free);
+    }
+}
+
+#[test]
+fn updown_on_a_torus_is_deadlock_free_and_mostly_short() {
+    let net = spec::build("torus:4x4").unwrap();
+    let r = routing::route(&net, "updown", &opts()).unwrap();
+    assert_up_down(&net, &r, central_switch(&net));
+    assert!(r.deadlock_report(&net).unwrap().deadlock_free);
+    let minimal = routing::route(&net, "minhop", &opts()).unwrap();
+    assert!(r.avg_hops(&net).unwrap() >= minimal.avg_hops(&net).unwrap());
+    assert!(r.avg_hops(&net).unwrap() < minimal.avg_hops(&net).unwrap() + 1.0);
+}
+
+#[test]
+fn updown_root_option_is_checked() {
+    let net = spec::build("torus:3x3").unwrap();
+    for (root, expect) in [
+        ("nope", "a switch of the network"),
+        ("h0", "this is a terminal"),
+    ] {
+        let o = RoutingOptions {
+            root: Some(root.into()),
+            ..opts()
+        };
+        let e = routing::route(&net, "updown", &o).unwrap_err();
+        assert!(e.to_string().contains(expect), "{e}");
+        assert!(e.to_string().contains("'root'"), "{e}");
+    }
+}
+
+/// Two switches with two terminals each, not cabled to each other.
+fn split_net() -> Network {
+    let (mut b, _, t) = NetworkBuilder::with_default_classes("split");
+    let a = b.add_switch("a", 4);
+    let c = b.add_switch("c", 4);
+    for (i, sw) in [a, a, c, c].into_iter().enumerate() {
+        let h = b.add_terminal(format!("h{i}"), 1);
+        b.connect_next(sw, h, t).unwrap();
+    }
+    b.build().unwrap()
+}
+
+#[test]
+fn every_engine_fails_cleanly_on_a_disconnected_network() {
+    let net = split_net();
+    for (name, _) in ENGINES {
+        let e = routing::route(&net, name, &opts()).unwrap_err();
+        match &e {
+            RoutingError::Disconnected { src, dst, .. } => {
+                assert_eq!((src.as_str(), dst.as_str()), ("h0", "h2"), "{e}");
+                assert!(e.to_string().contains("no route from h0 to h2"), "{e}");
+            }
+            RoutingError::Unfit { .. } => assert_eq!(*name, "dor"),
+            _ => panic!("{name}: {e}"),
+        }
+    }
+}
+
+#[test]
+fn registry_and_options_report_valid_choices() {
+    let net = spec::build("torus:3x3").unwrap();
+    let e = routing::route(&net, "ospf", &opts())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unknown routing engine 'ospf'"), "{e}");
+    for (name, _) in ENGINES {
+        assert!(e.contains(name), "{e}");
+    }
+    let mut o = opts();
+    let e = o.set("max_lanes", "16").unwrap_err().to_string();
+    assert!(e.contains("'max_lanes'") && e.contains("1..=15"), "{e}");
+    let e = o.set("heuristic", "lightest").unwrap_err().to_string();
+    assert!(e.contains("weakest, heaviest, first, online"), "{e}");
+    let e = o.set("colour", "red").unwrap_err().to_string();
+    assert!(e.contains("max_lanes") && e.contains("heuristic"), "{e}");
+    o.set("heuristic", "heaviest").unwrap();
+    o.set("max_lanes", "4").unwrap();
+    o.set("datelines", "false").unwrap();
+    assert_eq!(o.heuristic, Heuristic::Heaviest);
+    assert_eq!(o.max_lanes, 4);
+    assert!(!o.datelines);
+    let bad = RoutingOptions {
+        max_lanes: 0,
+        ..opts()
+    };
+    assert!(routing::route(&net, "minhop", &bad).is_err());
+}
+
+#[test]
+fn broken_tables_report_loops_and_black_holes() {
+    let net = spec::build("torus:4").unwrap();
+    let mut r = Routes::new(&net, "hand");
+    // h0 -> h2: s0 sends +, s1 sends -, a loop between s0 and s1.
+    r.set_port(0, 2, Some(PortId(1)));
+    r.set_port(1, 2, Some(PortId(2)));
+    let e = r.path(&net, 0, 2).unwrap_err();
+    assert!(matches!(e, RoutingError::Loop { .. }), "{e}");
+    let text = e.to_string();
+    assert!(
+        text.contains("h0") && text.contains("h2") && text.contains("s0"),
+        "{text}"
+    );
+    // h0 -> h3: no entry at s0.
+    let e = r.path(&net, 0, 3).unwrap_err();
+    assert!(
+        matches!(&e, RoutingError::BlackHole { switch, .. } if switch == "s0"),
+        "{e}"
+    );
+    assert!(r.is_minimal(&net).is_err());
+    let other = spec::build("torus:5").unwrap();
+    assert!(matches!(
+        r.path(&other, 0, 1),
+        Err(RoutingError::Mismatch { .. })
+    ));
+}
+
+#[test]
+fn hop_statistics() {
+    let net = spec::build("torus:4x4").unwrap();
+    let r = routing::route(&net, "dor", &opts()).unwrap();
+    // Two switch hops per dimension at most, plus injection and ejection.
+    assert_eq!(r.max_hops(&net).unwrap(), 6);
+    // Mean over 16 * 15 pairs: switch distance mean is 2 * 16/15 ... plus 2.
+    let avg = r.avg_hops(&net).unwrap();
+    let expect = 2.0 + (2.0 * 16.0 / 15.0);
+    assert!((avg - expect).abs() < 1e-9, "{avg} vs {expect}");
+    assert_eq!(r.hops(&net, 0, 0).unwrap(), 0);
+    assert_eq!(r.hops(&net, 0, 1).unwrap(), 3);
+}
+
+#[test]
+fn deadlock_verify_on_generic_paths() {
+    // The deadlock layer needs no routing: paths as channel lists.
+    let net = spec::build("torus:3").unwrap();
+    let plus = |s: u32| -> ChannelId { net.channel_at(NodeId(s), PortId(1)).unwrap() };
+    let cyclic: Vec<Vec<ChannelId>> = (0..3).map(|s| vec![plus(s), plus((s + 1) % 3)]).collect();
+    let rep = deadlock::verify(&net, cyclic.iter().map(|p| PathRef::uniform(p, 0))).unwrap();
+    assert!(!rep.deadlock_free);
+    let rep = deadlock::verify(
+        &net,
+        cyclic
+            .iter()
+            .enumerate()
+            .map(|(i, p)| PathRef::uniform(p, u8::from(i == 2))),
+    )
+    .unwrap();
+    assert!(rep.deadlock_free);
+    assert_eq!(rep.lanes_used, 2);
+}
+
+#[test]
+fn tiny_networks_route() {
+    let lone = {
+        let (mut b, _, t) = NetworkBuilder::with_default_classes("lone");
+        let s = b.add_switch("s", 2);
+        let h = b.add_terminal("h", 1);
+        b.connect_next(s, h, t).unwrap();
+        b.add_terminal("orphan", 1);
+        b.build().unwrap()
+    };
+    let single = {
+        let (mut b, _, _) = NetworkBuilder::with_default_classes("single");
+        b.add_terminal("h", 1);
+        b.build().unwrap()
+    };
+    for net in [
+        spec::build("torus:3x3,c=0").unwrap(),
+        spec::build("crossbar:1").unwrap(),
+        single,
+    ] {
+        for (name, _) in ENGINES {
+            match routing::route(&net, name, &opts()) {
+                Ok(r) => {
+                    assert_eq!(r.max_hops(&net).unwrap(), 0, "{name}");
+                    assert!(r.deadlock_report(&net).unwrap().deadlock_free);
+                }
+                Err(e) => assert!(matches!(e, RoutingError::Unfit { .. }), "{name}: {e}"),
+            }
+        }
+    }
+    // A terminal without a switch cannot be reached.
+    for (name, _) in ENGINES {
+        let e = routing::route(&lone, name, &opts()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                RoutingError::Disconnected { .. } | RoutingError::Unfit { .. }
+            ),
+            "{name}: {e}"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_networks_route_minimally_and_dfsssp_is_deadlock_free(
+        switches in 2u32..12, extra in 0u32..14, hosts in 1u32..3, seed in 0u64..1_000_000,
+    ) {
+        let net = random_net(switches, extra, hosts, seed);
+        for engine in ["minhop", "sssp", "dfsssp"] {
+            let r = routing::route(&net, engine, &opts()).unwrap();
+            prop_assert_eq!(r.first_non_minimal(&net).unwrap(), None);
+        }
+        let r = routing::route(&net, "dfsssp", &opts()).unwrap();
+        let rep = r.deadlock_report(&net).unwrap();
+        prop_assert!(rep.deadlock_free, "{}", rep);
+        prop_assert!(rep.lanes_used <= 8);
+    }
+
+    #[test]
+    fn random_networks_updown_is_legal_and_acyclic(
+        switches in 2u32..14, extra in 0u32..16, seed in 0u64..1_000_000,
+    ) {
+        let net = random_net(switches, extra, 1, seed);
+        let r = routing::route(&net, "updown", &opts()).unwrap();
+        assert_up_down(&net, &r, central_switch(&net));
+        let rep = r.deadlock_report(&net).unwrap();
+        prop_assert!(rep.deadlock_free, "{}", rep);
+        prop_assert_eq!(rep.lanes_used, 1);
+    }
+}
+
+/// The random topology class of Domke et al. (64 switches, 1024 endpoints,
+/// 128 switch links): DFSSSP needs a handful of lanes. Larger than the
+/// other tests; run with `--ignored`.
+#[test]
+#[ignore]
+fn dfsssp_on_the_papers_random_topologies() {
+    for seed in 1..=3 {
+        let Ok(net) = spec::build(&format!(
+            "random:switches=64,ports=20,hosts=16,links=128,seed={seed}"
+        )) else {
+            return;
+        };
+        for h in [Heuristic::Weakest, Heuristic::Heaviest, Heuristic::First] {
+            let t0 = std::time::Instant::now();
+            let o = RoutingOptions {
+                heuristic: h,
+                max_lanes: 15,
+                ..opts()
+            };
+            let r = routing::route(&net, "dfsssp", &o).unwrap();
+            let took = t0.elapsed();
+            let rep = r.deadlock_report(&net).unwrap();
+            assert!(rep.deadlock_free, "{rep}");
+            eprintln!(
+                "seed {seed} {}: {} lanes needed, {:?}",
+                h.name(),
+                r.lanes_needed(),
+                took
+            );
+        }
+    }
+}

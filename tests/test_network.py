@@ -1,0 +1,133 @@
+"""The network layer seen from Python: generators, metrics, formats, networkx."""
+
+from math import prod
+
+import networkx as nx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import routelab
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(min_value=2, max_value=7), min_size=1, max_size=3))
+def test_torus_diameter_and_counts(dims):
+    spec = "torus:" + "x".join(map(str, dims))
+    s = routelab.topology(spec).summary()
+    assert s["diameter"] == sum(k // 2 for k in dims)
+    assert s["switches"] == prod(dims)
+    assert s["terminals"] == prod(dims)
+    assert s["connected"] is True
+
+
+@pytest.mark.parametrize("k,n", [(2, 3), (4, 2), (4, 3)])
+def test_kary_ntree_has_full_bisection(k, n):
+    s = routelab.topology(f"kary-ntree:k={k},n={n}").summary()
+    assert s["terminals"] == k**n
+    assert s["switches"] == n * k ** (n - 1)
+    assert s["bisection_width"] == k**n // 2
+    assert s["bisection_exact"] is True
+
+
+def test_summary_has_the_documented_keys():
+    s = routelab.topology("mesh:4x4").summary()
+    for key in (
+        "switches",
+        "terminals",
+        "cables",
+        "channels",
+        "diameter",
+        "avg_distance",
+        "bisection_width",
+        "bisection_exact",
+        "connected",
+    ):
+        assert key in s
+    assert s["channels"] == 2 * s["cables"]
+    assert s["diameter"] == 6
+    assert s["bisection_width"] == 4
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "torus:4x4x2",
+        "hypercube:4",
+        "crossbar:8",
+        "kary-ntree:k=2,n=3",
+        "clos:ports=8,hosts=20",
+        "kautz:b=2,n=2,hosts=2",
+        "random:switches=16,ports=6,hosts=2,seed=3",
+        "dragonfly:a=2,p=1,h=1",
+    ],
+)
+@pytest.mark.parametrize("ext", ["json", "ibnet"])
+def test_files_round_trip(tmp_path, spec, ext):
+    net = routelab.topology(spec)
+    path = tmp_path / f"fabric.{ext}"
+    net.save(path)
+    again = routelab.load(path)
+    assert again.nodes == net.nodes
+    assert sorted(again.cables) == sorted(net.cables)
+    if ext == "json":
+        assert again == net
+
+
+def test_dot_export_has_every_cable(tmp_path):
+    net = routelab.topology("torus:3x3")
+    path = tmp_path / "t.dot"
+    net.save(path)
+    text = path.read_text()
+    assert text.lstrip().startswith(("graph", "strict graph"))
+    assert text.count(" -- ") == len(net.cables)
+
+
+def test_networkx_round_trip():
+    net = routelab.topology("clos:ports=8,hosts=32")
+    g = net.to_networkx()
+    assert g.number_of_nodes() == len(net.nodes)
+    assert g.number_of_edges() == len(net.cables)
+    assert nx.is_connected(g)
+    again = routelab.from_networkx(g)
+    assert again == net
+
+
+def test_from_plain_networkx_graph():
+    g = nx.cycle_graph(5)
+    for i in range(5):
+        g.add_edge(i, f"h{i}")
+        g.nodes[f"h{i}"]["kind"] = "terminal"
+    net = routelab.from_networkx(g)
+    s = net.summary()
+    assert (s["switches"], s["terminals"], s["cables"]) == (5, 5, 10)
+    assert s["diameter"] == 2
+
+
+def test_bad_specs_raise_topology_error():
+    with pytest.raises(routelab.TopologyError, match="valid families"):
+        routelab.topology("donut:3")
+    with pytest.raises(routelab.TopologyError, match="k"):
+        routelab.topology("kary-ntree:k=1,n=3")
+    with pytest.raises(routelab.TopologyError, match="hosts"):
+        routelab.topology("clos:ports=32,hosts=100000")
+    with pytest.raises(routelab.TopologyError):
+        routelab.topology("random:switches=64,ports=5,hosts=4,seed=1")
+
+
+def test_malformed_fabric_file_raises_with_line_number(tmp_path):
+    path = tmp_path / "bad.ibnet"
+    path.write_text(
+        'Switch\t4 "S-0000000000000001"\t\t# "sw1" base port 0 lid 1 lmc 0\n'
+        '[1]\t"H-0000000000000002"[1]\t\t# "h" lid 2 4xQDR\n'
+        "[oops]\n"
+    )
+    with pytest.raises(routelab.TopologyError, match=r"bad\.ibnet:3"):
+        routelab.load(path)
+
+
+def test_garbage_never_aborts(tmp_path):
+    path = tmp_path / "garbage.ibnet"
+    path.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(routelab.TopologyError):
+        routelab.load(path)
