@@ -49,6 +49,10 @@ def test_summary_has_the_documented_keys():
     assert s["bisection_width"] == 4
 
 
+def _undirected(cables):
+    return sorted((min((a, pa), (b, pb)), max((a, pa), (b, pb)), c) for a, pa, b, pb, c in cables)
+
+
 @pytest.mark.parametrize(
     "spec",
     [
@@ -69,7 +73,8 @@ def test_files_round_trip(tmp_path, spec, ext):
     net.save(path)
     again = routelab.load(path)
     assert again.nodes == net.nodes
-    assert sorted(again.cables) == sorted(net.cables)
+    # ibnetdiscover lists each link from both ends, so cable order and direction are not kept.
+    assert _undirected(again.cables) == _undirected(net.cables)
     if ext == "json":
         assert again == net
 

@@ -1,9 +1,9 @@
 """routelab: design, verify and simulate routing in HPC interconnection networks.
 
-    >>> import routelab
-    >>> net = routelab.topology("torus:4x4x4")
-    >>> net.summary()["diameter"]
-    6
+>>> import routelab
+>>> net = routelab.topology("torus:4x4x4")
+>>> net.summary()["diameter"]
+6
 """
 
 from routelab._core import (

@@ -30,5 +30,5 @@ def run(out: Path, fabrics: list[str] | None = None) -> None:
         path = out / f"torus-4x4x2.{ext}"
         net.save(path)
         print(f"wrote {path}")
-    again = routelab.load(out / "torus-4x4x2.json")
-    assert again == net, "JSON round trip changed the network"
+    if routelab.load(out / "torus-4x4x2.json") != net:
+        raise routelab.RoutelabError("the JSON round trip changed the network")

@@ -82,16 +82,17 @@ class Network:
         """A networkx MultiGraph: one node per switch/terminal, one edge per cable.
 
         Node attributes: ``kind``, ``name``, ``guid``, ``lid``, ``ports``.
-        Edge attributes: ``ports`` (a dict node -> port) and ``cls`` (the class name).
-        Graph attributes: ``name``, ``structure`` and ``classes``.
+        Edge attributes: ``cable`` (its index), ``ends`` (``(node, port)`` of each
+        end, first end first) and ``cls`` (the class name). Graph attributes:
+        ``name``, ``structure`` and ``classes``. :func:`from_networkx` inverts it.
         """
         import networkx as nx
 
         g = nx.MultiGraph(name=self.name, structure=self.structure, classes=self.classes)
         for i, (kind, name, guid, lid, ports) in enumerate(self.nodes):
             g.add_node(i, kind=kind, name=name, guid=guid, lid=lid, ports=ports)
-        for a, pa, b, pb, cls in self.cables:
-            g.add_edge(a, b, ports={a: pa, b: pb} if a != b else {a: (pa, pb)}, cls=cls)
+        for index, (a, pa, b, pb, cls) in enumerate(self.cables):
+            g.add_edge(a, b, cable=index, ends=((a, pa), (b, pb)), cls=cls)
         return g
 
     def __eq__(self, other: object) -> bool:
@@ -118,3 +119,76 @@ def load(path: str | Path) -> Network:
 def families() -> list[tuple[str, str]]:
     """``(name, usage)`` of every topology family a spec can name."""
     return _core.families()
+
+
+_DEFAULT_CLASSES = [("switch", 20_000_000_000, 100_000), ("terminal", 20_000_000_000, 100_000)]
+
+
+def from_networkx(g: nx.Graph) -> Network:
+    """Builds a network from a networkx graph.
+
+    Graphs made by :meth:`Network.to_networkx` come back exactly. Any other
+    graph works too: a node is a switch unless its ``kind`` attribute says
+    ``"terminal"``; ports are numbered in edge order unless an edge carries
+    ``ends``; links get the ``switch`` or ``terminal`` class unless an edge
+    carries ``cls``. Raises :class:`TopologyError` when the result is not a
+    valid network (a port cabled twice, an unknown class).
+    """
+    order = list(g.nodes)
+    if all(isinstance(n, int) for n in order):
+        order.sort()
+    index = {n: i for i, n in enumerate(order)}
+    classes = list(g.graph.get("classes") or _DEFAULT_CLASSES)
+    class_index = {name: i for i, (name, _, _) in enumerate(classes)}
+    kinds = [g.nodes[n].get("kind", "switch") for n in order]
+
+    edges = list(g.edges(data=True))
+    edges.sort(key=lambda e: e[2].get("cable", len(edges)))
+    next_port = [1] * len(order)
+    cables = []
+    for u, v, data in edges:
+        if "ends" in data:
+            (a, pa), (b, pb) = data["ends"]
+            a, b = index[a], index[b]
+        else:
+            a, b = index[u], index[v]
+            pa = next_port[a]
+            next_port[a] += 1
+            pb = next_port[b]
+            next_port[b] += 1
+        cls = data.get("cls") or ("terminal" if "terminal" in (kinds[a], kinds[b]) else "switch")
+        if cls not in class_index:
+            raise _core.TopologyError(
+                f"edge {u}-{v} has class '{cls}', which the graph's classes do not define"
+            )
+        cables.append([a, pa, b, pb, class_index[cls]])
+
+    used = [0] * len(order)
+    for a, pa, b, pb, _ in cables:
+        used[a] = max(used[a], pa)
+        used[b] = max(used[b], pb)
+    nodes = []
+    for i, n in enumerate(order):
+        attrs = g.nodes[n]
+        nodes.append(
+            {
+                "kind": kinds[i],
+                "name": str(attrs.get("name", n)),
+                "guid": hex(int(attrs.get("guid", 0))),
+                "lid": int(attrs.get("lid", 0)),
+                "ports": int(attrs.get("ports", used[i])),
+            }
+        )
+    doc = {
+        "format": "routelab-network",
+        "version": 1,
+        "name": str(g.graph.get("name") or "networkx"),
+        "structure": g.graph.get("structure") or {"family": "irregular"},
+        "classes": [
+            {"name": name, "bandwidth": f"{bw}b/s", "latency": f"{lat}ps"}
+            for name, bw, lat in classes
+        ],
+        "nodes": nodes,
+        "cables": cables,
+    }
+    return Network(_core.from_json(json.dumps(doc)))

@@ -25,11 +25,16 @@ def summary_table(summary: dict[str, Any]) -> str:
     """A network summary, the bisection labelled exact or as a bound."""
     rows = []
     for key, value in summary.items():
-        if key in ("bisection_exact", "bisection_method"):
+        if key in ("bisection_exact", "bisection_method", "bisection_lower_bound"):
+            continue
+        if value is None or value == []:
             continue
         if key == "bisection_width":
             how = "exact" if summary.get("bisection_exact") else "upper bound"
             method = summary.get("bisection_method", "")
             value = f"{value} cables ({how}, {method})" if method else f"{value} ({how})"
+            lower = summary.get("bisection_lower_bound")
+            if lower is not None and not summary.get("bisection_exact"):
+                value += f", at least {lower}"
         rows.append((key, value))
     return key_value_table(rows)
