@@ -40,7 +40,7 @@ py-test: build
 
 bench: build
 	cargo bench -p routelab-core
-	$(BIN)/routelab bench
+
 
 clean:
 	rm -rf $(VENV) target demo

@@ -30,5 +30,17 @@ fn fabric_files(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, fabric_files);
+/// Building the two large regular networks of the foundation targets.
+fn generators(c: &mut Criterion) {
+    let mut g = c.benchmark_group("build");
+    g.sample_size(10);
+    for spec_text in ["kary-ntree:k=16,n=4", "torus:32x32x64"] {
+        g.bench_function(spec_text, |b| {
+            b.iter(|| spec::build(black_box(spec_text)).expect("builds"))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, fabric_files, generators);
 criterion_main!(benches);
