@@ -8,16 +8,29 @@
 
 from routelab._core import (
     ConfigError,
+    DeadlockError,
     RoutelabError,
+    RoutingError,
+    SimulationError,
     TopologyError,
     TrafficError,
     __version__,
 )
+from routelab.experiment.api import results, sweep
 from routelab.network import Network, families, from_networkx, load, topology
+from routelab.routing import Routes, deadlock, engines, read_lfts, route
 from routelab.traffic import pattern
 
 __all__ = [
     "ConfigError",
+    "DeadlockError",
+    "Routes",
+    "RoutingError",
+    "SimulationError",
+    "deadlock",
+    "engines",
+    "read_lfts",
+    "route",
     "Network",
     "RoutelabError",
     "TopologyError",
@@ -27,5 +40,7 @@ __all__ = [
     "from_networkx",
     "load",
     "pattern",
+    "results",
+    "sweep",
     "topology",
 ]

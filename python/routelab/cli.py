@@ -14,6 +14,7 @@ from pathlib import Path
 
 import routelab
 from routelab import demo, tables
+from routelab.experiment import cli as experiment_cli
 
 
 def _topo(args: argparse.Namespace) -> int:
@@ -45,6 +46,57 @@ def _pattern(args: argparse.Namespace) -> int:
         print("source destination")
         for s, d in pairs:
             print(f"{s} {d}")
+    return 0
+
+
+def _routing_options(args: argparse.Namespace) -> dict[str, str]:
+    opts: dict[str, str] = {}
+    for item in args.option or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise routelab.ConfigError(f"--option takes KEY=VALUE, got '{item}'")
+        opts[key.strip()] = value.strip()
+    for key in ("max_lanes", "seed", "root", "heuristic"):
+        value = getattr(args, key, None)
+        if value is not None:
+            opts[key] = str(value)
+    return opts
+
+
+def _route(args: argparse.Namespace) -> int:
+    net = routelab.topology(args.spec)
+    routes = routelab.route(net, args.engine, **_routing_options(args))
+    stats = routes.stats()
+    if args.output:
+        stats["files"] = [str(p) for p in routes.save(args.output)]
+    if args.json:
+        print(json.dumps(stats, indent=2))
+    else:
+        print(tables.key_value_table(list(stats.items())))
+    return 0
+
+
+def _deadlock(args: argparse.Namespace) -> int:
+    net = routelab.topology(args.spec)
+    if args.lfts:
+        routes = routelab.read_lfts(net, args.lfts, lanes=args.lanes)
+    else:
+        if not args.engine:
+            raise routelab.ConfigError("routelab deadlock needs --engine NAME or --lfts FILE")
+        opts = _routing_options(args)
+        if args.lanes is not None:
+            if not args.lanes.isdigit():
+                raise routelab.ConfigError(
+                    f"--lanes takes a number of lanes (1..15) with --engine, got '{args.lanes}'"
+                )
+            opts["max_lanes"] = args.lanes
+        routes = routelab.route(net, args.engine, **opts)
+    report = routes.deadlock()
+    report = {"engine": routes.engine, "network": net.name, **report}
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(tables.key_value_table(list(report.items())))
     return 0
 
 
@@ -81,10 +133,49 @@ def _parser() -> argparse.ArgumentParser:
     pt.add_argument("--json", action="store_true")
     pt.set_defaults(run=_pattern)
 
+    r = sub.add_parser("route", help="compute routes and check them (lanes, deadlock, minimality)")
+    r.add_argument("spec", help="the network: a topology spec or fabric file")
+    r.add_argument("--engine", required=True, help="e.g. minhop, sssp, dfsssp, updown, dor, dmodk")
+    _add_routing_options(r)
+    r.add_argument("--json", action="store_true")
+    r.add_argument(
+        "-o", "--output", metavar="DIR", help="write the LFT dump, lane table and paths file"
+    )
+    r.set_defaults(run=_route)
+
+    dl = sub.add_parser("deadlock", help="check routes for deadlock (channel dependency cycles)")
+    dl.add_argument("spec", help="the network: a topology spec or fabric file")
+    dl.add_argument("--engine", help="compute routes with this engine")
+    dl.add_argument("--lfts", metavar="FILE", help="audit an opensm-lfts.dump instead")
+    dl.add_argument(
+        "--lanes",
+        metavar="N|FILE",
+        help="lanes allowed (with --engine) or a lane table 'slid dlid lane' (with --lfts)",
+    )
+    _add_routing_options(dl, lanes=False)
+    dl.add_argument("--json", action="store_true")
+    dl.set_defaults(run=_deadlock)
+
+    _add_experiment_commands(sub)
+
     d = sub.add_parser("demo", help="run the main job on an embedded default")
     d.add_argument("--out", default="demo", help="output directory (default: demo)")
     d.set_defaults(run=_demo)
     return p
+
+
+def _add_experiment_commands(sub: argparse._SubParsersAction) -> None:
+    """Sweeps, plots and reports live in routelab.experiment; they add their own commands."""
+    experiment_cli.register(sub)
+
+
+def _add_routing_options(p: argparse.ArgumentParser, lanes: bool = True) -> None:
+    if lanes:
+        p.add_argument("--max-lanes", dest="max_lanes", type=int, help="1..15 (default 8)")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--root", help="root switch of up*/down* (by name)")
+    p.add_argument("--heuristic", help="dfsssp cycle breaking: weakest, heaviest, first, online")
+    p.add_argument("--option", action="append", metavar="KEY=VALUE", help="any other engine option")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,6 +9,8 @@ use routelab_core::{traffic, Network, NodeKind};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+mod routing;
+
 create_exception!(
     _core,
     RoutelabError,
@@ -33,6 +35,24 @@ create_exception!(
     RoutelabError,
     "A bad option or experiment spec."
 );
+create_exception!(
+    _core,
+    RoutingError,
+    RoutelabError,
+    "A routing engine that cannot serve the network, or bad routes."
+);
+create_exception!(
+    _core,
+    DeadlockError,
+    RoutelabError,
+    "Routes that cannot be made deadlock-free within the lanes allowed."
+);
+create_exception!(
+    _core,
+    SimulationError,
+    RoutelabError,
+    "A simulation that failed, e.g. deadlocked."
+);
 
 fn topo_err(e: routelab_core::TopologyError) -> PyErr {
     TopologyError::new_err(e.to_string())
@@ -44,8 +64,8 @@ fn traffic_err(e: traffic::TrafficError) -> PyErr {
 
 /// An immutable network (switches, terminals, cables).
 #[pyclass(frozen, module = "routelab._core", name = "Network")]
-struct PyNetwork {
-    net: Arc<Network>,
+pub(crate) struct PyNetwork {
+    pub(crate) net: Arc<Network>,
 }
 
 #[pymethods]
@@ -212,6 +232,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TopologyError", py.get_type::<TopologyError>())?;
     m.add("TrafficError", py.get_type::<TrafficError>())?;
     m.add("ConfigError", py.get_type::<ConfigError>())?;
+    m.add("RoutingError", py.get_type::<RoutingError>())?;
+    m.add("DeadlockError", py.get_type::<DeadlockError>())?;
+    m.add("SimulationError", py.get_type::<SimulationError>())?;
+    m.add_class::<routing::PyRoutes>()?;
+    m.add_function(wrap_pyfunction!(routing::route, m)?)?;
+    m.add_function(wrap_pyfunction!(routing::engines, m)?)?;
+    m.add_function(wrap_pyfunction!(routing::read_lfts, m)?)?;
     m.add_class::<PyNetwork>()?;
     m.add_function(wrap_pyfunction!(topology, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;

@@ -1,0 +1,207 @@
+//! Bindings of the routing and deadlock layers.
+
+use crate::{DeadlockError, PyNetwork, RoutingError};
+use pyo3::prelude::*;
+use routelab_core::routing::{
+    self, formats, Routes, RoutingError as CoreRoutingError, RoutingOptions,
+};
+use routelab_core::Network;
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Lane limits and deadlock findings raise `DeadlockError`; the rest `RoutingError`.
+pub(crate) fn routing_err(e: CoreRoutingError) -> PyErr {
+    match e {
+        CoreRoutingError::LanesExceeded { .. } | CoreRoutingError::Deadlock(_) => {
+            DeadlockError::new_err(e.to_string())
+        }
+        _ => RoutingError::new_err(e.to_string()),
+    }
+}
+
+/// Routes computed by an engine (or imported) for one network.
+#[pyclass(frozen, module = "routelab._core", name = "Routes")]
+pub(crate) struct PyRoutes {
+    pub(crate) net: Arc<Network>,
+    pub(crate) routes: Arc<Routes>,
+    pub(crate) seconds: f64,
+}
+
+#[pymethods]
+impl PyRoutes {
+    #[getter]
+    fn engine(&self) -> String {
+        self.routes.engine().to_string()
+    }
+
+    /// Lanes used (after any balancing onto spare lanes).
+    #[getter]
+    fn lanes(&self) -> u8 {
+        self.routes.lanes()
+    }
+
+    /// Lanes the routing needs to be deadlock-free (before balancing).
+    #[getter]
+    fn lanes_needed(&self) -> u8 {
+        self.routes.lanes_needed()
+    }
+
+    /// Wall time the engine took, in seconds.
+    #[getter]
+    fn seconds(&self) -> f64 {
+        self.seconds
+    }
+
+    /// The nodes a packet from terminal `src` to terminal `dst` visits.
+    fn path(&self, py: Python<'_>, src: usize, dst: usize) -> PyResult<Vec<u32>> {
+        let (net, routes) = (Arc::clone(&self.net), Arc::clone(&self.routes));
+        py.allow_threads(move || {
+            let channels = routes.path(&net, src, dst)?;
+            let mut nodes = vec![net.terminal(src).0];
+            nodes.extend(channels.iter().map(|&c| net.channel(c).dst.0));
+            Ok(nodes)
+        })
+        .map_err(routing_err)
+    }
+
+    /// The deadlock report as JSON: deadlock_free, lanes_needed, cycle, ...
+    fn deadlock_json(&self, py: Python<'_>) -> PyResult<String> {
+        let (net, routes) = (Arc::clone(&self.net), Arc::clone(&self.routes));
+        py.allow_threads(move || report_json(&net, &routes).map(|v| v.to_string()))
+            .map_err(routing_err)
+    }
+
+    /// Writes `opensm-lfts.dump`, `lanes.txt` and `paths.jsonl` into `dir`.
+    fn save(&self, py: Python<'_>, dir: PathBuf) -> PyResult<Vec<String>> {
+        let (net, routes) = (Arc::clone(&self.net), Arc::clone(&self.routes));
+        py.allow_threads(move || {
+            std::fs::create_dir_all(&dir).map_err(|e| CoreRoutingError::Io {
+                path: dir.display().to_string(),
+                reason: e.to_string(),
+            })?;
+            formats::save_all(&net, &routes, &dir)?;
+            Ok([formats::LFTS_FILE, formats::LANES_FILE, formats::PATHS_FILE]
+                .iter()
+                .map(|f| dir.join(f).display().to_string())
+                .collect())
+        })
+        .map_err(routing_err)
+    }
+
+    /// The routes as an OpenSM `opensm-lfts.dump` text.
+    fn to_lfts(&self) -> PyResult<String> {
+        formats::write_lfts(&self.net, &self.routes).map_err(routing_err)
+    }
+
+    /// The ORCS-style DOT file: the topology with the destinations routed over each edge.
+    fn to_orcs_dot(&self) -> PyResult<String> {
+        formats::write_orcs_dot(&self.net, &self.routes).map_err(routing_err)
+    }
+
+    /// Engine, lanes, deadlock freedom, minimality and hop counts as JSON.
+    fn stats_json(&self, py: Python<'_>) -> PyResult<String> {
+        let (net, routes, seconds) = (Arc::clone(&self.net), Arc::clone(&self.routes), self.seconds);
+        py.allow_threads(move || -> Result<String, CoreRoutingError> {
+            let report = report_json(&net, &routes)?;
+            let stats = json!({
+                "engine": routes.engine(),
+                "network": net.name(),
+                "lanes": routes.lanes(),
+                "lanes_needed": routes.lanes_needed(),
+                "deadlock_free": report["deadlock_free"],
+                "minimal": routes.is_minimal(&net)?,
+                "max_hops": routes.max_hops(&net)?,
+                "avg_hops": routes.avg_hops(&net)?,
+                "seconds": seconds,
+                "cycle": report["cycle"],
+            });
+            Ok(stats.to_string())
+        })
+        .map_err(routing_err)
+    }
+}
+
+fn report_json(net: &Network, routes: &Routes) -> Result<serde_json::Value, CoreRoutingError> {
+    let r = routes.deadlock_report(net)?;
+    Ok(json!({
+        "deadlock_free": r.deadlock_free,
+        "lanes_needed": r.lanes_used,
+        "paths": r.paths,
+        "dependencies": r.dependencies,
+        "cycle": r.cycle.as_ref().map(|c| c.text.clone()),
+        "cycle_length": r.cycle.as_ref().map(|c| c.hops.len()),
+    }))
+}
+
+/// Computes routes with a named engine; `options` maps option names to values.
+#[pyfunction]
+#[pyo3(signature = (net, engine, options = BTreeMap::new()))]
+pub(crate) fn route(
+    py: Python<'_>,
+    net: &PyNetwork,
+    engine: String,
+    options: BTreeMap<String, String>,
+) -> PyResult<PyRoutes> {
+    let mut opts = RoutingOptions::default();
+    for (k, v) in &options {
+        opts.set(k, v).map_err(routing_err)?;
+    }
+    let net = Arc::clone(&net.net);
+    let n = Arc::clone(&net);
+    let (routes, seconds) = py
+        .allow_threads(move || {
+            let start = Instant::now();
+            routing::route(&n, &engine, &opts).map(|r| (r, start.elapsed().as_secs_f64()))
+        })
+        .map_err(routing_err)?;
+    Ok(PyRoutes {
+        net,
+        routes: Arc::new(routes),
+        seconds,
+    })
+}
+
+/// (name, description) of every routing engine.
+#[pyfunction]
+pub(crate) fn engines() -> Vec<&'static str> {
+    routing::ENGINES.iter().map(|(name, _)| *name).collect()
+}
+
+fn read_text(path: &Path) -> Result<String, CoreRoutingError> {
+    std::fs::read_to_string(path).map_err(|e| CoreRoutingError::Io {
+        path: path.display().to_string(),
+        reason: format!("cannot read: {e}"),
+    })
+}
+
+/// Imports an OpenSM `opensm-lfts.dump` (and optionally a lane table) for `net`.
+#[pyfunction]
+#[pyo3(signature = (net, lfts, lanes = None))]
+pub(crate) fn read_lfts(
+    py: Python<'_>,
+    net: &PyNetwork,
+    lfts: PathBuf,
+    lanes: Option<PathBuf>,
+) -> PyResult<PyRoutes> {
+    let net = Arc::clone(&net.net);
+    let n = Arc::clone(&net);
+    let routes = py
+        .allow_threads(move || {
+            let text = read_text(&lfts)?;
+            let mut routes = formats::read_lfts(&n, &text, &lfts.display().to_string())?;
+            if let Some(lanes) = lanes {
+                let text = read_text(&lanes)?;
+                formats::read_lanes(&n, &mut routes, &text, &lanes.display().to_string())?;
+            }
+            Ok(routes)
+        })
+        .map_err(routing_err)?;
+    Ok(PyRoutes {
+        net,
+        routes: Arc::new(routes),
+        seconds: 0.0,
+    })
+}

@@ -1,0 +1,114 @@
+"""Oblivious routing: compute routes, check them for deadlock, inspect paths."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from routelab import _core
+from routelab.network import Network
+
+
+class Routes:
+    """Forwarding tables, lanes and (for multipath engines) path sets of one
+    network, computed by an engine or imported from OpenSM dumps."""
+
+    __slots__ = ("_routes", "network", "__dict__")
+
+    def __init__(self, core: _core.Routes, network: Network):
+        self._routes = core
+        self.network = network
+
+    @property
+    def engine(self) -> str:
+        return self._routes.engine
+
+    @property
+    def lanes(self) -> int:
+        """Lanes (virtual lanes / layers) the routes use."""
+        return self._routes.lanes
+
+    @property
+    def lanes_needed(self) -> int:
+        """Lanes needed for deadlock freedom, before spreading onto spare lanes."""
+        return self._routes.lanes_needed
+
+    @property
+    def seconds(self) -> float:
+        """Wall time the engine took."""
+        return self._routes.seconds
+
+    @property
+    def deadlock_free(self) -> bool:
+        return self.deadlock()["deadlock_free"]
+
+    def deadlock(self) -> dict[str, Any]:
+        """The channel dependency graph check: ``deadlock_free``, ``lanes_needed``,
+        ``cycle`` (a concrete cycle of channels, or None), ``paths``, ``dependencies``."""
+        if "_deadlock" not in self.__dict__:
+            self.__dict__["_deadlock"] = json.loads(self._routes.deadlock_json())
+        return dict(self.__dict__["_deadlock"])
+
+    def stats(self) -> dict[str, Any]:
+        """``engine``, ``lanes``, ``deadlock_free``, ``minimal``, ``max_hops``,
+        ``avg_hops``, ``seconds`` and ``cycle``."""
+        return json.loads(self._routes.stats_json())
+
+    def path(self, src: int, dst: int) -> list[int]:
+        """Node ids from terminal index ``src`` to terminal index ``dst``."""
+        return self._routes.path(src, dst)
+
+    def save(self, directory: str | Path) -> list[str]:
+        """Writes ``opensm-lfts.dump``, ``lanes.txt`` (slid dlid lane) and ``paths.jsonl``
+        into ``directory``; returns the paths written."""
+        return self._routes.save(str(directory))
+
+    def to_lfts(self) -> str:
+        """The forwarding tables as an OpenSM ``opensm-lfts.dump`` text."""
+        return self._routes.to_lfts()
+
+    def to_orcs_dot(self) -> str:
+        """The topology as DOT with the destinations routed over each edge."""
+        return self._routes.to_orcs_dot()
+
+    def path_names(self, src: int, dst: int) -> list[str]:
+        names = self.network.nodes
+        return [names[n][1] for n in self.path(src, dst)]
+
+    def __repr__(self) -> str:
+        return f"Routes(engine='{self.engine}', network='{self.network.name}', lanes={self.lanes})"
+
+
+def route(net: Network, engine: str, **options: Any) -> Routes:
+    """Computes routes for ``net`` with a named engine.
+
+    Options: ``max_lanes`` (1..15, default 8), ``seed``, ``root`` (up*/down*),
+    ``heuristic`` (dfsssp: weakest, heaviest, first, online), ``datelines``
+    (dor on tori). Raises :class:`RoutingError` when the engine cannot serve
+    the network and :class:`DeadlockError` when the lanes allowed are too few.
+    """
+    opts = {k: _option_text(v) for k, v in options.items() if v is not None}
+    return Routes(_core.route(net._net, engine, opts), net)
+
+
+def _option_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def deadlock(routes: Routes) -> dict[str, Any]:
+    """The deadlock report of ``routes`` (see :meth:`Routes.deadlock`)."""
+    return routes.deadlock()
+
+
+def engines() -> list[str]:
+    """The names of every routing engine."""
+    return _core.engines()
+
+
+def read_lfts(net: Network, lfts: str | Path, lanes: str | Path | None = None) -> Routes:
+    """Imports OpenSM forwarding tables (``opensm-lfts.dump``) for ``net``, and
+    optionally a lane table, so they can be audited and evaluated."""
+    return Routes(_core.read_lfts(net._net, str(lfts), None if lanes is None else str(lanes)), net)

@@ -1,0 +1,135 @@
+"""Routing engines and the deadlock check, seen from Python."""
+
+import json
+
+import networkx as nx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import routelab
+
+
+def test_minimal_ring_routing_needs_two_lanes():
+    ring = routelab.topology("torus:5")
+    one_lane = routelab.route(ring, "minhop")
+    report = routelab.deadlock(one_lane)
+    assert report["deadlock_free"] is False
+    assert report["cycle"]  # a concrete cycle of channels, by node and port
+    layered = routelab.route(ring, "dfsssp")
+    assert layered.deadlock_free
+    assert layered.lanes_needed == 2
+
+
+def test_updown_is_deadlock_free_on_one_lane():
+    for seed in range(1, 6):
+        net = routelab.topology(f"random:switches=24,ports=8,hosts=2,seed={seed}")
+        r = routelab.route(net, "updown")
+        assert r.deadlock_free
+        assert r.lanes == 1
+
+
+def test_tree_routes_need_one_lane():
+    net = routelab.topology("kary-ntree:k=4,n=2")
+    r = routelab.route(net, "minhop")
+    assert r.deadlock()["deadlock_free"]
+    assert r.deadlock()["lanes_needed"] == 1
+
+
+def test_engine_that_does_not_fit_raises():
+    with pytest.raises(routelab.RoutingError, match="torus"):
+        routelab.route(routelab.topology("kary-ntree:k=2,n=3"), "dor")
+    with pytest.raises(routelab.RoutingError, match="valid engines"):
+        routelab.route(routelab.topology("torus:4x4"), "teleport")
+
+
+def test_too_few_lanes_says_how_many_are_needed():
+    with pytest.raises(routelab.DeadlockError, match="needs"):
+        routelab.route(routelab.topology("torus:4x4x4"), "dfsssp", max_lanes=1)
+
+
+def test_bad_option_names_the_range():
+    with pytest.raises(routelab.RoutingError, match="max_lanes"):
+        routelab.route(routelab.topology("torus:4x4"), "dfsssp", max_lanes=99)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    st.sampled_from(["minhop", "sssp", "dfsssp"]),
+    st.integers(min_value=1, max_value=50),
+    st.data(),
+)
+def test_minimal_engines_take_shortest_paths(engine, seed, data):
+    net = routelab.topology(f"random:switches=12,ports=6,hosts=2,seed={seed}")
+    r = routelab.route(net, engine)
+    g = net.to_networkx()
+    # Hosts never forward, so distances are measured on the switch graph.
+    switches = g.subgraph(net.switches)
+    n = len(net.terminals)
+    src = data.draw(st.integers(0, n - 1))
+    dst = data.draw(st.integers(0, n - 1).filter(lambda d: d != src))
+    path = r.path(src, dst)
+    assert path[0] == net.terminals[src] and path[-1] == net.terminals[dst]
+    a, b = path[1], path[-2]
+    assert len(path) - 3 == nx.shortest_path_length(switches, a, b)
+    assert r.stats()["minimal"] is True
+
+
+def test_route_cli_json(run_cli):
+    r = run_cli("route", "torus:4x4", "--engine", "dor", "--json")
+    assert r.returncode == 0, r.stderr
+    stats = json.loads(r.stdout)
+    for key in ("engine", "lanes", "deadlock_free", "minimal", "max_hops", "avg_hops", "seconds"):
+        assert key in stats
+    assert stats["deadlock_free"] and stats["minimal"] and stats["lanes"] == 2
+    assert stats["max_hops"] == 4
+
+
+def test_deadlock_cli_reports_cycle(run_cli):
+    r = run_cli("deadlock", "torus:6", "--engine", "dor", "--option", "datelines=false", "--json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["deadlock_free"] is False and "port" in report["cycle"]
+
+
+def test_route_cli_bad_input_exits_2(run_cli):
+    r = run_cli("route", "torus:4x4x4", "--engine", "dfsssp", "--max-lanes", "1")
+    assert r.returncode == 2
+    assert "needs" in r.stderr
+
+
+def test_route_files_round_trip_and_audit(tmp_path, run_cli):
+    net = routelab.topology("torus:5")
+    routes = routelab.route(net, "dfsssp")
+    files = routes.save(tmp_path)
+    assert {p.split("/")[-1] for p in files} == {"opensm-lfts.dump", "lanes.txt", "paths.jsonl"}
+    lines = (tmp_path / "paths.jsonl").read_text().splitlines()
+    assert len(lines) == 5 * 4
+    # The tables alone, on one lane, deadlock; with the lane table they do not.
+    bare = routelab.read_lfts(net, tmp_path / "opensm-lfts.dump")
+    assert not bare.deadlock_free
+    laned = routelab.read_lfts(net, tmp_path / "opensm-lfts.dump", tmp_path / "lanes.txt")
+    assert laned.deadlock_free
+    for s in range(5):
+        for d in range(5):
+            if s != d:
+                assert laned.path(s, d) == routes.path(s, d)
+    r = run_cli(
+        "deadlock",
+        "torus:5",
+        "--lfts",
+        str(tmp_path / "opensm-lfts.dump"),
+        "--lanes",
+        str(tmp_path / "lanes.txt"),
+        "--json",
+    )
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["deadlock_free"] is True
+
+
+def test_malformed_lft_dump_names_the_line(tmp_path):
+    net = routelab.topology("torus:4")
+    path = tmp_path / "bad.dump"
+    path.write_text("Unicast lids [0x0-0x8] of switch Lid 1 guid 0x1 (s0):\n0x0005 nonsense\n")
+    with pytest.raises(routelab.RoutingError, match=r"bad\.dump:\d"):
+        routelab.read_lfts(net, path)
