@@ -133,3 +133,45 @@ def test_malformed_lft_dump_names_the_line(tmp_path):
     path.write_text("Unicast lids [0x0-0x8] of switch Lid 1 guid 0x1 (s0):\n0x0005 nonsense\n")
     with pytest.raises(routelab.RoutingError, match=r"bad\.dump:\d"):
         routelab.read_lfts(net, path)
+
+
+def test_ebb_on_a_crossbar_is_exactly_one():
+    net = routelab.topology("crossbar:16")
+    r = routelab.ebb(net, routelab.route(net, "minhop"), patterns=50, seed=3)
+    assert r["min"] == r["max"] == r["avg"] == 1.0
+    assert r["patterns"] == 50
+
+
+def test_ebb_never_beats_full_bisection_and_multipath_reaches_it():
+    net = routelab.topology("clos:ports=16,hosts=128")
+    single = routelab.ebb(net, routelab.route(net, "dmodk"), patterns=200, seed=1)
+    split = routelab.ebb(net, routelab.route(net, "multipath"), patterns=200, seed=1)
+    assert 0 < single["min"] <= single["avg"] <= single["max"] <= 1.0
+    assert split["min"] == 1.0  # even split over all spines: full bisection for every pattern
+    assert single["avg"] < split["avg"]
+
+
+def test_ebb_is_repeatable_for_a_seed():
+    net = routelab.topology("random:switches=16,ports=8,hosts=4,seed=2")
+    routes = routelab.route(net, "sssp")
+    a = routelab.ebb(net, routes, patterns=100, seed=9)
+    b = routelab.ebb(net, routes, patterns=100, seed=9)
+    assert a["per_pattern"] == b["per_pattern"]
+
+
+def test_channel_loads_conserve_path_length():
+    net = routelab.topology("torus:4x4")
+    routes = routelab.route(net, "dor")
+    flows = routelab.pattern("tornado", net)
+    loads = routelab.channel_loads(routes, flows)
+    assert sum(loads) == pytest.approx(sum(len(routes.path(s, d)) - 1 for s, d in flows))
+
+
+def test_ebb_cli(run_cli):
+    r = run_cli("ebb", "kary-ntree:k=4,n=2", "--engine", "dmodk", "--patterns", "20", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    for key in ("avg", "min", "max", "patterns", "seconds"):
+        assert key in out
+    r = run_cli("ebb", "torus:4x4", "--engine", "dor", "--metric", "bogus")
+    assert r.returncode == 2

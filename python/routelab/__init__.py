@@ -17,6 +17,7 @@ from routelab._core import (
     __version__,
 )
 from routelab.experiment.api import results, sweep
+from routelab.flow import channel_loads, ebb
 from routelab.network import Network, families, from_networkx, load, topology
 from routelab.routing import Routes, deadlock, engines, read_lfts, route
 from routelab.traffic import pattern
@@ -27,7 +28,9 @@ __all__ = [
     "Routes",
     "RoutingError",
     "SimulationError",
+    "channel_loads",
     "deadlock",
+    "ebb",
     "engines",
     "read_lfts",
     "route",

@@ -100,6 +100,26 @@ def _deadlock(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ebb(args: argparse.Namespace) -> int:
+    net = routelab.topology(args.spec)
+    routes = routelab.route(net, args.engine, **_routing_options(args))
+    result = routelab.ebb(
+        net,
+        routes,
+        patterns=args.patterns,
+        pattern=args.pattern,
+        metric=args.metric,
+        seed=args.seed or 0,
+    )
+    result = {"engine": routes.engine, "network": net.name, **result}
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        shown = {k: v for k, v in result.items() if k != "per_pattern"}
+        print(tables.key_value_table(list(shown.items())))
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     demo.run(Path(args.out))
     return 0
@@ -155,6 +175,16 @@ def _parser() -> argparse.ArgumentParser:
     _add_routing_options(dl, lanes=False)
     dl.add_argument("--json", action="store_true")
     dl.set_defaults(run=_deadlock)
+
+    e = sub.add_parser("ebb", help="effective bisection bandwidth of a routing (flow level)")
+    e.add_argument("spec", help="the network: a topology spec or fabric file")
+    e.add_argument("--engine", required=True, help="the routing engine")
+    e.add_argument("--patterns", type=int, default=1000, help="number of patterns (default 1000)")
+    e.add_argument("--pattern", help="bisect (default: random bisections) or any pattern spec")
+    e.add_argument("--metric", default="orcs", choices=["orcs", "maxmin"])
+    _add_routing_options(e)
+    e.add_argument("--json", action="store_true")
+    e.set_defaults(run=_ebb)
 
     _add_experiment_commands(sub)
 

@@ -6,11 +6,16 @@
 //! - [`traffic`]: communication patterns on terminal indices.
 //! - [`routing`]: oblivious engines computing forwarding tables and lanes.
 //! - [`deadlock`]: channel dependency graphs, cycles, lane assignment.
+//! - [`flow`]: flow-level congestion: channel loads, effective bisection
+//!   bandwidth (ORCS), max-min fair rates.
+//! - [`sim`]: the packet/flit-level discrete-event simulator.
 
 pub mod deadlock;
+pub mod flow;
 pub mod network;
 pub mod rng;
 pub mod routing;
+pub mod sim;
 pub mod traffic;
 pub mod units;
 

@@ -500,13 +500,15 @@ fn broken_tables_report_loops_and_black_holes() {
 fn hop_statistics() {
     let net = spec::build("torus:4x4").unwrap();
     let r = routing::route(&net, "dor", &opts()).unwrap();
-    // Two switch hops per dimension at most, plus injection and ejection.
-    assert_eq!(r.max_hops(&net).unwrap(), 6);
-    // Mean over 16 * 15 pairs: switch distance mean is 2 * 16/15 ... plus 2.
+    // Two switch hops per dimension at most.
+    assert_eq!(r.max_hops(&net).unwrap(), 4);
+    // Mean over 16 * 15 pairs: a 4-ring averages 1 hop over all 4 offsets,
+    // 2 per dimension over 16 pairs including self; without self, 2 * 16/15.
     let avg = r.avg_hops(&net).unwrap();
-    let expect = 2.0 + (2.0 * 16.0 / 15.0);
+    let expect = 2.0 * 16.0 / 15.0;
     assert!((avg - expect).abs() < 1e-9, "{avg} vs {expect}");
     assert_eq!(r.hops(&net, 0, 0).unwrap(), 0);
+    // Path length in channels: injection, one switch hop, ejection.
     assert_eq!(r.hops(&net, 0, 1).unwrap(), 3);
 }
 
@@ -635,6 +637,108 @@ fn dfsssp_on_the_papers_random_topologies() {
                 took
             );
         }
-        assert!(needed[0] <= needed[1] && needed[1] <= needed[2], "{needed:?}");
+        assert!(
+            needed[0] <= needed[1] && needed[1] <= needed[2],
+            "{needed:?}"
+        );
+    }
+}
+
+#[test]
+fn multipath_keeps_every_minimal_path_or_k_of_them() {
+    use routelab_core::network::metrics::count_shortest_paths;
+    let mut nets: Vec<Network> = (0..3).map(|seed| random_fabric(10, 2, seed)).collect();
+    nets.push(spec::build("torus:4x3,c=2").unwrap());
+    nets.push(spec::build("xgft:m=4x4,w=1x3").unwrap());
+    for net in &nets {
+        let all = routing::route(net, "multipath", &opts()).unwrap();
+        let mut two = opts();
+        two.set("paths", "2").unwrap();
+        let some = routing::route(net, "multipath", &two).unwrap();
+        let t = net.terminals().len();
+        for s in 0..t {
+            for d in 0..t {
+                let n = if s == d {
+                    0
+                } else {
+                    count_shortest_paths(net, net.terminal(s), net.terminal(d)) as usize
+                };
+                assert_eq!(all.path_count(s, d), n, "{}: {s} -> {d}", net.name());
+                assert_eq!(some.path_count(s, d), n.min(2));
+                for (p, _) in some.all_paths(net, s, d).unwrap() {
+                    assert_eq!(net.channel(*p.last().unwrap()).dst, net.terminal(d));
+                }
+            }
+        }
+        assert_minimal(net, &all);
+        assert!(some.is_minimal(net).unwrap());
+        assert_eq!(all.lanes(), 1);
+        // The tables stay valid single paths for LFT export.
+        let mut tables = all.clone();
+        tables.set_path_set(None);
+        assert_minimal(net, &tables);
+    }
+    let mut o = opts();
+    for bad in ["-1", "65536", "many"] {
+        let e = o.set("paths", bad).unwrap_err().to_string();
+        assert!(e.contains("'paths'") && e.contains("0..=65535"), "{e}");
+    }
+    o.paths = 70_000;
+    assert!(routing::route(&nets[0], "multipath", &o).is_err());
+}
+
+#[test]
+fn valiant_goes_through_its_intermediate_on_two_lanes() {
+    use routelab_core::routing::valiant;
+    for (spec_text, tree) in [
+        ("kary-ntree:k=4,n=3", true),
+        ("clos:ports=8,hosts=20", true),
+        ("torus:4x4", false),
+        ("mesh:3x3,c=2", false),
+    ] {
+        let net = spec::build(spec_text).unwrap();
+        let mut o = opts();
+        o.seed = 17;
+        let r = routing::route(&net, "valiant", &o).unwrap();
+        let t = net.terminals().len();
+        let mut detours = 0;
+        for s in 0..t {
+            let mid = valiant::intermediates(&net, 17, s).unwrap();
+            for (d, w) in mid.iter().enumerate() {
+                assert_eq!(r.path_count(s, d), usize::from(s != d));
+                let Some(w) = *w else {
+                    assert_eq!(s, d);
+                    continue;
+                };
+                let (p, lanes) = r.path_lanes(&net, s, d).unwrap();
+                assert_eq!(net.channel(p[0]).src, net.terminal(s));
+                assert_eq!(net.channel(*p.last().unwrap()).dst, net.terminal(d));
+                for k in 1..p.len() {
+                    assert_eq!(net.channel(p[k - 1]).dst, net.channel(p[k]).src);
+                }
+                // Lane 0 up to the intermediate, lane 1 from it on; all on
+                // lane 0 when the intermediate is the source's own switch.
+                let first = lanes.iter().filter(|&&l| l == 0).count();
+                assert!(lanes[..first].iter().all(|&l| l == 0));
+                assert!(lanes[first..].iter().all(|&l| l == 1));
+                let at = if first == p.len() { 1 } else { first };
+                assert_eq!(net.channel(p[at - 1]).dst, w, "{spec_text}: {s} -> {d}");
+                let dist = bfs_distances(&net, net.terminal(s))[net.terminal(d).index()];
+                detours += usize::from(p.len() > dist as usize);
+            }
+        }
+        assert!(detours > 0);
+        assert!(!r.is_minimal(&net).unwrap(), "{spec_text}");
+        assert_eq!(r.lanes(), 2);
+        let rep = r.deadlock_report(&net).unwrap();
+        assert_eq!(rep.lanes_used, 2, "{spec_text}: {rep}");
+        assert_eq!(rep.paths, t * (t - 1));
+        assert_eq!(rep.cycle.is_none(), rep.deadlock_free);
+        if tree {
+            assert!(rep.deadlock_free, "{spec_text}: {rep}");
+        }
+        assert!(r.max_hops(&net).unwrap() >= r.avg_hops(&net).unwrap().ceil() as usize);
+        let other = routing::route(&net, "valiant", &opts()).unwrap();
+        assert_ne!(other, r, "the seed picks the intermediates");
     }
 }

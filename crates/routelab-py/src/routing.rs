@@ -1,7 +1,8 @@
 //! Bindings of the routing and deadlock layers.
 
-use crate::{DeadlockError, PyNetwork, RoutingError};
+use crate::{ConfigError, DeadlockError, PyNetwork, RoutingError, TrafficError};
 use pyo3::prelude::*;
+use routelab_core::flow::{self, FlowError};
 use routelab_core::routing::{
     self, formats, Routes, RoutingError as CoreRoutingError, RoutingOptions,
 };
@@ -18,6 +19,14 @@ pub(crate) fn routing_err(e: CoreRoutingError) -> PyErr {
         CoreRoutingError::LanesExceeded { .. } | CoreRoutingError::Deadlock(_) => {
             DeadlockError::new_err(e.to_string())
         }
+        _ => RoutingError::new_err(e.to_string()),
+    }
+}
+
+fn flow_err(e: FlowError) -> PyErr {
+    match e {
+        FlowError::BadOption { .. } => ConfigError::new_err(e.to_string()),
+        FlowError::Traffic(_) => TrafficError::new_err(e.to_string()),
         _ => RoutingError::new_err(e.to_string()),
     }
 }
@@ -83,10 +92,12 @@ impl PyRoutes {
                 reason: e.to_string(),
             })?;
             formats::save_all(&net, &routes, &dir)?;
-            Ok([formats::LFTS_FILE, formats::LANES_FILE, formats::PATHS_FILE]
-                .iter()
-                .map(|f| dir.join(f).display().to_string())
-                .collect())
+            Ok(
+                [formats::LFTS_FILE, formats::LANES_FILE, formats::PATHS_FILE]
+                    .iter()
+                    .map(|f| dir.join(f).display().to_string())
+                    .collect(),
+            )
         })
         .map_err(routing_err)
     }
@@ -101,9 +112,35 @@ impl PyRoutes {
         formats::write_orcs_dot(&self.net, &self.routes).map_err(routing_err)
     }
 
+    /// Effective bandwidth (ORCS or max-min) over patterns, as JSON.
+    #[pyo3(signature = (options = BTreeMap::new()))]
+    fn ebb_json(&self, py: Python<'_>, options: BTreeMap<String, String>) -> PyResult<String> {
+        let mut opts = flow::EbbOptions::default();
+        for (k, v) in &options {
+            opts.set(k, v).map_err(flow_err)?;
+        }
+        let (net, routes) = (Arc::clone(&self.net), Arc::clone(&self.routes));
+        let result = py
+            .allow_threads(move || flow::ebb(&net, &routes, &opts))
+            .map_err(flow_err)?;
+        Ok(serde_json::to_string(&result).unwrap_or_default())
+    }
+
+    /// Load on every channel (flows crossing it; split flows count fractionally)
+    /// for the given (source, destination) terminal pairs.
+    fn channel_loads(&self, py: Python<'_>, flows: Vec<(usize, usize)>) -> PyResult<Vec<f64>> {
+        let (net, routes) = (Arc::clone(&self.net), Arc::clone(&self.routes));
+        py.allow_threads(move || flow::channel_loads(&net, &routes, &flows).map(|l| l.to_f64()))
+            .map_err(flow_err)
+    }
+
     /// Engine, lanes, deadlock freedom, minimality and hop counts as JSON.
     fn stats_json(&self, py: Python<'_>) -> PyResult<String> {
-        let (net, routes, seconds) = (Arc::clone(&self.net), Arc::clone(&self.routes), self.seconds);
+        let (net, routes, seconds) = (
+            Arc::clone(&self.net),
+            Arc::clone(&self.routes),
+            self.seconds,
+        );
         py.allow_threads(move || -> Result<String, CoreRoutingError> {
             let report = report_json(&net, &routes)?;
             let stats = json!({

@@ -62,6 +62,18 @@ pub enum RoutingError {
 
     #[error(transparent)]
     Deadlock(#[from] DeadlockError),
+
+    /// A route file (LFT dump, lane table) that cannot be read; `line` is
+    /// 1-based.
+    #[error("{file}:{line}: {reason}")]
+    Parse {
+        file: String,
+        line: usize,
+        reason: String,
+    },
+
+    #[error("{path}: {reason}")]
+    Io { path: String, reason: String },
 }
 
 fn lanes_exceeded(engine: &str, needed: u32, at_least: bool, limit: u8, note: &str) -> String {

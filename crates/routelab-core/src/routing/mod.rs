@@ -11,6 +11,10 @@
 //! | `dfsssp` | `sssp` plus virtual layers that make every layer acyclic | as needed, then spread |
 //! | `updown` | up*/down* on a BFS spanning tree; shortest legal paths | 1, deadlock-free |
 //! | `dor` | dimension order on tori, meshes and hypercubes | 2 on tori (datelines), else 1 |
+//! | `dmodk` | D-mod-k on k-ary n-trees, XGFTs and Clos networks: up ports by destination, unique way down | 1, deadlock-free |
+//! | `lash` | layered shortest path: one minimal path per switch pair, pairs on the first layer that stays acyclic | as needed, deadlock-free |
+//! | `multipath` | all minimal paths per pair (or `paths=k` of them) in a [`PathSet`], traffic split evenly: the fluid view of dispersive routing | 1 (deadlock-free on trees) |
+//! | `valiant` | a random intermediate switch per pair, two shortest phases (up*/down* on fat trees), stored as a [`PathSet`]; not minimal | 2: phase 1 on lane 0, phase 2 on lane 1 (deadlock-free on trees) |
 //!
 //! Engines use the `deadlock` layer below (cycle search, layer assignment);
 //! nothing here is used by `deadlock`.
@@ -20,20 +24,28 @@ mod fabric;
 mod routes;
 
 pub mod dfsssp;
+pub mod dmodk;
 pub mod dor;
+pub mod formats;
+pub mod lash;
 pub mod minhop;
+pub mod multipath;
 pub mod sssp;
 pub mod updown;
+pub mod valiant;
 
 pub use crate::deadlock::Heuristic;
 pub use error::RoutingError;
-pub use routes::{Datelines, LaneRule, PathSet, Routes};
+pub use routes::{Datelines, LaneRule, PathKey, PathSet, Routes};
 
 use crate::network::Network;
 
 /// The most lanes an engine may use: data VLs 0..=14 (InfiniBand reserves
 /// VL 15 for management).
 pub const MAX_LANES: u8 = 15;
+
+/// The most paths per pair `multipath` keeps with `paths=k`.
+pub const MAX_PATHS: u32 = 65_535;
 
 /// An oblivious routing engine.
 pub trait RoutingEngine: Send + Sync {
@@ -57,6 +69,9 @@ pub struct RoutingOptions {
     pub heuristic: Heuristic,
     /// `dor` on tori: use datelines (two lanes) to stay deadlock-free.
     pub datelines: bool,
+    /// `multipath`: paths kept per pair, 0..=65535; 0 (the default) keeps
+    /// every minimal path.
+    pub paths: u32,
 }
 
 impl Default for RoutingOptions {
@@ -67,6 +82,7 @@ impl Default for RoutingOptions {
             root: None,
             heuristic: Heuristic::Weakest,
             datelines: true,
+            paths: 0,
         }
     }
 }
@@ -79,6 +95,7 @@ impl RoutingOptions {
         ("root", "the name of a switch"),
         ("heuristic", "one of weakest, heaviest, first, online"),
         ("datelines", "true or false"),
+        ("paths", "an integer in 0..=65535 (0: every minimal path)"),
     ];
 
     fn expected(key: &str) -> String {
@@ -118,6 +135,13 @@ impl RoutingOptions {
                     _ => return Err(Self::bad(key, v)),
                 }
             }
+            "paths" => {
+                self.paths = v
+                    .parse()
+                    .ok()
+                    .filter(|n| *n <= MAX_PATHS)
+                    .ok_or_else(|| Self::bad(key, v))?;
+            }
             "root" => return Err(Self::bad(key, v)),
             _ => {
                 return Err(RoutingError::BadOption {
@@ -145,6 +169,9 @@ impl RoutingOptions {
         if self.root.as_deref().is_some_and(|r| r.is_empty()) {
             return Err(Self::bad("root", ""));
         }
+        if self.paths > MAX_PATHS {
+            return Err(Self::bad("paths", &self.paths.to_string()));
+        }
         Ok(())
     }
 }
@@ -159,6 +186,10 @@ pub const ENGINES: &[(&str, EngineFactory)] = &[
     ("dfsssp", dfsssp::engine),
     ("updown", updown::engine),
     ("dor", dor::engine),
+    ("dmodk", dmodk::engine),
+    ("lash", lash::engine),
+    ("multipath", multipath::engine),
+    ("valiant", valiant::engine),
 ];
 
 /// The registered engine names, comma-separated.

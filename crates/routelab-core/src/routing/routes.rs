@@ -30,13 +30,23 @@
 //! [`Routes::path_lanes`] gives the real lane of every hop; the deadlock
 //! check ([`Routes::deadlock_report`]) builds its dependency graph from them.
 //!
+//! # Path sets
+//! Multipath and non-minimal engines (`multipath`, `valiant`) also attach a
+//! [`PathSet`]: several source routes per pair, each with a lane per hop.
+//! Traffic follows the path set, split evenly over a pair's paths; the
+//! tables still hold one valid minimal route per destination so they can be
+//! exported as an LFT. When a path set is present, [`Routes::path`],
+//! [`Routes::path_lanes`], the hop statistics, [`Routes::is_minimal`] and
+//! [`Routes::deadlock_report`] all use it (every path of every pair), and
+//! [`Routes::lanes`] counts its lanes.
+//!
 //! # Memory
 //! Tables take 2 bytes per (switch, terminal); pair lanes 1 byte per
 //! terminal pair: 256 MiB at 16,384 terminals, so beyond ~16k terminals
 //! pair lanes should be stored per (source switch, destination) instead.
 
 use super::RoutingError;
-use crate::deadlock::{CdgBuilder, DeadlockReport, PathList, PathRef};
+use crate::deadlock::{CdgBuilder, DeadlockReport, PathRef};
 use crate::network::metrics::{bfs_distances, UNREACHABLE};
 use crate::network::{ChannelId, Network, NodeId, PortId};
 
@@ -96,50 +106,339 @@ impl LaneRule {
     }
 }
 
-/// Several source routes per terminal pair, for multipath engines: the
-/// paths of pair `(s, d)` are `paths[base[s * T + d]..base[s * T + d + 1]]`,
-/// each with its lane.
+/// How the rows of a [`PathSet`] are keyed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathKey {
+    /// One row per (source terminal, destination terminal): the paths may
+    /// differ for every source (Valiant's random intermediate switch).
+    Pair,
+    /// One row per (injection switch, destination terminal), shared by
+    /// every terminal injecting at that switch (all minimal paths depend
+    /// only on where a packet enters the fabric). Far smaller than
+    /// [`PathKey::Pair`] when switches hold many terminals.
+    Switch,
+}
+
+/// Several source routes per terminal pair, for multipath and
+/// non-minimal engines, stored flat.
+///
+/// A stored path starts at the source's injection switch: the injection
+/// channel (terminal to switch, [`Network::attached_switch`]) is implied
+/// and not stored, the last channel enters the destination. Rows are
+/// keyed by [`PathKey`]; row `b * T + d` holds the paths from block `b`
+/// (the source terminal, or its injection switch) to terminal `d`.
+/// Offsets are `u32`: path `i` of the set has hops
+/// `channels[hop_base[i]..hop_base[i + 1]]`, row `r` has paths
+/// `row_base[r]..row_base[r + 1]`. Per-hop lanes are stored only when some
+/// hop is not on lane 0 (`lanes` is then parallel to `channels`).
+///
+/// Build one row at a time, in row order: [`PathSet::push`] the paths of
+/// the current row, then [`PathSet::next_row`]; [`PathSet::append`] joins
+/// sets built in parallel over consecutive rows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PathSet {
+    key: PathKey,
     terminals: usize,
-    base: Vec<usize>,
-    paths: PathList,
+    /// Per source terminal: its block (itself, or its injection switch
+    /// index), or [`PathSet::NO_BLOCK`].
+    block: Vec<u32>,
+    blocks: usize,
+    row_base: Vec<u32>,
+    hop_base: Vec<u32>,
+    channels: Vec<ChannelId>,
     lanes: Vec<u8>,
+    max_lane: u8,
+    max_paths: u32,
+    /// Least common multiple of the path counts of all non-empty rows, or
+    /// `None` once it exceeds [`PathSet::MAX_DENOMINATOR`].
+    lcm: Option<u64>,
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 impl PathSet {
-    /// An empty set for `terminals` terminals; fill it pair by pair, in
-    /// (source, destination) order, with [`PathSet::push`] and
-    /// [`PathSet::next_pair`].
-    pub fn new(terminals: usize) -> Self {
+    /// Marks a terminal without a switch.
+    pub const NO_BLOCK: u32 = u32::MAX;
+    /// The largest common denominator [`PathSet::denominator`] reports.
+    pub const MAX_DENOMINATOR: u64 = 1 << 32;
+
+    /// An empty set (no rows yet) for the terminals of `net`.
+    pub fn new(net: &Network, key: PathKey) -> Self {
+        let t = net.terminals().len();
+        let (block, blocks) = match key {
+            PathKey::Pair => ((0..t as u32).collect(), t),
+            PathKey::Switch => (
+                net.terminals()
+                    .iter()
+                    .map(|&h| {
+                        Routes::injection(net, h).map_or(Self::NO_BLOCK, |c| {
+                            net.kind_index(net.channel(c).dst) as u32
+                        })
+                    })
+                    .collect(),
+                net.switches().len(),
+            ),
+        };
         PathSet {
-            terminals,
-            base: vec![0],
-            paths: PathList::new(),
+            key,
+            terminals: t,
+            block,
+            blocks,
+            row_base: vec![0],
+            hop_base: vec![0],
+            channels: Vec::new(),
             lanes: Vec::new(),
+            max_lane: 0,
+            max_paths: 0,
+            lcm: Some(1),
         }
     }
 
-    /// Adds a path to the current pair.
-    pub fn push(&mut self, channels: &[ChannelId], lane: u8) {
-        self.paths.push(channels);
-        self.lanes.push(lane);
+    /// An empty set of the same network and key to build rows in and
+    /// [`PathSet::append`] to this one (without the per-terminal index
+    /// only the complete set needs).
+    pub fn part(&self) -> Self {
+        PathSet {
+            block: Vec::new(),
+            row_base: vec![0],
+            hop_base: vec![0],
+            channels: Vec::new(),
+            lanes: Vec::new(),
+            max_lane: 0,
+            max_paths: 0,
+            lcm: Some(1),
+            ..*self
+        }
     }
 
-    /// Closes the current pair and moves to the next one.
-    pub fn next_pair(&mut self) {
-        self.base.push(self.paths.len());
+    /// Reserves room for `rows` more rows holding `paths` paths of `hops`
+    /// hops in all, with per-hop lanes when `lanes`.
+    pub fn reserve(&mut self, rows: usize, paths: usize, hops: usize, lanes: bool) {
+        self.row_base.reserve(rows);
+        self.hop_base.reserve(paths);
+        self.channels.reserve(hops);
+        if lanes {
+            self.lanes.reserve(hops);
+        }
     }
 
-    /// The paths of a pair with their lanes.
-    pub fn paths(&self, src: usize, dst: usize) -> impl Iterator<Item = (&[ChannelId], u8)> + '_ {
-        let p = src * self.terminals + dst;
-        let (a, b) = if p + 1 < self.base.len() {
-            (self.base[p], self.base[p + 1])
-        } else {
-            (0, 0)
+    fn offset(n: usize) -> u32 {
+        u32::try_from(n).expect("a path set holds fewer than 2^32 paths and hops")
+    }
+
+    /// Adds a path to the current row: its channels from the source's
+    /// injection switch to the destination, and the lane of each hop
+    /// (`lanes` empty: every hop on lane 0; otherwise one per channel).
+    pub fn push(&mut self, channels: &[ChannelId], lanes: &[u8]) {
+        assert!(
+            lanes.is_empty() || lanes.len() == channels.len(),
+            "one lane per hop, or none"
+        );
+        let nonzero = lanes.iter().any(|&l| l != 0);
+        if nonzero && self.lanes.len() < self.channels.len() {
+            self.lanes.resize(self.channels.len(), 0);
+        }
+        self.channels.extend_from_slice(channels);
+        if !self.lanes.is_empty() || nonzero {
+            if lanes.is_empty() {
+                self.lanes.resize(self.channels.len(), 0);
+            } else {
+                self.lanes.extend_from_slice(lanes);
+            }
+        }
+        if let Some(&m) = lanes.iter().max() {
+            self.max_lane = self.max_lane.max(m);
+        }
+        self.hop_base.push(Self::offset(self.channels.len()));
+    }
+
+    /// Closes the current row and moves to the next one.
+    pub fn next_row(&mut self) {
+        let n = self.hop_base.len() - 1;
+        let count = (n - *self.row_base.last().unwrap_or(&0) as usize) as u32;
+        self.row_base.push(Self::offset(n));
+        self.note_count(count);
+    }
+
+    fn note_count(&mut self, count: u32) {
+        self.max_paths = self.max_paths.max(count);
+        if count > 0 {
+            self.lcm = self.lcm.and_then(|l| {
+                let c = u64::from(count);
+                let m = l / gcd(l, c) * c;
+                (m <= Self::MAX_DENOMINATOR).then_some(m)
+            });
+        }
+    }
+
+    /// Appends the rows of `other` (built for the same network and key,
+    /// every row closed) after the rows of `self`.
+    pub fn append(&mut self, other: PathSet) {
+        assert_eq!(
+            (self.key, self.terminals),
+            (other.key, other.terminals),
+            "path sets of one network and key"
+        );
+        let hops = self.channels.len();
+        let paths = self.hop_base.len() - 1;
+        let other_nonzero = !other.lanes.is_empty();
+        if other_nonzero && self.lanes.len() < hops {
+            self.lanes.resize(hops, 0);
+        }
+        self.channels.extend_from_slice(&other.channels);
+        if other_nonzero {
+            self.lanes.extend_from_slice(&other.lanes);
+        } else if !self.lanes.is_empty() {
+            self.lanes.resize(self.channels.len(), 0);
+        }
+        self.hop_base.extend(
+            other.hop_base[1..]
+                .iter()
+                .map(|&h| Self::offset(hops + h as usize)),
+        );
+        self.row_base.extend(
+            other.row_base[1..]
+                .iter()
+                .map(|&r| Self::offset(paths + r as usize)),
+        );
+        self.max_lane = self.max_lane.max(other.max_lane);
+        self.max_paths = self.max_paths.max(other.max_paths);
+        self.lcm = match (self.lcm, other.lcm) {
+            (Some(a), Some(b)) => {
+                let m = u128::from(a / gcd(a, b)) * u128::from(b);
+                (m <= u128::from(Self::MAX_DENOMINATOR)).then_some(m as u64)
+            }
+            _ => None,
         };
-        (a..b).map(move |i| (self.paths.get(i), self.lanes[i]))
+    }
+
+    /// Pads with empty rows up to the full `blocks * T`, dropping an
+    /// unclosed row's paths; called when the set is attached to routes.
+    fn finish(&mut self) {
+        let paths = *self.row_base.last().unwrap_or(&0) as usize;
+        self.hop_base.truncate(paths + 1);
+        let hops = self.hop_base[paths] as usize;
+        self.channels.truncate(hops);
+        if !self.lanes.is_empty() {
+            self.lanes.truncate(hops);
+        }
+        let rows = self.blocks * self.terminals;
+        if self.row_base.len() < rows + 1 {
+            self.row_base.resize(rows + 1, Self::offset(paths));
+        }
+    }
+
+    pub fn key(&self) -> PathKey {
+        self.key
+    }
+
+    /// The number of terminals the set is for.
+    pub fn terminals(&self) -> usize {
+        self.terminals
+    }
+
+    /// The number of rows closed so far.
+    pub fn rows(&self) -> usize {
+        self.row_base.len() - 1
+    }
+
+    #[inline]
+    fn row_range(&self, src: usize, dst: usize) -> std::ops::Range<usize> {
+        let b = self.block.get(src).copied().unwrap_or(Self::NO_BLOCK);
+        if b == Self::NO_BLOCK || dst >= self.terminals || src == dst {
+            return 0..0;
+        }
+        let r = b as usize * self.terminals + dst;
+        if r + 1 >= self.row_base.len() {
+            return 0..0;
+        }
+        self.row_base[r] as usize..self.row_base[r + 1] as usize
+    }
+
+    #[inline]
+    fn path_ref(&self, i: usize) -> PathRef<'_> {
+        let (a, b) = (self.hop_base[i] as usize, self.hop_base[i + 1] as usize);
+        if self.lanes.is_empty() {
+            PathRef::uniform(&self.channels[a..b], 0)
+        } else {
+            PathRef::per_hop(&self.channels[a..b], &self.lanes[a..b])
+        }
+    }
+
+    /// The number of paths from terminal `src` to terminal `dst` (0 when
+    /// `src == dst`).
+    #[inline]
+    pub fn path_count(&self, src: usize, dst: usize) -> usize {
+        self.row_range(src, dst).len()
+    }
+
+    /// The paths from terminal `src` to terminal `dst`, each from the
+    /// source's injection switch (the injection channel is not stored),
+    /// with the lane of every hop.
+    pub fn paths(&self, src: usize, dst: usize) -> impl ExactSizeIterator<Item = PathRef<'_>> + '_ {
+        self.row_range(src, dst).map(move |i| self.path_ref(i))
+    }
+
+    /// The paths of row `row` (see the type docs), for walking a whole set.
+    pub fn row_paths(&self, row: usize) -> impl ExactSizeIterator<Item = PathRef<'_>> + '_ {
+        let range = if row + 1 < self.row_base.len() {
+            self.row_base[row] as usize..self.row_base[row + 1] as usize
+        } else {
+            0..0
+        };
+        range.map(move |i| self.path_ref(i))
+    }
+
+    /// Per source terminal: its block (the row block `b` of row `b * T + d`),
+    /// or [`PathSet::NO_BLOCK`].
+    pub fn blocks(&self) -> &[u32] {
+        &self.block
+    }
+
+    /// The most paths any pair has.
+    pub fn max_paths(&self) -> usize {
+        self.max_paths as usize
+    }
+
+    /// The highest lane of any hop.
+    pub fn max_lane(&self) -> u8 {
+        self.max_lane
+    }
+
+    /// A common denominator for even splitting: the least common multiple
+    /// of every pair's path count, so that `denominator / n` is an integer
+    /// share for a pair with `n` paths; `None` when it exceeds
+    /// [`PathSet::MAX_DENOMINATOR`].
+    pub fn denominator(&self) -> Option<u64> {
+        self.lcm
+    }
+
+    /// The number of stored paths.
+    pub fn len(&self) -> usize {
+        self.hop_base.len() - 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The number of stored hops over all paths.
+    pub fn total_hops(&self) -> usize {
+        self.channels.len()
+    }
+
+    /// Heap bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        self.block.capacity() * 4
+            + self.row_base.capacity() * 4
+            + self.hop_base.capacity() * 4
+            + self.channels.capacity() * std::mem::size_of::<ChannelId>()
+            + self.lanes.capacity()
     }
 }
 
@@ -162,6 +461,9 @@ enum Stop {
     Loop(NodeId),
     Hole(NodeId, String),
 }
+
+/// Every path between two terminals starts and ends on a terminal link.
+const TERMINAL_LINKS: usize = 2;
 
 impl Routes {
     /// Empty tables (every entry "no route", every pair on lane 0) for `net`.
@@ -225,7 +527,11 @@ impl Routes {
 
     /// Number of lanes the routes use (highest hop lane plus one).
     pub fn lanes(&self) -> u8 {
-        self.max_pair_lane + 1 + self.lane_rule.extra_lanes()
+        let table = self.max_pair_lane + 1 + self.lane_rule.extra_lanes();
+        match &self.paths {
+            Some(ps) => table.max(ps.max_lane() + 1),
+            None => table,
+        }
     }
 
     /// Lanes the engine needed for deadlock freedom before spreading paths
@@ -246,13 +552,31 @@ impl Routes {
         self.lane_rule = rule;
     }
 
-    /// Several paths per pair, for multipath engines.
+    /// Several paths per pair, for multipath and non-minimal engines.
     pub fn path_set(&self) -> Option<&PathSet> {
         self.paths.as_ref()
     }
 
+    /// Attaches (or removes) a path set built for the same network; rows
+    /// not filled are left empty.
     pub fn set_path_set(&mut self, paths: Option<PathSet>) {
-        self.paths = paths;
+        if let Some(ps) = &paths {
+            assert_eq!(ps.terminals(), self.terminals, "a path set of this network");
+        }
+        self.paths = paths.map(|mut ps| {
+            ps.finish();
+            ps
+        });
+    }
+
+    /// The number of paths traffic from `src` to `dst` is split over: the
+    /// path set's count when there is one, else 1 (0 when `src == dst`).
+    pub fn path_count(&self, src: usize, dst: usize) -> usize {
+        match &self.paths {
+            _ if src == dst => 0,
+            Some(ps) => ps.path_count(src, dst),
+            None => 1,
+        }
     }
 
     fn check(&self, net: &Network) -> Result<(), RoutingError> {
@@ -351,7 +675,7 @@ impl Routes {
     }
 
     /// The injection channel of a terminal: towards its first switch.
-    fn injection(net: &Network, src: NodeId) -> Option<ChannelId> {
+    pub(crate) fn injection(net: &Network, src: NodeId) -> Option<ChannelId> {
         net.out_channels(src)
             .iter()
             .copied()
@@ -379,13 +703,29 @@ impl Routes {
             });
         };
         out.push(inj);
+        if let Some(ps) = &self.paths {
+            let Some(p) = ps.paths(src, dst).next() else {
+                return Err(Self::no_path(net, src, dst));
+            };
+            out.extend_from_slice(p.channels);
+            return Ok(());
+        }
         self.walk(net, net.channel(inj).dst, dst, out)
             .map_err(|e| Self::stop_error(net, s, dst, e))
     }
 
+    fn no_path(net: &Network, src: usize, dst: usize) -> RoutingError {
+        RoutingError::BlackHole {
+            src: net.node(net.terminal(src)).name.clone(),
+            dst: net.node(net.terminal(dst)).name.clone(),
+            switch: "(none)".into(),
+            reason: "the path set has no path for this pair".into(),
+        }
+    }
+
     /// The channels from terminal `src` to terminal `dst` (indices as in
     /// [`Network::terminals`]), injection and ejection channels included;
-    /// empty when `src == dst`.
+    /// empty when `src == dst`. With a path set, its first path for the pair.
     pub fn path(
         &self,
         net: &Network,
@@ -406,6 +746,14 @@ impl Routes {
         src: usize,
         dst: usize,
     ) -> Result<(Vec<ChannelId>, Vec<u8>), RoutingError> {
+        if self.paths.is_some() {
+            let mut all = self.all_paths(net, src, dst)?;
+            return Ok(if all.is_empty() {
+                (Vec::new(), Vec::new())
+            } else {
+                all.swap_remove(0)
+            });
+        }
         let p = self.path(net, src, dst)?;
         let mut lanes = Vec::new();
         self.lane_rule
@@ -413,7 +761,46 @@ impl Routes {
         Ok((p, lanes))
     }
 
-    /// Number of channels from `src` to `dst`.
+    /// Every path from `src` to `dst` with the lane of each hop: the path
+    /// set's paths (the injection hop on the pair lane), or the one table
+    /// path. Empty when `src == dst`.
+    #[allow(clippy::type_complexity)]
+    pub fn all_paths(
+        &self,
+        net: &Network,
+        src: usize,
+        dst: usize,
+    ) -> Result<Vec<(Vec<ChannelId>, Vec<u8>)>, RoutingError> {
+        let Some(ps) = &self.paths else {
+            return Ok(if src == dst {
+                Vec::new()
+            } else {
+                vec![self.path_lanes(net, src, dst)?]
+            });
+        };
+        self.check(net)?;
+        self.check_pair(src, dst)?;
+        if src == dst {
+            return Ok(Vec::new());
+        }
+        let inj = self.path(net, src, dst)?[0];
+        let lane = self.lane(src, dst);
+        Ok(ps
+            .paths(src, dst)
+            .map(|p| {
+                let mut ch = Vec::with_capacity(p.channels.len() + 1);
+                ch.push(inj);
+                ch.extend_from_slice(p.channels);
+                let mut lanes = Vec::with_capacity(ch.len());
+                lanes.push(lane);
+                lanes.extend((0..p.channels.len()).map(|i| p.lanes.at(i)));
+                (ch, lanes)
+            })
+            .collect())
+    }
+
+    /// Channels on the path from `src` to `dst`, the two terminal links
+    /// included (so a path through one switch has 2); 0 when `src == dst`.
     pub fn hops(&self, net: &Network, src: usize, dst: usize) -> Result<usize, RoutingError> {
         Ok(self.path(net, src, dst)?.len())
     }
@@ -466,12 +853,15 @@ impl Routes {
             .collect()
     }
 
-    /// Hop counts of every pair `src != dst`: calls `f(src, dst, hops)`.
+    /// Hop counts of every path of every pair `src != dst`: calls
+    /// `f(src, dst, hops, n)`, `n` being the number of paths of the pair
+    /// (1 without a path set).
     fn for_each_pair_hops(
         &self,
         net: &Network,
-        mut f: impl FnMut(usize, usize, usize) -> Result<(), RoutingError>,
+        mut f: impl FnMut(usize, usize, usize, usize) -> Result<(), RoutingError>,
     ) -> Result<(), RoutingError> {
+        self.check(net)?;
         let inj = Self::injection_switches(net);
         // Terminals grouped by injection switch index.
         let mut by_switch: Vec<Vec<usize>> = vec![Vec::new(); self.switches];
@@ -490,35 +880,83 @@ impl Routes {
                 None => {}
             }
         }
+        if let Some(ps) = &self.paths {
+            let t = self.terminals;
+            for (b, sources) in Self::block_sources(ps, &by_switch) {
+                for d in 0..t {
+                    let row = b * t + d;
+                    let n = ps.row_paths(row).len();
+                    for p in ps.row_paths(row) {
+                        for &src in &sources {
+                            if src != d {
+                                f(src, d, p.channels.len() + 1, n)?;
+                            }
+                        }
+                    }
+                    if n == 0 {
+                        if let Some(&src) = sources.iter().find(|&&src| src != d) {
+                            return Err(Self::no_path(net, src, d));
+                        }
+                    }
+                }
+            }
+            return Ok(());
+        }
         self.for_each_switch_path(net, |x, d, p| {
             for &s in &by_switch[net.kind_index(x)] {
                 if s != d {
-                    f(s, d, p.len() + 1)?;
+                    f(s, d, p.len() + 1, 1)?;
                 }
             }
             Ok(())
         })
     }
 
-    /// The longest path, in channels.
+    /// The row blocks of a path set that have sources, with those source
+    /// terminals (`by_switch`: the terminals injecting at each switch).
+    fn block_sources(ps: &PathSet, by_switch: &[Vec<usize>]) -> Vec<(usize, Vec<usize>)> {
+        match ps.key() {
+            PathKey::Switch => by_switch
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| !v.is_empty())
+                .map(|(x, v)| (x, v.clone()))
+                .collect(),
+            PathKey::Pair => ps
+                .blocks()
+                .iter()
+                .enumerate()
+                .filter(|(_, &b)| b != PathSet::NO_BLOCK)
+                .map(|(s, _)| (s, vec![s]))
+                .collect(),
+        }
+    }
+
+    /// The longest path in switch-to-switch hops (terminal links not
+    /// counted, as in the network's diameter).
     pub fn max_hops(&self, net: &Network) -> Result<usize, RoutingError> {
         let mut m = 0;
-        self.for_each_pair_hops(net, |_, _, h| {
-            m = m.max(h);
+        self.for_each_pair_hops(net, |_, _, h, _| {
+            m = m.max(h - TERMINAL_LINKS);
             Ok(())
         })?;
         Ok(m)
     }
 
-    /// The mean path length over all pairs of distinct terminals.
+    /// The mean switch-to-switch hops over all pairs of distinct terminals
+    /// (with a path set, each pair counts the mean of its paths).
     pub fn avg_hops(&self, net: &Network) -> Result<f64, RoutingError> {
-        let (mut sum, mut n) = (0u64, 0u64);
-        self.for_each_pair_hops(net, |_, _, h| {
-            sum += h as u64;
-            n += 1;
+        let (mut sum, mut pairs) = (0f64, 0f64);
+        self.for_each_pair_hops(net, |_, _, h, n| {
+            sum += (h - TERMINAL_LINKS) as f64 / n as f64;
+            pairs += 1.0 / n as f64;
             Ok(())
         })?;
-        Ok(if n == 0 { 0.0 } else { sum as f64 / n as f64 })
+        Ok(if pairs == 0.0 {
+            0.0
+        } else {
+            sum / pairs.round()
+        })
     }
 
     /// The first pair (in source, destination order) whose path is longer
@@ -531,7 +969,7 @@ impl Routes {
         let inj = Self::injection_switches(net);
         let mut dist_of: Vec<Option<Vec<u32>>> = vec![None; self.switches];
         let mut found = None;
-        self.for_each_pair_hops(net, |s, d, h| {
+        self.for_each_pair_hops(net, |s, d, h, _| {
             if found.is_some() {
                 return Ok(());
             }
@@ -559,8 +997,10 @@ impl Routes {
     }
 
     /// Builds the channel dependency graph of all routes, with the real lane
-    /// of every hop, and looks for a cycle.
+    /// of every hop, and looks for a cycle. With a path set, every path of
+    /// every pair; `paths` in the report counts them.
     pub fn deadlock_report(&self, net: &Network) -> Result<DeadlockReport, RoutingError> {
+        self.check(net)?;
         let inj = Self::injection_switches(net);
         let t = self.terminals;
         let mut by_switch: Vec<Vec<usize>> = vec![Vec::new(); self.switches];
@@ -570,6 +1010,29 @@ impl Routes {
             }
         }
         let mut builder = CdgBuilder::new(net);
+        if let Some(ps) = &self.paths {
+            let mut pairs = 0usize;
+            for (b, sources) in Self::block_sources(ps, &by_switch) {
+                for d in 0..t {
+                    let real = sources.iter().filter(|&&s| s != d).count();
+                    if real == 0 {
+                        continue;
+                    }
+                    let row = b * t + d;
+                    pairs += real * ps.row_paths(row).len();
+                    for p in ps.row_paths(row) {
+                        builder.add(p)?;
+                    }
+                }
+            }
+            let cdg = builder.finish();
+            let mut report = crate::deadlock::verify_cdg(net, &cdg);
+            report.paths = pairs;
+            if pairs > 0 {
+                report.lanes_used = report.lanes_used.max(1);
+            }
+            return Ok(report);
+        }
         let mut lanes = Vec::new();
         self.for_each_switch_path(net, |x, d, p| {
             // Distinct pair lanes used from this switch to d.
@@ -627,16 +1090,69 @@ mod tests {
 
     #[test]
     fn path_sets_hold_several_paths_per_pair() {
-        let mut ps = PathSet::new(2);
-        for pair in 0..4 {
-            for k in 0..pair {
-                ps.push(&[ChannelId(k)], k as u8);
+        let net = crate::network::build::torus::torus(&[3], 1).unwrap();
+        let mut ps = PathSet::new(&net, PathKey::Pair);
+        // Rows (s, d) in order; row r gets r % 3 paths.
+        for row in 0..9u32 {
+            for k in 0..row % 3 {
+                let lanes: &[u8] = if row == 5 { &[1, 2] } else { &[] };
+                ps.push(&[ChannelId(k), ChannelId(row)], lanes);
             }
-            ps.next_pair();
+            ps.next_row();
         }
-        assert_eq!(ps.paths(0, 0).count(), 0);
-        assert_eq!(ps.paths(1, 1).count(), 3);
-        let v: Vec<_> = ps.paths(1, 0).collect();
-        assert_eq!(v, vec![(&[ChannelId(0)][..], 0), (&[ChannelId(1)][..], 1)]);
+        assert_eq!((ps.rows(), ps.len(), ps.total_hops()), (9, 9, 18));
+        assert_eq!(ps.path_count(0, 0), 0, "self pairs have no paths");
+        assert_eq!(ps.path_count(0, 1), 1);
+        assert_eq!(ps.path_count(1, 2), 2);
+        let v: Vec<_> = ps.paths(1, 2).collect();
+        assert_eq!(v[1].channels, &[ChannelId(1), ChannelId(5)][..]);
+        assert_eq!(v[1].lanes.at(1), 2);
+        // Paths pushed before the first lane change stay on lane 0.
+        let first: Vec<_> = ps.paths(0, 1).collect();
+        assert_eq!(first[0].lanes.at(0), 0);
+        assert_eq!(
+            (ps.max_paths(), ps.max_lane(), ps.denominator()),
+            (2, 2, Some(2))
+        );
+
+        // Built in two halves and appended: the same set.
+        let mut a = PathSet::new(&net, PathKey::Pair);
+        let mut b = PathSet::new(&net, PathKey::Pair);
+        for row in 0..9u32 {
+            let part = if row < 4 { &mut a } else { &mut b };
+            for k in 0..row % 3 {
+                let lanes: &[u8] = if row == 5 { &[1, 2] } else { &[] };
+                part.push(&[ChannelId(k), ChannelId(row)], lanes);
+            }
+            part.next_row();
+        }
+        a.append(b);
+        assert_eq!(a, ps);
+    }
+
+    #[test]
+    fn path_set_denominators_and_padding() {
+        let net = crate::network::build::crossbar::crossbar(4).unwrap();
+        let mut ps = PathSet::new(&net, PathKey::Switch);
+        for n in [3u32, 4, 5] {
+            for _ in 0..n {
+                ps.push(&[ChannelId(0)], &[]);
+            }
+            ps.next_row();
+        }
+        assert_eq!(ps.denominator(), Some(60));
+        assert_eq!(ps.blocks(), &[0, 0, 0, 0]);
+        // An unclosed row is dropped and missing rows are empty.
+        ps.push(&[ChannelId(1)], &[]);
+        ps.finish();
+        assert_eq!((ps.rows(), ps.len()), (4, 12));
+        assert_eq!(ps.path_count(0, 3), 0);
+        assert_eq!(ps.path_count(3, 2), 5);
+        assert!(ps.memory_bytes() > 0);
+        let mut big = PathSet::new(&net, PathKey::Switch);
+        for n in [65_521u32, 65_519, 65_497] {
+            big.note_count(n);
+        }
+        assert_eq!(big.denominator(), None, "lcm above 2^32");
     }
 }

@@ -1,0 +1,470 @@
+//! OpenSM's unicast LFT dump (`opensm-lfts.dump`, also what `dump_lfts.sh`
+//! and `ibroute` print): per switch a header, then one line per LID with
+//! the output port, then a count.
+//!
+//! ```text
+//! Unicast lids [0-9] of switch Lid 1 guid 0x0002c90000000001 ('s0'):
+//! 0x0001 000 # Switch portguid 0x0002c90000000001: 's0'
+//! 0x0004 003 # Channel Adapter portguid 0x0002c90000000004: 'h0'
+//! 0x0005 001 # Channel Adapter portguid 0x0002c90000000005: 'h1'
+//! 3 lids dumped
+//! ```
+//!
+//! Writing: switches in [`Network::switches`] order, each with its own LID
+//! (port 0) and every LID of every terminal it has a route to, in LID
+//! order; LIDs from [`assign_lids`](super::assign_lids). Routes to switches
+//! are not modelled and not written.
+//!
+//! Reading (into the network the dump belongs to): a header names its
+//! switch by `guid 0x...` or else `Lid N`; an entry `0xLID PORT` names its
+//! destination by the `portguid 0x...` that follows, if the network knows
+//! it (as OpenSM does when it loads a dump), else by the LID. Entries for
+//! LID 0, for switches and for a terminal's other port LIDs are checked and
+//! skipped; port 255 (OpenSM's "no path") means no route. Comment lines
+//! (`#`), `N lids dumped` / `N valid lids dumped` / `N lids in use` lines
+//! and `ibroute`'s column headers are skipped; anything else is an error
+//! naming the line. Switches without a section keep empty tables, so walks
+//! through them report black holes.
+
+use super::lids::{assign_lids, LidEntry, Lids, MAX_UNICAST_LID};
+use super::{check_size, clip, leading_hex, one_line, parse_error, parse_number};
+use crate::network::{Network, NodeId, NodeKind, PortId};
+use crate::routing::{Routes, RoutingError};
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// OpenSM's "no path" port.
+const NO_PATH: u64 = 255;
+
+/// The LFT dump of `routes`. Fails if the network has more switches and
+/// terminals than unicast LIDs, or the routes are for another network.
+pub fn write_lfts(net: &Network, routes: &Routes) -> Result<String, RoutingError> {
+    check_size(net, routes)?;
+    let lids = assign_lids(net)?;
+    let max = lids.max_lid();
+    let mut out =
+        String::with_capacity(net.switches().len() * (96 + lids.entries().len() * (64 + 16)) + 128);
+    // Writing to a String cannot fail.
+    let _ = writeln!(
+        out,
+        "# routelab LFT dump of '{}', routes '{}'; LIDs {}",
+        one_line(net.name()),
+        one_line(routes.engine()),
+        if lids.from_fabric() {
+            "of the fabric"
+        } else {
+            "assigned: switches then terminals, from 1"
+        }
+    );
+    for (x, &sw) in net.switches().iter().enumerate() {
+        let node = net.node(sw);
+        let _ = writeln!(
+            out,
+            "Unicast lids [0-{max}] of switch Lid {} guid 0x{:016x} ('{}'):",
+            lids.lid(sw),
+            node.guid,
+            one_line(&node.name)
+        );
+        let mut count = 0usize;
+        for e in lids.entries() {
+            let port = if e.node == sw {
+                0
+            } else if net.is_terminal(e.node) {
+                match routes.port(x, net.kind_index(e.node)) {
+                    Some(p) => p.0,
+                    None => continue,
+                }
+            } else {
+                continue;
+            };
+            let kind = match net.node(e.node).kind {
+                NodeKind::Switch => "Switch",
+                NodeKind::Terminal => "Channel Adapter",
+            };
+            let _ = writeln!(
+                out,
+                "0x{:04x} {port:03} # {kind} portguid 0x{:016x}: '{}'",
+                e.lid,
+                e.port_guid,
+                one_line(&net.node(e.node).name)
+            );
+            count += 1;
+        }
+        let _ = writeln!(out, "{count} lids dumped");
+    }
+    Ok(out)
+}
+
+/// GUIDs that name exactly one node or port; ambiguous ones are dropped.
+struct Guids<T>(HashMap<u64, Option<T>>);
+
+impl<T: Copy> Guids<T> {
+    fn new() -> Self {
+        Guids(HashMap::new())
+    }
+    fn add(&mut self, guid: u64, value: T)
+    where
+        T: PartialEq,
+    {
+        if guid == 0 {
+            return;
+        }
+        self.0
+            .entry(guid)
+            .and_modify(|v| {
+                if *v != Some(value) {
+                    *v = None;
+                }
+            })
+            .or_insert(Some(value));
+    }
+    fn get(&self, guid: u64) -> Option<T> {
+        self.0.get(&guid).copied().flatten()
+    }
+}
+
+/// The switch whose section is being read.
+struct Section {
+    /// Index in [`Network::switches`] and node.
+    x: usize,
+    node: NodeId,
+    /// Per LID in this section: the port and the line.
+    seen: HashMap<u16, (u16, usize)>,
+}
+
+struct Reader<'a> {
+    net: &'a Network,
+    file: &'a str,
+    lids: Lids,
+    switch_guids: Guids<NodeId>,
+    port_guids: Guids<(NodeId, bool)>,
+    /// Per switch index: the line of its header (0: none yet).
+    header_line: Vec<usize>,
+    routes: Routes,
+}
+
+/// Reads an LFT dump into routes on `net`, the fabric it belongs to.
+/// `origin` names the file in errors and becomes [`Routes::engine`].
+pub fn read_lfts(net: &Network, text: &str, origin: &str) -> Result<Routes, RoutingError> {
+    let lids = assign_lids(net)?;
+    let mut switch_guids = Guids::new();
+    for &sw in net.switches() {
+        switch_guids.add(net.node(sw).guid, sw);
+    }
+    let mut port_guids = Guids::new();
+    for e in lids.entries() {
+        port_guids.add(e.port_guid, (e.node, e.primary));
+    }
+    for &h in net.terminals() {
+        port_guids.add(net.node(h).guid, (h, true));
+    }
+    let mut r = Reader {
+        net,
+        file: origin,
+        lids,
+        switch_guids,
+        port_guids,
+        header_line: vec![0; net.switches().len()],
+        routes: Routes::new(net, origin),
+    };
+    r.read(text)?;
+    Ok(r.routes)
+}
+
+impl Reader<'_> {
+    fn err(&self, line: usize, reason: impl Into<String>) -> RoutingError {
+        parse_error(self.file, line, reason)
+    }
+
+    fn read(&mut self, text: &str) -> Result<(), RoutingError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let mut section: Option<Section> = None;
+        let mut sections = 0usize;
+        for (i, raw) in text.lines().enumerate() {
+            let n = i + 1;
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            if line.starts_with("Unicast lids") {
+                section = Some(self.header(line, n)?);
+                sections += 1;
+            } else if line.starts_with("Multicast mlids") {
+                return Err(self.err(
+                    n,
+                    "this is a multicast forwarding table dump; give the unicast LFT dump \
+                     (opensm-lfts.dump)",
+                ));
+            } else if line.starts_with("0x") || line.starts_with("0X") {
+                let Some(s) = section.as_mut() else {
+                    return Err(self.err(
+                        n,
+                        "LFT entry before any switch: entries follow a 'Unicast lids ... of \
+                         switch ...' header",
+                    ));
+                };
+                self.entry(s, line, n)?;
+            } else if !is_skipped(line) {
+                return Err(self.err(
+                    n,
+                    format!(
+                        "cannot read '{}': expected a 'Unicast lids ... of switch ... guid 0x...' \
+                         header, an entry '0xLID PORT', or 'N lids dumped'",
+                        clip(line)
+                    ),
+                ));
+            }
+        }
+        if sections == 0 && !self.net.switches().is_empty() {
+            return Err(self.err(
+                1,
+                "no 'Unicast lids ... of switch ...' section: this is not an LFT dump",
+            ));
+        }
+        Ok(())
+    }
+
+    /// A switch header: `Unicast lids [...] of switch Lid L guid 0xG ('desc'):`.
+    fn header(&mut self, line: &str, n: usize) -> Result<Section, RoutingError> {
+        let guid = match line.find("guid 0x") {
+            Some(at) => {
+                let rest = &line[at + "guid 0x".len()..];
+                match leading_hex(rest) {
+                    Some((g, after))
+                        if after.is_empty() || after.starts_with(char::is_whitespace) =>
+                    {
+                        Some(g)
+                    }
+                    _ => {
+                        return Err(self.err(
+                            n,
+                            format!("cannot read the switch GUID in '{}'", clip(rest)),
+                        ))
+                    }
+                }
+            }
+            None => None,
+        };
+        let lid = match line.find("Lid ") {
+            Some(at) => {
+                // The number ends at the first character that cannot be
+                // part of one (`Lid 2:` when no GUID follows).
+                let rest = line[at + 4..].trim_start();
+                let end = rest
+                    .find(|c: char| !c.is_ascii_alphanumeric())
+                    .unwrap_or(rest.len());
+                let token = &rest[..end];
+                match parse_number(token, u64::from(MAX_UNICAST_LID)) {
+                    Some(l) => Some(l as u16),
+                    None => {
+                        return Err(
+                            self.err(n, format!("cannot read the switch LID '{}'", clip(token)))
+                        )
+                    }
+                }
+            }
+            None => None,
+        };
+        if guid.is_none() && lid.is_none() {
+            return Err(self.err(
+                n,
+                "a 'Unicast lids' header needs the switch's 'guid 0x...' or 'Lid N'",
+            ));
+        }
+        let net = self.net;
+        let by_guid = guid.and_then(|g| self.switch_guids.get(g));
+        let by_lid = lid
+            .and_then(|l| self.lids.lookup(l))
+            .map(|e| e.node)
+            .filter(|&v| net.is_switch(v));
+        let Some(node) = by_guid.or(by_lid) else {
+            let mut what = Vec::new();
+            if let Some(g) = guid {
+                what.push(format!("GUID 0x{g:016x}"));
+            }
+            if let Some(l) = lid {
+                what.push(format!("LID {l}"));
+            }
+            return Err(self.err(
+                n,
+                format!(
+                    "no switch of '{}' has {}: is this the dump of another fabric?",
+                    net.name(),
+                    what.join(" or ")
+                ),
+            ));
+        };
+        let x = net.kind_index(node);
+        let first = self.header_line[x];
+        if first != 0 {
+            return Err(self.err(
+                n,
+                format!(
+                    "switch {} has a second section (the first is at line {first})",
+                    net.node(node).name
+                ),
+            ));
+        }
+        self.header_line[x] = n;
+        Ok(Section {
+            x,
+            node,
+            seen: HashMap::new(),
+        })
+    }
+
+    /// One entry: `0xLID PORT` and an optional description.
+    fn entry(&mut self, s: &mut Section, line: &str, n: usize) -> Result<(), RoutingError> {
+        let (net, lids) = (self.net, &self.lids);
+        let err = |reason: String| parse_error(self.file, n, reason);
+        let mut tokens = line.split_whitespace();
+        let lid_token = tokens.next().unwrap_or("");
+        let lid = parse_number(lid_token, u64::from(u16::MAX))
+            .ok_or_else(|| err(format!("cannot read the LID '{}'", clip(lid_token))))?
+            as u16;
+        let port_token = tokens.next().unwrap_or("");
+        let port = port_token
+            .parse::<u64>()
+            .ok()
+            .filter(|&p| p <= u64::from(u16::MAX))
+            .ok_or_else(|| {
+                err(format!(
+                    "cannot read the port '{}' of LID 0x{lid:04x}: expected a decimal port number",
+                    clip(port_token)
+                ))
+            })?;
+        let ports = net.node(s.node).ports;
+        let port = if port == NO_PATH && ports < NO_PATH as u16 {
+            0
+        } else if port > u64::from(ports) {
+            return Err(err(format!(
+                "switch {} has ports 1..={ports}; port {port} does not exist",
+                net.node(s.node).name
+            )));
+        } else {
+            port as u16
+        };
+        if lid == 0 {
+            return Ok(()); // reserved; OpenSM may list it
+        }
+        if lid > MAX_UNICAST_LID {
+            return Err(err(format!(
+                "LID 0x{lid:04x} is not a unicast LID (1..=0x{MAX_UNICAST_LID:04x})"
+            )));
+        }
+        if let Some(&(p, first)) = s.seen.get(&lid) {
+            if p != port {
+                return Err(err(format!(
+                    "LID 0x{lid:04x} appears again for switch {} with port {port} (line {first} \
+                     says port {p})",
+                    net.node(s.node).name
+                )));
+            }
+            return Ok(());
+        }
+        s.seen.insert(lid, (port, n));
+        let by_guid = line
+            .find("portguid 0x")
+            .and_then(|at| leading_hex(&line[at + "portguid 0x".len()..]))
+            .and_then(|(g, _)| self.port_guids.get(g));
+        let target = match by_guid {
+            Some(t) => t,
+            None => match lids.lookup(lid) {
+                Some(LidEntry { node, primary, .. }) => (node, primary),
+                None => {
+                    return Err(err(format!(
+                        "LID 0x{lid:04x} belongs to no switch or terminal of '{}' (LIDs {}): is \
+                         this the dump of another fabric?",
+                        net.name(),
+                        if lids.from_fabric() {
+                            "of the fabric".to_string()
+                        } else {
+                            format!("assigned 1..={}", lids.max_lid())
+                        }
+                    )))
+                }
+            },
+        };
+        let (node, primary) = target;
+        if !net.is_terminal(node) || !primary {
+            return Ok(());
+        }
+        let d = net.kind_index(node);
+        self.routes
+            .set_port(s.x, d, (port != 0).then_some(PortId(port)));
+        Ok(())
+    }
+}
+
+/// Lines of a dump that carry nothing to read.
+fn is_skipped(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().take(5).collect();
+    match words.as_slice() {
+        [count, rest @ ..] if count.chars().all(|c| c.is_ascii_digit()) => matches!(
+            rest,
+            ["lids", "dumped"] | ["valid", "lids", "dumped"] | ["lids", "in", "use"]
+        ),
+        ["Lid", "Out", "Destination"] | ["Port", "Info"] => true,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::spec;
+
+    #[test]
+    fn skipped_lines() {
+        for l in [
+            "12 lids dumped",
+            "3 valid lids dumped",
+            "7 lids in use",
+            "Lid  Out   Destination",
+            "Port     Info",
+        ] {
+            assert!(is_skipped(l), "{l}");
+        }
+        for l in ["lids dumped", "x lids dumped", "12 lids", "Port"] {
+            assert!(!is_skipped(l), "{l}");
+        }
+    }
+
+    #[test]
+    fn a_crossbar_dump_reads_back() {
+        let net = spec::build("crossbar:3").unwrap();
+        let mut r = Routes::new(&net, "hand");
+        for d in 0..3 {
+            r.set_port(0, d, Some(PortId(d as u16 + 1)));
+        }
+        let text = write_lfts(&net, &r).unwrap();
+        assert!(
+            text.contains(
+                "Unicast lids [0-4] of switch Lid 1 guid 0x0002c90000000001 ('s0'):\n\
+                 0x0001 000 # Switch portguid 0x0002c90000000001: 's0'\n\
+                 0x0002 001 # Channel Adapter portguid 0x0002c90000000002: 'h0'\n"
+            ),
+            "{text}"
+        );
+        assert!(text.ends_with("4 lids dumped\n"), "{text}");
+        let back = read_lfts(&net, &text, "x.dump").unwrap();
+        assert_eq!(back.table(0), r.table(0));
+        assert_eq!(back.engine(), "x.dump");
+    }
+
+    #[test]
+    fn ibroute_style_lines_are_read() {
+        let net = spec::build("crossbar:2").unwrap();
+        let text = "Unicast lids [0x0-0x3] of switch Lid 1 guid 0x0002c90000000001 (s0):\n\
+                    \x20 Lid  Out   Destination\n\
+                    \x20      Port     Info \n\
+                    0x0001 000 : (Switch portguid 0x0002c90000000001: 's0')\n\
+                    0x0002 002 : (Channel Adapter portguid 0x0002c90000000003: 'h1')\n\
+                    0x0003 001 : (Channel Adapter portguid 0x0002c90000000002: 'h0')\n\
+                    3 valid lids dumped \n";
+        let r = read_lfts(&net, text, "ibroute.txt").unwrap();
+        // The port GUIDs win over the (swapped) LIDs, as when OpenSM loads.
+        assert_eq!(r.port(0, 0), Some(PortId(1)));
+        assert_eq!(r.port(0, 1), Some(PortId(2)));
+    }
+}

@@ -1,0 +1,178 @@
+//! Route file formats, one file per format:
+//!
+//! | file | format | |
+//! |---|---|---|
+//! | `opensm-lfts.dump` | [`lfts`]: OpenSM's linear forwarding table dump, per switch one port per LID | read, write |
+//! | `lanes.txt` | [`lanes`]: the lane of each (source, destination) pair as `slid dlid lane` lines | read, write |
+//! | e.g. `routes.dot` | [`orcs`]: the topology as a directed graph, each edge naming the destinations routed over it (ORCS style); not written by [`save_all`] | write |
+//! | `paths.jsonl` | [`paths`]: one JSON object per (source, destination): lane and node names along the path | write |
+//!
+//! LFT dumps and lane tables address nodes by LID; [`assign_lids`] decides
+//! the LIDs in one place (the fabric's own, else switches then terminals
+//! from 1). An imported LFT dump, possibly combined with a lane table, gives
+//! [`Routes`] that walk, measure and audit like those of any engine: a loop
+//! or black hole shows when walking, naming the pair and the switch.
+//!
+//! Readers take untrusted text: they never panic, allocate in proportion to
+//! the network and the text only, and report the file and the 1-based line
+//! of what they cannot read.
+
+pub mod lanes;
+pub mod lfts;
+pub mod lids;
+pub mod orcs;
+pub mod paths;
+
+pub use lanes::{read_lanes, write_lanes};
+pub use lfts::{read_lfts, write_lfts};
+pub use lids::{assign_lids, LidEntry, Lids, MAX_UNICAST_LID};
+pub use orcs::write_orcs_dot;
+pub use paths::write_paths;
+
+use super::{Routes, RoutingError};
+use crate::network::Network;
+use std::io::Write;
+use std::path::Path;
+
+/// The LFT dump written by [`save_all`], named as OpenSM names it.
+pub const LFTS_FILE: &str = "opensm-lfts.dump";
+/// The lane table written by [`save_all`].
+pub const LANES_FILE: &str = "lanes.txt";
+/// The paths file written by [`save_all`].
+pub const PATHS_FILE: &str = "paths.jsonl";
+
+/// Writes [`LFTS_FILE`], [`LANES_FILE`] and [`PATHS_FILE`] into `dir`,
+/// creating it if needed.
+pub fn save_all(net: &Network, routes: &Routes, dir: &Path) -> Result<(), RoutingError> {
+    std::fs::create_dir_all(dir).map_err(|e| io_error(dir, "cannot create the directory", e))?;
+    let lfts = write_lfts(net, routes)?;
+    let lanes = write_lanes(net, routes)?;
+    let p = dir.join(LFTS_FILE);
+    std::fs::write(&p, lfts).map_err(|e| io_error(&p, "cannot write", e))?;
+    let p = dir.join(LANES_FILE);
+    std::fs::write(&p, lanes).map_err(|e| io_error(&p, "cannot write", e))?;
+    let p = dir.join(PATHS_FILE);
+    let file = std::fs::File::create(&p).map_err(|e| io_error(&p, "cannot write", e))?;
+    let mut w = std::io::BufWriter::new(file);
+    write_paths(net, routes, &mut w).map_err(|e| match e {
+        RoutingError::Io { reason, .. } => RoutingError::Io {
+            path: p.display().to_string(),
+            reason,
+        },
+        e => e,
+    })?;
+    w.flush().map_err(|e| io_error(&p, "cannot write", e))
+}
+
+fn io_error(path: &Path, what: &str, e: std::io::Error) -> RoutingError {
+    RoutingError::Io {
+        path: path.display().to_string(),
+        reason: format!("{what}: {e}"),
+    }
+}
+
+/// Checks that `routes` were computed for `net`.
+fn check_size(net: &Network, routes: &Routes) -> Result<(), RoutingError> {
+    let (s, t) = (net.switches().len(), net.terminals().len());
+    if routes.switch_count() != s || routes.terminal_count() != t {
+        return Err(RoutingError::Mismatch {
+            what: format!(
+                "the routes are for {} switches and {} terminals, '{}' has {s} and {t}",
+                routes.switch_count(),
+                routes.terminal_count(),
+                net.name()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// A parse error at 1-based `line` of `file`.
+fn parse_error(file: &str, line: usize, reason: impl Into<String>) -> RoutingError {
+    RoutingError::Parse {
+        file: file.to_string(),
+        line,
+        reason: reason.into(),
+    }
+}
+
+/// Text from a file, shortened for an error message.
+fn clip(text: &str) -> String {
+    const MAX: usize = 60;
+    let mut out: String = text
+        .chars()
+        .take(MAX)
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if text.chars().nth(MAX).is_some() {
+        out.push_str("...");
+    }
+    out
+}
+
+/// A node name or description on one line of a text file.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// Parses a number written in hex (`0x1f`) or decimal (`31`), at most
+/// `max`.
+fn parse_number(token: &str, max: u64) -> Option<u64> {
+    let (digits, radix) = match token
+        .strip_prefix("0x")
+        .or_else(|| token.strip_prefix("0X"))
+    {
+        Some(h) => (h, 16),
+        None => (token, 10),
+    };
+    // Leading zeros are fine; anything longer than a u64 is not a number here.
+    if digits.is_empty() || digits.len() > 20 || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    u64::from_str_radix(digits, radix)
+        .ok()
+        .filter(|&v| v <= max)
+}
+
+/// The hexadecimal number at the start of `text` (after `0x`), and the
+/// rest; at most 16 digits.
+fn leading_hex(text: &str) -> Option<(u64, &str)> {
+    let end = text
+        .find(|c: char| !c.is_ascii_hexdigit())
+        .unwrap_or(text.len());
+    if end == 0 || end > 16 {
+        return None;
+    }
+    let v = u64::from_str_radix(&text[..end], 16).ok()?;
+    Some((v, &text[end..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_parse_in_both_radices() {
+        assert_eq!(parse_number("0x1f", 0xffff), Some(31));
+        assert_eq!(parse_number("0X001F", 0xffff), Some(31));
+        assert_eq!(parse_number("31", 0xffff), Some(31));
+        assert_eq!(parse_number("0x10000", 0xffff), None);
+        assert_eq!(parse_number("0x", 0xffff), None);
+        assert_eq!(parse_number("-1", 0xffff), None);
+        assert_eq!(parse_number("1e3", 0xffff), None);
+        assert_eq!(parse_number(&"9".repeat(400), u64::MAX), None);
+        assert_eq!(leading_hex("0002c9:'x'"), Some((0x2c9, ":'x'")));
+        assert_eq!(leading_hex(&"f".repeat(17)), None);
+        assert_eq!(leading_hex("zz"), None);
+    }
+
+    #[test]
+    fn clipped_text_is_short_and_single_line() {
+        let long = "a\n".repeat(100);
+        let c = clip(&long);
+        assert!(c.len() <= 63 && !c.contains('\n'), "{c}");
+        assert_eq!(clip("short"), "short");
+    }
+}

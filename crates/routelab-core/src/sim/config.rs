@@ -1,0 +1,510 @@
+//! The experiment spec: what to simulate, read from TOML.
+//!
+//! ```toml
+//! [network]
+//! topology = "torus:8x8x8"                               # any topology spec or fabric file
+//! links = { bandwidth = "20Gb/s", latency = "200ns" }    # every channel class
+//! classes.terminal = { bandwidth = "64Gb/s", latency = "80ns" }  # one class by name
+//!
+//! [router]
+//! switching = "wormhole"       # store-and-forward | cut-through | wormhole
+//! vcs = 4                      # virtual channels per port (0: what the routing needs)
+//! buffer_flits = 8             # per input port and VC (or buffer_packets)
+//! flit_bytes = 16
+//! routing_delay = "0ns"        # input pipeline of a switch, paid by every flit
+//! speedup = 1                  # crossbar input speedup
+//! selection = "max-credits"    # first | random | max-credits
+//! flow_control = "credit"
+//!
+//! [routing]
+//! algorithm = "dor"            # a routing engine (tables) or an adaptive router
+//! datelines = true             # engine options: max_lanes, datelines, root, heuristic, seed
+//!
+//! [traffic]
+//! workload = "open"            # open | ping-pong | exchange
+//! pattern = "uniform"          # any traffic pattern spec
+//! load = 0.3
+//! load_unit = "flits"          # flits (per node per cycle) | gbps (per node) | bisection
+//! packet_flits = 1             # or packet_bytes = "512B"
+//! message_packets = 1          # open loop: messages of M packets to one destination
+//!
+//! [run]
+//! warmup_cycles = 10000
+//! measure_cycles = 20000
+//! seed = 1
+//! ```
+//!
+//! Every section and key is documented on its field below. Unknown keys
+//! are errors that name the key and list the valid ones.
+
+use super::error::ConfigError;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A whole experiment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    pub network: NetworkSpec,
+    #[serde(default)]
+    pub router: RouterSpec,
+    pub routing: RoutingSpec,
+    #[serde(default)]
+    pub traffic: TrafficSpec,
+    #[serde(default)]
+    pub run: RunSpec,
+}
+
+/// `[network]`: the topology and its channel classes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkSpec {
+    /// A topology spec (`torus:8x8x8`, `crossbar:32`) or a fabric file.
+    pub topology: String,
+    /// Bandwidth and latency for every channel class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<LinkSpec>,
+    /// Bandwidth and latency per class name (generated networks have
+    /// `switch` for switch-to-switch cables and `terminal` for NIC links);
+    /// applied after `links`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub classes: BTreeMap<String, LinkSpec>,
+}
+
+/// A channel class: bandwidth (`"20Gb/s"`, `"160MB/s"`) and latency
+/// (`"200ns"`); either may be left as the network has it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<String>,
+}
+
+/// How a switch forwards packets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Switching {
+    /// A packet is forwarded once it is wholly in the input buffer and
+    /// the next buffer has room for all of it.
+    StoreAndForward,
+    /// Virtual cut-through: the head is forwarded as soon as it is routed
+    /// if the next buffer has room for the whole packet.
+    #[serde(alias = "virtual-cut-through", alias = "vct")]
+    CutThrough,
+    /// Flits advance whenever the next buffer has room for one flit.
+    Wormhole,
+}
+
+/// How a switch picks among the available candidates a router returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Selection {
+    /// The first available candidate, in the router's order.
+    First,
+    /// A uniformly random available candidate.
+    Random,
+    /// The available candidate with the most free credits (first on ties).
+    MaxCredits,
+}
+
+/// Link-level flow control.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlowControl {
+    /// Credits per virtual channel, returned over the reverse channel.
+    Credit,
+}
+
+/// `[router]`: switch micro-architecture.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RouterSpec {
+    pub switching: Switching,
+    /// Virtual channels per port; 0 means as many as the routing needs.
+    pub vcs: u8,
+    /// Capacity of each input buffer (per port and VC) in flits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer_flits: Option<u32>,
+    /// Capacity of each input buffer in packets (of `packet_flits`);
+    /// exclusive with `buffer_flits`. Default: 8 flits, or 2 packets
+    /// when that is more.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer_packets: Option<u32>,
+    /// Bytes per flit: the unit of flow control and buffering.
+    pub flit_bytes: u32,
+    /// Time from a flit's arrival at an input until it may cross the
+    /// switch (routing and allocation pipeline). Every flit pays it, so a
+    /// packet pays it once per switch at zero load.
+    pub routing_delay: String,
+    /// Crossbar input speedup: an input may feed this many outputs at once.
+    pub speedup: u32,
+    pub selection: Selection,
+    pub flow_control: FlowControl,
+}
+
+impl Default for RouterSpec {
+    fn default() -> Self {
+        RouterSpec {
+            switching: Switching::Wormhole,
+            vcs: 0,
+            buffer_flits: None,
+            buffer_packets: None,
+            flit_bytes: 16,
+            routing_delay: "0ns".into(),
+            speedup: 1,
+            selection: Selection::MaxCredits,
+            flow_control: FlowControl::Credit,
+        }
+    }
+}
+
+/// How a packet picks among several source routes of a path set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PathChoice {
+    /// Uniformly at random per packet.
+    Random,
+    /// Always the first path.
+    First,
+    /// Round robin per source over its paths to each destination.
+    RoundRobin,
+}
+
+/// `[routing]`: a routing engine (its tables and lanes wrapped as a hop
+/// router) or an adaptive router, by name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingSpec {
+    /// An engine of [`crate::routing::ENGINES`] or an adaptive router of
+    /// [`super::router::ADAPTIVE`].
+    pub algorithm: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_lanes: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub datelines: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heuristic: Option<String>,
+    /// Seed of engines that make random choices (default: `run.seed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Routes with several paths per pair: how a packet picks one.
+    #[serde(default = "default_path_choice")]
+    pub path_choice: PathChoice,
+}
+
+fn default_path_choice() -> PathChoice {
+    PathChoice::Random
+}
+
+impl RoutingSpec {
+    pub fn new(algorithm: &str) -> Self {
+        RoutingSpec {
+            algorithm: algorithm.to_string(),
+            max_lanes: None,
+            datelines: None,
+            root: None,
+            heuristic: None,
+            seed: None,
+            path_choice: PathChoice::Random,
+        }
+    }
+}
+
+/// Open loop or a closed-loop workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Workload {
+    /// Every terminal generates messages at the offered load (Bernoulli
+    /// per cycle) to destinations drawn from the pattern.
+    Open,
+    /// Paired terminals: the first sends a message of `message_bytes`, the
+    /// second answers with one of the same size, `rounds` times.
+    PingPong,
+    /// Paired terminals: the first sends `messages` messages of
+    /// `message_bytes` back to back, the second acknowledges the last one
+    /// with a one-flit packet.
+    Exchange,
+}
+
+/// The unit of `traffic.load`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LoadUnit {
+    /// Flits per terminal per cycle; a cycle is one flit time on the
+    /// first terminal's injection channel, so 1.0 fills it.
+    Flits,
+    /// Gb/s per terminal.
+    Gbps,
+    /// versaci2013's normalisation: 1.0 is the per-terminal rate at which
+    /// uniform traffic saturates the bisection of the network.
+    Bisection,
+}
+
+/// A size: an integer number of bytes or a string such as `"8KB"`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Size {
+    Bytes(u64),
+    Text(String),
+}
+
+impl Size {
+    pub(crate) fn bytes(&self, key: &str) -> Result<u64, ConfigError> {
+        match self {
+            Size::Bytes(b) => Ok(*b),
+            Size::Text(t) => {
+                crate::units::parse_bytes(t).map_err(|e| ConfigError::invalid(key, t, e.reason))
+            }
+        }
+    }
+}
+
+/// `[traffic]`: who sends what, and how much.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrafficSpec {
+    pub workload: Workload,
+    /// A traffic pattern spec (`uniform`, `bit-reverse`, `hotspot:f=0.1`).
+    /// Closed-loop workloads pair each terminal with its destination
+    /// (first come, each terminal in at most one pair) unless `pairs` is
+    /// given; default `bisect` for them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// Offered load per terminal, in `load_unit`.
+    pub load: f64,
+    pub load_unit: LoadUnit,
+    /// Flits per packet (default 1), or give `packet_bytes`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub packet_flits: Option<u32>,
+    /// Bytes per packet (the MTU for closed-loop messages).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub packet_bytes: Option<Size>,
+    /// Open loop: packets per message, all to the same destination.
+    pub message_packets: u32,
+    /// Closed loop: bytes per message (default 8KB).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message_bytes: Option<Size>,
+    /// Ping-pong rounds.
+    pub rounds: u32,
+    /// Messages per pair in an exchange.
+    pub messages: u32,
+    /// Closed loop: explicit (sender, receiver) terminal pairs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pairs: Option<Vec<[u32; 2]>>,
+}
+
+impl Default for TrafficSpec {
+    fn default() -> Self {
+        TrafficSpec {
+            workload: Workload::Open,
+            pattern: None,
+            load: 0.1,
+            load_unit: LoadUnit::Flits,
+            packet_flits: None,
+            packet_bytes: None,
+            message_packets: 1,
+            message_bytes: None,
+            rounds: 10,
+            messages: 10,
+            pairs: None,
+        }
+    }
+}
+
+/// `[run]`: length of the phases, seed and safety limits. Cycles are
+/// flit times on the injection channel (see [`LoadUnit::Flits`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunSpec {
+    pub seed: u64,
+    /// Length of one warm-up period.
+    pub warmup_cycles: u64,
+    /// Warm-up periods at most: warm-up ends early once the mean latency
+    /// of two consecutive periods differs by less than `convergence`.
+    pub warmup_periods: u32,
+    pub measure_cycles: u64,
+    /// After measuring, keep running (and injecting) until every packet
+    /// generated during the measurement is delivered, for at most this
+    /// long (default: twice `measure_cycles`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drain_cycles: Option<u64>,
+    /// Relative tolerance of the convergence tests.
+    pub convergence: f64,
+    /// Stop with a deadlock error when nothing moved for this long while
+    /// packets are in the network.
+    pub watchdog_cycles: u64,
+    /// Closed loop: give up after this much simulated time.
+    pub max_time: String,
+    /// Report the utilisation of every channel, not only mean and max.
+    pub channel_stats: bool,
+}
+
+impl Default for RunSpec {
+    fn default() -> Self {
+        RunSpec {
+            seed: 1,
+            warmup_cycles: 1000,
+            warmup_periods: 1,
+            measure_cycles: 5000,
+            drain_cycles: None,
+            convergence: 0.05,
+            watchdog_cycles: 20_000,
+            max_time: "10ms".into(),
+            channel_stats: false,
+        }
+    }
+}
+
+impl Spec {
+    /// A spec with defaults everywhere: `topology` routed by `algorithm`.
+    pub fn new(topology: &str, algorithm: &str) -> Self {
+        Spec {
+            network: NetworkSpec {
+                topology: topology.to_string(),
+                links: None,
+                classes: BTreeMap::new(),
+            },
+            router: RouterSpec::default(),
+            routing: RoutingSpec::new(algorithm),
+            traffic: TrafficSpec::default(),
+            run: RunSpec::default(),
+        }
+    }
+
+    /// Reads a spec from TOML text.
+    pub fn from_toml_str(text: &str) -> Result<Spec, ConfigError> {
+        Self::from_toml_with(text, &[])
+    }
+
+    /// Reads a spec from TOML text, then applies `key = value` overrides
+    /// with dotted keys (`traffic.load`, `router.vcs`), as a command line's
+    /// `--set` gives them. A value is read as TOML (`0.5`, `true`,
+    /// `"wormhole"`) and, failing that, taken as a string.
+    pub fn from_toml_with(text: &str, sets: &[(&str, &str)]) -> Result<Spec, ConfigError> {
+        let mut table: toml::Table =
+            toml::from_str(text).map_err(|e| ConfigError::Parse(one_line(&e.to_string())))?;
+        for (key, value) in sets {
+            set_dotted(&mut table, key, value)?;
+        }
+        let spec: Spec = Spec::deserialize(toml::Value::Table(table))
+            .map_err(|e| ConfigError::Parse(one_line(&e.to_string())))?;
+        Ok(spec)
+    }
+
+    /// The spec as TOML text.
+    pub fn to_toml_string(&self) -> String {
+        toml::to_string(self).expect("a spec always serialises")
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn set_dotted(table: &mut toml::Table, key: &str, value: &str) -> Result<(), ConfigError> {
+    let parts: Vec<&str> = key.split('.').map(str::trim).collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(ConfigError::invalid(
+            key,
+            value,
+            "a dotted key such as traffic.load",
+        ));
+    }
+    let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {value}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(value.to_string()));
+    let mut cur = table;
+    for p in &parts[..parts.len() - 1] {
+        let entry = cur
+            .entry(p.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        cur = match entry {
+            toml::Value::Table(t) => t,
+            _ => {
+                return Err(ConfigError::invalid(
+                    key,
+                    value,
+                    format!("'{p}' is not a section"),
+                ))
+            }
+        };
+    }
+    cur.insert(parts[parts.len() - 1].to_string(), parsed);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC: &str = r#"
+[network]
+topology = "torus:4x4"
+links = { bandwidth = "20Gb/s", latency = "200ns" }
+classes.terminal = { bandwidth = "64Gb/s", latency = "80ns" }
+[router]
+switching = "cut-through"
+vcs = 2
+buffer_packets = 4
+[routing]
+algorithm = "dor"
+[traffic]
+pattern = "uniform"
+load = 0.3
+packet_bytes = "512B"
+[run]
+seed = 7
+"#;
+
+    #[test]
+    fn reads_a_spec_and_round_trips() {
+        let s = Spec::from_toml_str(SPEC).unwrap();
+        assert_eq!(s.router.switching, Switching::CutThrough);
+        assert_eq!(s.router.vcs, 2);
+        assert_eq!(s.traffic.packet_bytes, Some(Size::Text("512B".into())));
+        assert_eq!(
+            s.network.classes["terminal"].latency.as_deref(),
+            Some("80ns")
+        );
+        assert_eq!(s.run.seed, 7);
+        let again = Spec::from_toml_str(&s.to_toml_string()).unwrap();
+        assert_eq!(again, s);
+    }
+
+    #[test]
+    fn unknown_keys_name_the_key_and_the_valid_ones() {
+        let bad = SPEC.replace("vcs = 2", "vcz = 2");
+        let e = Spec::from_toml_str(&bad).unwrap_err().to_string();
+        assert!(e.contains("vcz"), "{e}");
+        assert!(e.contains("buffer_flits"), "{e}");
+        let bad = SPEC.replace("switching = \"cut-through\"", "switching = \"teleport\"");
+        let e = Spec::from_toml_str(&bad).unwrap_err().to_string();
+        assert!(e.contains("teleport") && e.contains("wormhole"), "{e}");
+        let e = Spec::from_toml_str("[network]\ntopology = \"crossbar:4\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("routing"), "{e}");
+    }
+
+    #[test]
+    fn overrides_use_dotted_keys() {
+        let s = Spec::from_toml_with(
+            SPEC,
+            &[("traffic.load", "0.5"), ("router.switching", "wormhole")],
+        )
+        .unwrap();
+        assert_eq!(s.traffic.load, 0.5);
+        assert_eq!(s.router.switching, Switching::Wormhole);
+        let e = Spec::from_toml_with(SPEC, &[("traffic.lod", "0.5")]).unwrap_err();
+        assert!(e.to_string().contains("lod"));
+    }
+}

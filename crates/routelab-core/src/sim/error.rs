@@ -1,0 +1,129 @@
+//! Errors of the simulator: a bad experiment spec, a network, routing or
+//! traffic that does not fit, a deadlock caught by the watchdog, or an
+//! internal accounting failure.
+
+use crate::network::TopologyError;
+use crate::routing::RoutingError;
+use crate::traffic::TrafficError;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use thiserror::Error;
+
+/// An experiment spec that cannot be used. The message names the key.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ConfigError {
+    /// The TOML text does not parse or does not have the expected shape
+    /// (unknown keys are reported here with the valid ones).
+    #[error("experiment spec: {0}")]
+    Parse(String),
+    /// A key has a value outside what it accepts.
+    #[error("experiment spec: {key} = {value}: {expected}")]
+    Invalid {
+        key: String,
+        value: String,
+        expected: String,
+    },
+}
+
+impl ConfigError {
+    pub(crate) fn invalid(
+        key: &str,
+        value: impl fmt::Display,
+        expected: impl Into<String>,
+    ) -> Self {
+        ConfigError::Invalid {
+            key: key.to_string(),
+            value: value.to_string(),
+            expected: expected.into(),
+        }
+    }
+}
+
+/// One input buffer of a waiting cycle: the switch, the input port and
+/// the virtual channel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaitingBuffer {
+    pub node: String,
+    pub port: u16,
+    pub vc: u8,
+    /// Flits held in the buffer.
+    pub flits: u32,
+}
+
+/// What the watchdog saw when it stopped a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeadlockInfo {
+    /// Simulated time of detection, in picoseconds.
+    pub time_ps: u64,
+    /// How long nothing had moved, in picoseconds.
+    pub idle_ps: u64,
+    /// Packets injected into the network and not yet delivered.
+    pub packets_in_network: u64,
+    /// A cycle of buffers each waiting for the next (the last waits for
+    /// the first); empty if the waits form no cycle (starvation).
+    pub cycle: Vec<WaitingBuffer>,
+}
+
+impl fmt::Display for DeadlockInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "deadlock: nothing moved for {} ns at t = {} ns with {} packets in the network",
+            self.idle_ps / 1000,
+            self.time_ps / 1000,
+            self.packets_in_network
+        )?;
+        if self.cycle.is_empty() {
+            write!(f, "; no cycle of waiting buffers was found (starvation)")
+        } else {
+            write!(f, "; waiting cycle:")?;
+            for b in &self.cycle {
+                write!(f, " {} port {} vc {} ->", b.node, b.port, b.vc)?;
+            }
+            let first = &self.cycle[0];
+            write!(f, " {} port {} vc {}", first.node, first.port, first.vc)
+        }
+    }
+}
+
+/// Why a simulation failed.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum SimError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Topology(#[from] TopologyError),
+    #[error(transparent)]
+    Routing(#[from] RoutingError),
+    #[error(transparent)]
+    Traffic(#[from] TrafficError),
+    /// The router cannot run on this network or with these settings.
+    #[error("router {router}: {reason}")]
+    Router { router: String, reason: String },
+    /// The watchdog saw no movement while packets were in the network.
+    #[error("{0}")]
+    Deadlock(Box<DeadlockInfo>),
+    /// A closed-loop workload did not finish within `run.max_time`.
+    #[error("the workload did not finish within {limit_ps} ps: {done} of {pairs} pairs completed (raise run.max_time)")]
+    TimeLimit {
+        limit_ps: u64,
+        done: usize,
+        pairs: usize,
+    },
+    /// Flits were lost or created: an internal error, never expected.
+    #[error("conservation violated: {generated} flits generated, {delivered} delivered, {in_flight} found in flight")]
+    Conservation {
+        generated: u64,
+        delivered: u64,
+        in_flight: u64,
+    },
+}
+
+impl SimError {
+    pub(crate) fn router(router: &str, reason: impl Into<String>) -> Self {
+        SimError::Router {
+            router: router.to_string(),
+            reason: reason.into(),
+        }
+    }
+}

@@ -1,0 +1,497 @@
+//! An experiment: a spec resolved once (network, router, pattern,
+//! settings) and run at one or several loads.
+//!
+//! Open loop: warm-up periods (until the mean latency of two consecutive
+//! periods agrees within `run.convergence`, at most `run.warmup_periods`),
+//! then the measurement window, whose packets are labelled; then a drain
+//! that keeps injecting until every labelled packet is delivered (at most
+//! `run.drain_cycles`). Closed loop: the workload runs from time 0 until
+//! every pair completes.
+
+use super::config::{LoadUnit, Spec, Switching, Workload};
+use super::engine::Kind;
+use super::error::{ConfigError, SimError};
+use super::load;
+use super::router::{self, HopRouter};
+use super::state::{Params, Sim};
+use super::stats::{close, SimResult};
+use super::workload::Closed;
+use crate::network::{self, Network};
+use crate::traffic::{BoundPattern, Pattern};
+use crate::units::{Bandwidth, Picos};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// A resolved experiment. See the module docs.
+pub struct Experiment {
+    spec: Spec,
+    net: Network,
+    router: Box<dyn HopRouter>,
+    pattern: Option<BoundPattern>,
+    pairs: Vec<(u32, u32)>,
+    params: Params,
+    /// versaci2013's unit of load in flits per cycle, when asked for.
+    gamma0_flits: Option<f64>,
+}
+
+/// Builds the spec's network with its channel classes applied.
+pub fn build_network(spec: &Spec) -> Result<Network, SimError> {
+    let net = network::spec::build(&spec.network.topology)?;
+    let ns = &spec.network;
+    if ns.links.is_none() && ns.classes.is_empty() {
+        return Ok(net);
+    }
+    let names: Vec<String> = net.classes().iter().map(|c| c.name.clone()).collect();
+    for name in ns.classes.keys() {
+        if !names.contains(name) {
+            return Err(ConfigError::invalid(
+                &format!("network.classes.{name}"),
+                name,
+                format!("a class of the network: {}", names.join(", ")),
+            )
+            .into());
+        }
+    }
+    let mut b = net.to_builder();
+    for class in net.classes() {
+        let (mut bw, mut lat) = (class.bandwidth, class.latency);
+        let key = format!("network.classes.{}", class.name);
+        for (k, link) in [
+            ("network.links", ns.links.as_ref()),
+            (key.as_str(), ns.classes.get(&class.name)),
+        ] {
+            let Some(link) = link else { continue };
+            if let Some(s) = &link.bandwidth {
+                bw = Bandwidth::parse(s)
+                    .map_err(|e| ConfigError::invalid(&format!("{k}.bandwidth"), s, e.reason))?;
+            }
+            if let Some(s) = &link.latency {
+                lat = Picos::parse(s)
+                    .map_err(|e| ConfigError::invalid(&format!("{k}.latency"), s, e.reason))?;
+            }
+        }
+        b.set_class(&class.name, bw, lat);
+    }
+    Ok(b.build()?)
+}
+
+/// Greedy disjoint pairs from `flows`: each terminal in at most one pair.
+fn disjoint_pairs(flows: &[(usize, usize)], terminals: usize) -> Vec<(u32, u32)> {
+    let mut used = vec![false; terminals];
+    let mut out = Vec::new();
+    for &(s, d) in flows {
+        if s != d && !used[s] && !used[d] {
+            used[s] = true;
+            used[d] = true;
+            out.push((s as u32, d as u32));
+        }
+    }
+    out
+}
+
+impl Experiment {
+    /// Builds the network and the router the spec names.
+    pub fn new(spec: &Spec) -> Result<Self, SimError> {
+        let net = build_network(spec)?;
+        let router = router::build(&net, &spec.routing, spec.run.seed)?;
+        Self::with_router(spec, net, router)
+    }
+
+    /// An experiment on a given network with a given router (the spec's
+    /// `[network]` and `[routing]` are then only labels).
+    pub fn with_router(
+        spec: &Spec,
+        net: Network,
+        router: Box<dyn HopRouter>,
+    ) -> Result<Self, SimError> {
+        let (r, t, run) = (&spec.router, &spec.traffic, &spec.run);
+        let bad = |key: &str, value: String, expected: &str| -> SimError {
+            ConfigError::invalid(key, value, expected).into()
+        };
+        if r.flit_bytes == 0 {
+            return Err(bad("router.flit_bytes", "0".into(), "at least 1"));
+        }
+        let flit_bytes = u64::from(r.flit_bytes);
+        let packet_bytes = t
+            .packet_bytes
+            .as_ref()
+            .map(|s| s.bytes("traffic.packet_bytes"))
+            .transpose()?;
+        if packet_bytes == Some(0) {
+            return Err(bad("traffic.packet_bytes", "0".into(), "at least 1 byte"));
+        }
+        let packet_flits = match (t.packet_flits, packet_bytes) {
+            (Some(_), Some(_)) => {
+                return Err(bad(
+                    "traffic.packet_flits",
+                    "both packet_flits and packet_bytes".into(),
+                    "one of them",
+                ))
+            }
+            (Some(f), None) => u64::from(f),
+            (None, Some(b)) => b.div_ceil(flit_bytes),
+            (None, None) => 1,
+        };
+        if packet_flits == 0 || packet_flits > u64::from(u16::MAX) {
+            return Err(bad(
+                "traffic.packet_flits",
+                packet_flits.to_string(),
+                "1..=65535 flits",
+            ));
+        }
+        let mtu_bytes = packet_bytes.unwrap_or(packet_flits * flit_bytes);
+        let buf = match (r.buffer_flits, r.buffer_packets) {
+            (Some(_), Some(_)) => {
+                return Err(bad(
+                    "router.buffer_flits",
+                    "both buffer_flits and buffer_packets".into(),
+                    "one of them",
+                ))
+            }
+            (Some(f), None) => u64::from(f),
+            (None, Some(p)) => u64::from(p) * packet_flits,
+            (None, None) => 8.max(2 * packet_flits),
+        };
+        if buf == 0 || buf > 1 << 20 {
+            return Err(bad(
+                "router.buffer_flits",
+                buf.to_string(),
+                "1..=1048576 flits",
+            ));
+        }
+        if r.switching != Switching::Wormhole && buf < packet_flits {
+            return Err(bad(
+                "router.buffer_flits",
+                buf.to_string(),
+                "at least one packet for cut-through and store-and-forward",
+            ));
+        }
+        let vcs = if r.vcs == 0 {
+            router.vcs_needed().max(1)
+        } else {
+            r.vcs
+        };
+        router
+            .check(vcs)
+            .map_err(|e| SimError::router(router.name(), e))?;
+        if r.speedup == 0 {
+            return Err(bad("router.speedup", "0".into(), "at least 1"));
+        }
+        let routing_delay_ps = Picos::parse(&r.routing_delay)
+            .map_err(|e| ConfigError::invalid("router.routing_delay", &r.routing_delay, e.reason))?
+            .0;
+        let cycle_ps = load::cycle_ps(&net, r.flit_bytes)?;
+        if !(t.load.is_finite() && t.load >= 0.0) {
+            return Err(bad("traffic.load", t.load.to_string(), "a number >= 0"));
+        }
+        if t.message_packets == 0 {
+            return Err(bad("traffic.message_packets", "0".into(), "at least 1"));
+        }
+        let gamma0_flits = match t.load_unit {
+            LoadUnit::Bisection => Some(load::bps_to_flits(
+                load::gamma0_bps(&net)?,
+                r.flit_bytes,
+                cycle_ps,
+            )),
+            _ => None,
+        };
+        let seed = run.seed;
+        let (pattern, pairs) = match t.workload {
+            Workload::Open => {
+                let name = t.pattern.as_deref().unwrap_or("uniform");
+                (Some(Pattern::parse(name)?.bind(&net, seed)?), Vec::new())
+            }
+            _ => {
+                let n = net.terminals().len();
+                let pairs = match &t.pairs {
+                    Some(p) => {
+                        for &[a, b] in p {
+                            if a as usize >= n || b as usize >= n || a == b {
+                                return Err(bad(
+                                    "traffic.pairs",
+                                    format!("[{a}, {b}]"),
+                                    &format!("two different terminal indices below {n}"),
+                                ));
+                            }
+                        }
+                        p.iter().map(|&[a, b]| (a, b)).collect()
+                    }
+                    None => {
+                        let name = t.pattern.as_deref().unwrap_or("bisect");
+                        let bound = Pattern::parse(name)?.bind(&net, seed)?;
+                        disjoint_pairs(&bound.flows(), n)
+                    }
+                };
+                (None, pairs)
+            }
+        };
+        let params = Params {
+            switching: r.switching,
+            vcs: usize::from(vcs),
+            buf: buf as u32,
+            flit_bytes: r.flit_bytes,
+            routing_delay_ps,
+            speedup: u64::from(r.speedup),
+            selection: r.selection,
+            packet_flits: packet_flits as u16,
+            message_packets: t.message_packets,
+            mtu_bytes,
+            cycle_ps,
+            watchdog_ps: run.watchdog_cycles.max(1).saturating_mul(cycle_ps),
+            message_rate: 0.0,
+            seed,
+        };
+        if t.workload != Workload::Open && r.switching != Switching::Wormhole {
+            let max_flits = mtu_bytes.div_ceil(flit_bytes);
+            if buf < max_flits {
+                return Err(bad(
+                    "router.buffer_flits",
+                    buf.to_string(),
+                    &format!("at least one packet ({max_flits} flits of the MTU)"),
+                ));
+            }
+        }
+        Ok(Experiment {
+            spec: spec.clone(),
+            net,
+            router,
+            pattern,
+            pairs,
+            params,
+            gamma0_flits,
+        })
+    }
+
+    pub fn network(&self) -> &Network {
+        &self.net
+    }
+
+    pub fn router(&self) -> &dyn HopRouter {
+        self.router.as_ref()
+    }
+
+    pub fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    /// One cycle in picoseconds (a flit time on the injection channel).
+    pub fn cycle_ps(&self) -> u64 {
+        self.params.cycle_ps
+    }
+
+    /// `load` in the spec's unit, as flits per terminal per cycle.
+    pub fn load_in_flits(&self, load: f64) -> f64 {
+        let p = &self.params;
+        match self.spec.traffic.load_unit {
+            LoadUnit::Flits => load,
+            LoadUnit::Gbps => load::bps_to_flits(load * 1e9, p.flit_bytes, p.cycle_ps),
+            LoadUnit::Bisection => load * self.gamma0_flits.unwrap_or(0.0),
+        }
+    }
+
+    /// Runs at the spec's load.
+    pub fn run(&self) -> Result<SimResult, SimError> {
+        self.run_at(self.spec.traffic.load)
+    }
+
+    /// Runs at `load` (in the spec's unit).
+    pub fn run_at(&self, load: f64) -> Result<SimResult, SimError> {
+        if !(load.is_finite() && load >= 0.0) {
+            return Err(ConfigError::invalid("traffic.load", load, "a number >= 0").into());
+        }
+        let wall = Instant::now();
+        let flits = self.load_in_flits(load);
+        let mut params = self.params.clone();
+        params.message_rate =
+            flits / (f64::from(params.packet_flits) * f64::from(params.message_packets));
+        let mut sim = Sim::new(
+            &self.net,
+            self.router.as_ref(),
+            &params,
+            self.pattern.as_ref(),
+        )?;
+        let run = &self.spec.run;
+        let cyc = params.cycle_ps;
+        let (window_ps, converged, drained, periods) = if self.pattern.is_some() {
+            if params.message_rate > 0.0 {
+                for t in 0..self.net.terminals().len() {
+                    if sim.nic.inj[t] != super::packet::NONE {
+                        let gap = sim.next_gap(t);
+                        sim.schedule(gap, Kind::Generate, t as u32);
+                    }
+                }
+            }
+            // Warm-up.
+            let period = run.warmup_cycles.saturating_mul(cyc);
+            let mut prev: Option<(f64, u64)> = None;
+            let mut periods = 0;
+            loop {
+                periods += 1;
+                sim.run_until(sim.now + period)?;
+                let cur = sim.c.end_period();
+                if periods >= run.warmup_periods.max(1) {
+                    break;
+                }
+                if let Some(p) = prev {
+                    if close(p.0, cur.0, run.convergence)
+                        && close(p.1 as f64, cur.1 as f64, run.convergence)
+                    {
+                        break;
+                    }
+                }
+                prev = Some(cur);
+            }
+            // Measurement, in two halves for the convergence test.
+            let m = run.measure_cycles.max(2).saturating_mul(cyc);
+            let m0 = sim.now;
+            sim.c.measuring = true;
+            sim.run_until(m0 + m / 2)?;
+            let first = sim.c.end_period();
+            sim.run_until(m0 + m)?;
+            let second = sim.c.end_period();
+            sim.c.measuring = false;
+            let converged = close(first.0, second.0, run.convergence)
+                && close(first.1 as f64, second.1 as f64, run.convergence);
+            // Drain.
+            let drain = run
+                .drain_cycles
+                .unwrap_or(2 * run.measure_cycles)
+                .saturating_mul(cyc);
+            let limit = sim.now.saturating_add(drain);
+            let chunk = (m / 8).max(100 * cyc);
+            while sim.c.measured_outstanding > 0 && sim.now < limit {
+                sim.run_until((sim.now + chunk).min(limit))?;
+            }
+            (m, converged, sim.c.measured_outstanding == 0, periods)
+        } else {
+            let w = &self.spec.traffic;
+            let message_bytes = w
+                .message_bytes
+                .as_ref()
+                .map(|s| s.bytes("traffic.message_bytes"))
+                .transpose()?
+                .unwrap_or(8000);
+            sim.closed = Some(Closed::new(
+                w.workload,
+                &self.pairs,
+                message_bytes,
+                params.mtu_bytes,
+                u64::from(params.flit_bytes),
+                w.rounds,
+                w.messages,
+            ));
+            let limit = Picos::parse(&run.max_time)
+                .map_err(|e| ConfigError::invalid("run.max_time", &run.max_time, e.reason))?
+                .0;
+            sim.c.measuring = true;
+            sim.closed_start();
+            sim.run_until(limit)?;
+            sim.c.measuring = false;
+            let closed = sim.closed.as_ref().expect("closed workload");
+            if !closed.is_done() {
+                return Err(SimError::TimeLimit {
+                    limit_ps: limit,
+                    done: closed.finished,
+                    pairs: closed.src.len(),
+                });
+            }
+            (sim.now.max(1), true, true, 0)
+        };
+        sim.check_conservation()?;
+        Ok(self.result(
+            &sim, load, flits, window_ps, converged, drained, periods, wall,
+        ))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn result(
+        &self,
+        sim: &Sim,
+        load: f64,
+        offered_target: f64,
+        window_ps: u64,
+        converged: bool,
+        drained: bool,
+        periods: u32,
+        wall: Instant,
+    ) -> SimResult {
+        let p = &self.params;
+        let t = self.net.terminals().len().max(1) as f64;
+        let cycles = window_ps as f64 / p.cycle_ps as f64;
+        let per_node = |flits: u64| flits as f64 / (t * cycles);
+        let gbps = |f: f64| load::flits_to_gbps(f, p.flit_bytes, p.cycle_ps);
+        let c = &sim.c;
+        let offered = per_node(c.win_gen_flits);
+        let accepted = per_node(c.win_delivered_flits);
+        let util: Vec<f64> = sim
+            .util_ps
+            .iter()
+            .map(|&u| u as f64 / window_ps as f64)
+            .collect();
+        let util_mean = util.iter().sum::<f64>() / util.len().max(1) as f64;
+        let util_max = util.iter().copied().fold(0.0, f64::max);
+        let names = self.router.counters();
+        let counters: BTreeMap<String, u64> = names
+            .into_iter()
+            .zip(sim.counters.iter().copied())
+            .collect();
+        let ns = |ps: f64| ps / 1000.0;
+        SimResult {
+            network: self.net.name().to_string(),
+            router: self.router.name().to_string(),
+            switching: match p.switching {
+                Switching::StoreAndForward => "store-and-forward",
+                Switching::CutThrough => "cut-through",
+                Switching::Wormhole => "wormhole",
+            }
+            .into(),
+            terminals: self.net.terminals().len(),
+            vcs: p.vcs as u8,
+            load,
+            load_unit: self.spec.traffic.load_unit,
+            offered_target,
+            offered,
+            accepted,
+            offered_gbps: gbps(offered),
+            accepted_gbps: gbps(accepted),
+            accepted_total: accepted * t,
+            accepted_total_gbps: gbps(accepted * t),
+            accepted_normalised: self.gamma0_flits.map(|g| accepted / g),
+            latency_mean: ns(c.lat.mean()),
+            latency_p50: ns(c.lat.quantile(0.5)),
+            latency_p90: ns(c.lat.quantile(0.9)),
+            latency_p99: ns(c.lat.quantile(0.99)),
+            latency_max: ns(c.lat.max() as f64),
+            network_latency_mean: ns(c.net_lat.mean()),
+            network_latency_p99: ns(c.net_lat.quantile(0.99)),
+            latency_histogram: c.lat.bins_ns(),
+            avg_hops: if c.lat.count() == 0 {
+                0.0
+            } else {
+                c.hops_sum as f64 / c.lat.count() as f64
+            },
+            max_hops: c.hops_max,
+            packets_generated: c.gen_packets,
+            packets_delivered: c.delivered_packets,
+            packets_in_flight: sim.pk.alive(),
+            packets_measured: c.measured,
+            packets_measured_delivered: c.lat.count(),
+            flits_generated: c.gen_flits,
+            flits_delivered: c.delivered_flits,
+            flit_hops: sim.flit_hops,
+            transits: c.transits,
+            channel_util_mean: util_mean,
+            channel_util_max: util_max,
+            channel_utilisation: self.spec.run.channel_stats.then_some(util),
+            counters,
+            converged,
+            drained,
+            warmup_periods: periods,
+            cycle_ps: p.cycle_ps,
+            simulated_ps: sim.now,
+            wall_seconds: wall.elapsed().as_secs_f64(),
+            events: sim.events,
+            workload: sim.closed.as_ref().map(Closed::result),
+        }
+    }
+}

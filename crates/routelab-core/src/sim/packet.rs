@@ -1,0 +1,196 @@
+//! The packet arena: packets are referred to by index, their slots reused
+//! through a free list, so steady-state traffic allocates nothing.
+//!
+//! The header (what routers read and write) is kept apart from the
+//! bookkeeping the engine alone uses.
+
+/// "No packet", "no channel", "no buffer": the null index.
+pub(super) const NONE: u32 = u32::MAX;
+
+/// Flags of a packet.
+pub(super) mod flag {
+    /// Generated during the measurement window.
+    pub const MEASURED: u8 = 1;
+    /// The router's source hook has seen it.
+    pub const SOURCED: u8 = 2;
+    /// Closed loop: an acknowledgement or a reply.
+    pub const REPLY: u8 = 4;
+}
+
+/// What a router sees of a packet. Terminals are indices into
+/// [`crate::Network::terminals`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Header {
+    /// The terminal that generated the packet.
+    pub src: u32,
+    /// Its final destination.
+    pub dst: u32,
+    /// Where the current leg started: `src`, or the terminal that
+    /// re-injected it (in-transit buffers).
+    pub origin: u32,
+    /// Where the current leg ends: `dst`, or an intermediate terminal.
+    pub target: u32,
+    /// Length in flits.
+    pub flits: u16,
+    /// Channels the head has crossed since generation (injection and
+    /// ejection channels included).
+    pub hops: u16,
+    /// Channels crossed in the current leg.
+    pub leg_hops: u16,
+    /// Router-defined (e.g. the phase of a two-phase route).
+    pub phase: u8,
+    /// Router-defined (e.g. a lane).
+    pub lane: u8,
+    /// Router-defined state (e.g. dateline crossings, a path index).
+    pub state: u32,
+    /// Router-defined (e.g. an intermediate switch).
+    pub aux: u32,
+}
+
+/// Every packet alive, structure of arrays.
+#[derive(Debug, Default)]
+pub(super) struct Packets {
+    pub hdr: Vec<Header>,
+    /// Generation time.
+    pub gen_ps: Vec<u64>,
+    /// When the head first left its source terminal.
+    pub inject_ps: Vec<u64>,
+    /// Intrusive list link (source and transit queues).
+    pub next: Vec<u32>,
+    /// Closed loop: the pair it belongs to.
+    pub msg: Vec<u32>,
+    pub flags: Vec<u8>,
+    free: Vec<u32>,
+    alive: u64,
+}
+
+impl Packets {
+    pub fn with_capacity(n: usize) -> Self {
+        let mut p = Packets::default();
+        p.hdr.reserve(n);
+        p.gen_ps.reserve(n);
+        p.inject_ps.reserve(n);
+        p.next.reserve(n);
+        p.msg.reserve(n);
+        p.flags.reserve(n);
+        p
+    }
+
+    /// A new packet; its slot may be a reused one.
+    pub fn alloc(&mut self, hdr: Header, gen_ps: u64, msg: u32, flags: u8) -> u32 {
+        self.alive += 1;
+        if let Some(i) = self.free.pop() {
+            let k = i as usize;
+            self.hdr[k] = hdr;
+            self.gen_ps[k] = gen_ps;
+            self.inject_ps[k] = u64::MAX;
+            self.next[k] = NONE;
+            self.msg[k] = msg;
+            self.flags[k] = flags;
+            i
+        } else {
+            self.hdr.push(hdr);
+            self.gen_ps.push(gen_ps);
+            self.inject_ps.push(u64::MAX);
+            self.next.push(NONE);
+            self.msg.push(msg);
+            self.flags.push(flags);
+            (self.hdr.len() - 1) as u32
+        }
+    }
+
+    pub fn release(&mut self, p: u32) {
+        self.alive -= 1;
+        self.free.push(p);
+    }
+
+    /// Packets allocated and not released.
+    pub fn alive(&self) -> u64 {
+        self.alive
+    }
+}
+
+/// A FIFO of packets threaded through [`Packets::next`].
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Queue {
+    pub head: u32,
+    pub tail: u32,
+    pub len: u32,
+}
+
+impl Default for Queue {
+    fn default() -> Self {
+        Queue {
+            head: NONE,
+            tail: NONE,
+            len: 0,
+        }
+    }
+}
+
+impl Queue {
+    #[inline]
+    pub fn push(&mut self, next: &mut [u32], p: u32) {
+        next[p as usize] = NONE;
+        if self.tail == NONE {
+            self.head = p;
+        } else {
+            next[self.tail as usize] = p;
+        }
+        self.tail = p;
+        self.len += 1;
+    }
+
+    #[inline]
+    pub fn pop(&mut self, next: &[u32]) -> Option<u32> {
+        if self.head == NONE {
+            return None;
+        }
+        let p = self.head;
+        self.head = next[p as usize];
+        if self.head == NONE {
+            self.tail = NONE;
+        }
+        self.len -= 1;
+        Some(p)
+    }
+
+    /// The packets in order (for accounting, not the hot path).
+    pub fn iter<'a>(&self, next: &'a [u32]) -> impl Iterator<Item = u32> + 'a {
+        let mut p = self.head;
+        std::iter::from_fn(move || {
+            if p == NONE {
+                None
+            } else {
+                let q = p;
+                p = next[q as usize];
+                Some(q)
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_are_reused_and_queues_keep_order() {
+        let mut a = Packets::with_capacity(4);
+        let p = a.alloc(Header::default(), 5, 0, 0);
+        let q = a.alloc(Header::default(), 6, 0, 0);
+        a.release(p);
+        let r = a.alloc(Header::default(), 7, 0, 0);
+        assert_eq!(r, p);
+        assert_eq!(a.gen_ps[r as usize], 7);
+        assert_eq!(a.alive(), 2);
+        let mut qu = Queue::default();
+        qu.push(&mut a.next, q);
+        qu.push(&mut a.next, r);
+        assert_eq!(qu.iter(&a.next).collect::<Vec<_>>(), vec![q, r]);
+        assert_eq!(qu.pop(&a.next), Some(q));
+        assert_eq!(qu.pop(&a.next), Some(r));
+        assert_eq!(qu.pop(&a.next), None);
+        assert_eq!(qu.len, 0);
+    }
+}

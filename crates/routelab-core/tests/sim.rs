@@ -1,0 +1,531 @@
+//! Correctness of the packet/flit-level simulator: exact zero-load
+//! latency, head-of-line blocking, throughput bounded by the routing,
+//! conservation, repeatability, deadlock reports, closed-loop workloads,
+//! in-transit re-injection and the example specs.
+
+use routelab_core::network::spec;
+use routelab_core::routing::{self, RoutingOptions};
+use routelab_core::sim::{
+    self, Candidate, Candidates, Experiment, Header, Here, HopRouter, LocalView, PathChoice,
+    RouterCtx, SimError, SimResult, Spec, Switching, TableRouter, Workload,
+};
+use routelab_core::traffic::Pattern;
+use routelab_core::ChannelId;
+
+/// A spec with short phases, fit for debug builds.
+fn quick(topology: &str, algorithm: &str) -> Spec {
+    let mut s = Spec::new(topology, algorithm);
+    s.run.warmup_cycles = 500;
+    s.run.measure_cycles = 2000;
+    s.run.drain_cycles = Some(3000);
+    s
+}
+
+/// Runs and checks conservation as the result reports it.
+fn run(spec: &Spec) -> SimResult {
+    let r = sim::simulate(spec).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        r.packets_generated,
+        r.packets_delivered + r.packets_in_flight,
+        "conservation"
+    );
+    assert!(r.flits_delivered <= r.flits_generated);
+    r
+}
+
+/// Ping-pong between terminals 0 and `peer` with one-packet messages:
+/// (round trip, one-way latency, channels crossed one way), in ps.
+fn ping_pong(mut s: Spec, peer: u32, packet_bytes: u64) -> (f64, f64, f64) {
+    s.traffic.workload = Workload::PingPong;
+    s.traffic.pairs = Some(vec![[0, peer]]);
+    s.traffic.rounds = 3;
+    s.traffic.packet_bytes = Some(sim::Size::Bytes(packet_bytes));
+    s.traffic.message_bytes = Some(sim::Size::Bytes(packet_bytes));
+    let r = run(&s);
+    let w = r.workload.expect("workload result");
+    assert_eq!(r.packets_delivered, 6);
+    assert_eq!(r.packets_in_flight, 0);
+    (
+        w.pairs[0].round_trip_ns.unwrap() * 1000.0,
+        r.latency_mean * 1000.0,
+        r.avg_hops,
+    )
+}
+
+#[test]
+fn zero_load_latency_is_exact_for_every_switching_mode() {
+    // torus 4x4: terminal t on switch t. 0 -> 6 = (2, 1): 3 switch hops,
+    // 5 channels, 4 switches.
+    let net = spec::build("torus:4x4").unwrap();
+    let routes = routing::route(&net, "dor", &RoutingOptions::default()).unwrap();
+    let h = routes.hops(&net, 0, 6).unwrap() as u64;
+    assert_eq!(h, 5);
+    assert_eq!(routes.hops(&net, 6, 0).unwrap() as u64, h);
+    let s_ps = 6400; // 16-byte flit at 20 Gb/s
+    let l_ps = 100_000; // default class latency
+    let r_ps = 30_000;
+    for (switching, flits) in [
+        (Switching::Wormhole, 4u64),
+        (Switching::CutThrough, 4),
+        (Switching::Wormhole, 1),
+    ] {
+        let mut s = quick("torus:4x4", "dor");
+        s.router.switching = switching;
+        s.router.routing_delay = "30ns".into();
+        // Enough buffer to cover the credit loop: the packet streams.
+        s.router.buffer_flits = Some(64);
+        let (rtt, one_way, hops) = ping_pong(s, 6, flits * 16);
+        let t0 = h * (s_ps + l_ps) + (h - 1) * r_ps + (flits - 1) * s_ps;
+        assert_eq!(one_way, t0 as f64, "{switching:?} {flits} flits");
+        assert_eq!(rtt, 2.0 * t0 as f64, "{switching:?} {flits} flits");
+        assert_eq!(hops, h as f64);
+    }
+    // Store-and-forward with versaci2013's Table 1 classes: 64 Gb/s and
+    // 80 ns terminal links, 20 Gb/s and 200 ns between switches; 512-byte
+    // packets of 8 flits.
+    let mut s = quick("torus:4x4", "dor");
+    s.router.switching = Switching::StoreAndForward;
+    s.router.flit_bytes = 64;
+    s.router.buffer_packets = Some(2);
+    s.router.routing_delay = "30ns".into();
+    let link = |bw: &str, lat: &str| sim::LinkSpec {
+        bandwidth: Some(bw.into()),
+        latency: Some(lat.into()),
+    };
+    s.network
+        .classes
+        .insert("terminal".into(), link("64Gb/s", "80ns"));
+    s.network
+        .classes
+        .insert("switch".into(), link("20Gb/s", "200ns"));
+    let (rtt, one_way, _) = ping_pong(s, 6, 512);
+    let term = 8 * 8000 + 80_000; // 8 flits of 8 ns, then 80 ns
+    let core = 8 * 25_600 + 200_000; // 8 flits of 25.6 ns, then 200 ns
+    let t0 = 2 * term + 3 * core + 4 * r_ps;
+    assert_eq!(one_way, t0 as f64);
+    assert_eq!(rtt, 2.0 * t0 as f64);
+}
+
+#[test]
+fn head_of_line_blocking_caps_a_crossbar_at_karols_bound() {
+    // 32-port crossbar, one FIFO per input, 1-flit packets, saturated
+    // uniform traffic: 2 - sqrt(2) ~ 0.586 as N grows; 0.590 for N = 32.
+    let mut s = quick("crossbar:32", "minhop");
+    s.network.links = Some(sim::LinkSpec {
+        bandwidth: None,
+        latency: Some("1ns".into()),
+    });
+    s.router.vcs = 1;
+    s.router.buffer_flits = Some(8);
+    s.traffic.load = 1.0;
+    s.run.warmup_cycles = 1000;
+    s.run.measure_cycles = 8000;
+    s.run.drain_cycles = Some(0);
+    let r = run(&s);
+    assert!(
+        (r.accepted - 0.59).abs() <= 0.01,
+        "accepted {} of capacity",
+        r.accepted
+    );
+    // With many VCs the head of line no longer blocks the rest.
+    s.router.vcs = 8;
+    s.router.selection = sim::Selection::Random;
+    let r8 = run(&s);
+    assert!(
+        r8.accepted > r.accepted + 0.05,
+        "{} vs {}",
+        r8.accepted,
+        r.accepted
+    );
+}
+
+/// 1 / (the largest channel load) for the pattern's flows, in flits per
+/// terminal per cycle (all channels as fast as the injection channel).
+fn routing_bound(topology: &str, algorithm: &str, pattern: &str) -> f64 {
+    let net = spec::build(topology).unwrap();
+    let routes = routing::route(&net, algorithm, &RoutingOptions::default()).unwrap();
+    let t = net.terminals().len();
+    let (flows, per_flow): (Vec<(usize, usize)>, f64) = if pattern == "uniform" {
+        let all = (0..t)
+            .flat_map(|s| (0..t).filter(move |&d| d != s).map(move |d| (s, d)))
+            .collect();
+        (all, 1.0 / (t as f64 - 1.0))
+    } else {
+        let p = Pattern::parse(pattern).unwrap().bind(&net, 1).unwrap();
+        (p.flows(), 1.0)
+    };
+    // Our own count from the routes' paths...
+    let mut load = vec![0u64; net.channel_count()];
+    for &(s, d) in &flows {
+        for c in routes.path(&net, s, d).unwrap() {
+            load[c.index()] += 1;
+        }
+    }
+    let max = *load.iter().max().unwrap() as f64;
+    // ...agrees with the flow layer's.
+    let flow_max = routelab_core::flow::max_channel_load(&net, &routes, &flows).unwrap();
+    assert_eq!(max, flow_max);
+    1.0 / (max * per_flow)
+}
+
+#[test]
+fn accepted_throughput_never_exceeds_the_routing_bound() {
+    for (topology, algorithm, pattern) in [
+        ("torus:4x4", "dor", "uniform"),
+        ("torus:4x4", "dor", "transpose"),
+        ("torus:4x4", "dor", "tornado"),
+        ("torus:4x4", "dor", "bit-complement"),
+        ("mesh:4x4", "dor", "uniform"),
+        ("kary-ntree:k=2,n=3", "updown", "bit-reverse"),
+        (
+            "random:switches=6,ports=5,hosts=2,seed=3",
+            "updown",
+            "uniform",
+        ),
+    ] {
+        let bound = routing_bound(topology, algorithm, pattern);
+        let mut s = quick(topology, algorithm);
+        s.network.links = Some(sim::LinkSpec {
+            bandwidth: None,
+            latency: Some("1ns".into()),
+        });
+        s.router.buffer_flits = Some(8);
+        s.traffic.pattern = Some(pattern.into());
+        s.traffic.load = 1.0;
+        s.run.drain_cycles = Some(0);
+        let r = run(&s);
+        assert!(
+            r.accepted <= bound * 1.02,
+            "{topology} {algorithm} {pattern}: accepted {} > bound {bound}",
+            r.accepted
+        );
+        assert!(
+            r.accepted > 0.3 * bound.min(1.0),
+            "{topology} {pattern}: {}",
+            r.accepted
+        );
+        // Below the bound the offered load is carried.
+        s.traffic.load = 0.5 * bound.min(1.0);
+        s.run.drain_cycles = Some(4000);
+        let r = run(&s);
+        assert!(r.drained, "{topology} {pattern} at half the bound");
+        assert!(
+            (r.accepted - r.offered).abs() <= 0.05 * r.offered,
+            "{topology} {pattern}: {} vs {}",
+            r.accepted,
+            r.offered
+        );
+    }
+}
+
+#[test]
+fn a_seeded_run_repeats_bit_for_bit() {
+    let mut s = quick("torus:4x4", "duato");
+    s.router.vcs = 3;
+    s.router.selection = sim::Selection::Random;
+    s.traffic.load = 0.4;
+    s.traffic.packet_flits = Some(3);
+    let strip = |r: SimResult| {
+        let mut v = serde_json::to_value(r).unwrap();
+        v.as_object_mut().unwrap().remove("wall_seconds");
+        v
+    };
+    let a = strip(run(&s));
+    let b = strip(run(&s));
+    assert_eq!(a, b);
+    s.run.seed = 2;
+    assert_ne!(a, strip(run(&s)));
+}
+
+#[test]
+fn a_cyclic_routing_without_escape_deadlocks_and_is_reported() {
+    // A ring of 8 routed on one lane; tornado sends everyone 3 hops the
+    // same way round: wormhole packets fill the ring and wait in a cycle.
+    let mut s = quick("torus:8", "minhop");
+    s.router.vcs = 1;
+    s.router.buffer_flits = Some(4);
+    s.traffic.pattern = Some("tornado".into());
+    s.traffic.packet_flits = Some(8);
+    s.traffic.load = 1.0;
+    s.run.watchdog_cycles = 300;
+    match sim::simulate(&s) {
+        Err(SimError::Deadlock(info)) => {
+            assert!(info.cycle.len() >= 2, "{info}");
+            assert!(info.packets_in_network > 0);
+            assert!(info
+                .cycle
+                .iter()
+                .all(|b| b.node.starts_with('s') && b.flits > 0));
+            assert!(info.to_string().contains("waiting cycle"));
+        }
+        other => panic!("expected a deadlock, got {other:?}"),
+    }
+    // The same ring with dateline lanes does not deadlock.
+    let mut s2 = s.clone();
+    s2.network.links = Some(sim::LinkSpec {
+        bandwidth: None,
+        latency: Some("1ns".into()),
+    });
+    s2.routing.algorithm = "dor".into();
+    s2.router.vcs = 2;
+    let r = run(&s2);
+    assert!(r.accepted > 0.1);
+}
+
+#[test]
+fn duato_is_deadlock_free_at_saturation_and_no_slower_at_zero_load() {
+    for topology in ["torus:4x4", "mesh:4x4", "torus:4x4x2"] {
+        let mut s = quick(topology, "duato");
+        s.router.vcs = 3;
+        s.router.buffer_flits = Some(4);
+        s.traffic.packet_flits = Some(4);
+        s.traffic.load = 1.0;
+        s.traffic.pattern = Some("bit-complement".into());
+        s.run.watchdog_cycles = 2000;
+        s.run.drain_cycles = Some(0);
+        let r = run(&s);
+        assert!(r.accepted > 0.1, "{topology}: {}", r.accepted);
+        assert!(r.counters.contains_key("escape_hops"));
+    }
+    // Zero load: the same latency as dimension order (both minimal).
+    let mut s = quick("torus:4x4", "duato");
+    s.router.vcs = 3;
+    s.router.buffer_flits = Some(64);
+    let (d, _, _) = ping_pong(s.clone(), 6, 64);
+    s.routing.algorithm = "dor".into();
+    let (o, _, _) = ping_pong(s, 6, 64);
+    assert_eq!(d, o);
+}
+
+#[test]
+fn adaptive_routing_beats_dimension_order_on_transpose() {
+    let mut s = quick("torus:4x4", "dor");
+    s.network.links = Some(sim::LinkSpec {
+        bandwidth: None,
+        latency: Some("1ns".into()),
+    });
+    s.router.vcs = 4;
+    s.router.buffer_flits = Some(8);
+    s.traffic.pattern = Some("transpose".into());
+    s.traffic.load = 1.0;
+    s.run.drain_cycles = Some(0);
+    let dor = run(&s);
+    s.routing.algorithm = "duato".into();
+    let duato = run(&s);
+    assert!(
+        duato.accepted > dor.accepted * 1.1,
+        "{} vs {}",
+        duato.accepted,
+        dor.accepted
+    );
+}
+
+#[test]
+fn an_exchange_reaches_the_link_bandwidth() {
+    let mut s = quick("torus:4x4", "dor");
+    s.network.links = Some(sim::LinkSpec {
+        bandwidth: Some("20Gb/s".into()),
+        latency: Some("50ns".into()),
+    });
+    s.router.buffer_flits = Some(32);
+    s.traffic.workload = Workload::Exchange;
+    s.traffic.pairs = Some(vec![[0, 5], [3, 12]]);
+    s.traffic.messages = 10;
+    s.traffic.message_bytes = Some(sim::Size::Text("8KB".into()));
+    s.traffic.packet_bytes = Some(sim::Size::Bytes(256));
+    let r = run(&s);
+    let w = r.workload.unwrap();
+    assert_eq!(w.pairs.len(), 2);
+    for p in &w.pairs {
+        assert!(p.bandwidth_gbps > 17.0 && p.bandwidth_gbps <= 20.0, "{p:?}");
+    }
+    // 2 pairs x 10 messages x 32 packets, plus 2 acknowledgements.
+    assert_eq!(r.packets_delivered, 2 * 10 * 32 + 2);
+}
+
+/// Sends every packet through an intermediate terminal first, where the
+/// NIC keeps it in transit and re-injects it.
+struct ViaNext {
+    inner: TableRouter,
+    terminals: u32,
+}
+
+impl HopRouter for ViaNext {
+    fn name(&self) -> &str {
+        "via-next"
+    }
+    fn vcs_needed(&self) -> u8 {
+        self.inner.vcs_needed()
+    }
+    fn source(&self, hdr: &mut Header, view: &LocalView, ctx: &mut RouterCtx) {
+        if hdr.origin == hdr.src {
+            let via = (hdr.src + 1) % self.terminals;
+            if via != hdr.dst {
+                hdr.target = via;
+            }
+        }
+        self.inner.source(hdr, view, ctx);
+    }
+    fn inject(&self, hdr: &Header, vcs: u8, out: &mut Candidates) {
+        self.inner.inject(hdr, vcs, out);
+    }
+    fn route(
+        &self,
+        hdr: &Header,
+        here: &Here,
+        view: &LocalView,
+        ctx: &mut RouterCtx,
+        out: &mut Candidates,
+    ) {
+        self.inner.route(hdr, here, view, ctx, out);
+    }
+    fn forwarded(
+        &self,
+        hdr: &mut Header,
+        here: &Here,
+        chosen: Candidate,
+        channel: ChannelId,
+        ctx: &mut RouterCtx,
+    ) {
+        self.inner.forwarded(hdr, here, chosen, channel, ctx);
+    }
+}
+
+#[test]
+fn terminals_can_hold_packets_in_transit() {
+    let mut s = quick("kary-ntree:k=2,n=3", "updown");
+    s.traffic.load = 0.1;
+    s.traffic.pattern = Some("bit-complement".into());
+    let net = sim::build_network(&s).unwrap();
+    let routes = routing::route(&net, "updown", &RoutingOptions::default()).unwrap();
+    let direct = Experiment::new(&s).unwrap().run().unwrap();
+    let router = ViaNext {
+        inner: TableRouter::new(&net, routes, PathChoice::First).unwrap(),
+        terminals: net.terminals().len() as u32,
+    };
+    let exp = Experiment::with_router(&s, net, Box::new(router)).unwrap();
+    let r = exp.run().unwrap();
+    assert!(r.transits > 0);
+    // Terminal 3's via (4) is its destination (bit-complement of 3): it
+    // goes direct; every other packet delivered went through its via.
+    assert!(r.transits <= r.packets_generated);
+    assert!(
+        r.transits * 8 >= r.packets_delivered * 6,
+        "{} of {}",
+        r.transits,
+        r.packets_delivered
+    );
+    assert!(
+        r.avg_hops > direct.avg_hops,
+        "{} vs {}",
+        r.avg_hops,
+        direct.avg_hops
+    );
+    assert!(r.drained);
+}
+
+#[test]
+fn bad_specs_are_errors_that_say_what_is_wrong() {
+    let e = sim::simulate(&quick("torus:4x4", "teleport"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("teleport") && e.contains("duato") && e.contains("dor"),
+        "{e}"
+    );
+    let mut s = quick("crossbar:4", "duato");
+    s.router.vcs = 3;
+    let e = sim::simulate(&s).unwrap_err().to_string();
+    assert!(e.contains("torus or mesh"), "{e}");
+    let mut s = quick("torus:4x4", "dor");
+    s.router.vcs = 1;
+    let e = sim::simulate(&s).unwrap_err().to_string();
+    assert!(e.contains("virtual channels"), "{e}");
+    let mut s = quick("torus:4x4", "dor");
+    s.router.switching = Switching::CutThrough;
+    s.router.buffer_flits = Some(2);
+    s.traffic.packet_flits = Some(4);
+    let e = sim::simulate(&s).unwrap_err().to_string();
+    assert!(e.contains("buffer_flits"), "{e}");
+    let mut s = quick("torus:4x4", "dor");
+    s.network
+        .classes
+        .insert("core".into(), sim::LinkSpec::default());
+    let e = sim::simulate(&s).unwrap_err().to_string();
+    assert!(e.contains("core") && e.contains("switch"), "{e}");
+}
+
+#[test]
+fn load_units_agree() {
+    // On an 4x4 torus with 16-byte flits at 20 Gb/s, 0.5 flits per cycle
+    // is 10 Gb/s per terminal; the bisection unit is 4 (N-1) W B / N^2.
+    let mut s = quick("torus:4x4", "dor");
+    s.network.links = Some(sim::LinkSpec {
+        bandwidth: None,
+        latency: Some("1ns".into()),
+    });
+    s.traffic.load = 10.0;
+    s.traffic.load_unit = sim::LoadUnit::Gbps;
+    let exp = Experiment::new(&s).unwrap();
+    assert!((exp.load_in_flits(10.0) - 0.5).abs() < 1e-12);
+    s.traffic.load_unit = sim::LoadUnit::Bisection;
+    let exp = Experiment::new(&s).unwrap();
+    let g0 = 4.0 * 15.0 * 8.0 * 20e9 / 256.0; // W = 2 * 4 cables
+    assert!((exp.load_in_flits(1.0) - g0 / 20e9).abs() < 1e-12);
+    let r = exp.run_at(0.2).unwrap();
+    let n = r.accepted_normalised.unwrap();
+    assert!((n - 0.2).abs() < 0.02, "{n}");
+}
+
+#[test]
+fn saturation_search_brackets_the_knee() {
+    let mut s = quick("torus:4x4", "dor");
+    s.network.links = Some(sim::LinkSpec {
+        bandwidth: None,
+        latency: Some("1ns".into()),
+    });
+    s.router.buffer_flits = Some(8);
+    s.traffic.pattern = Some("uniform".into());
+    s.run.measure_cycles = 1500;
+    s.run.drain_cycles = Some(1500);
+    let bound = routing_bound("torus:4x4", "dor", "uniform");
+    let opts = sim::SaturateOptions {
+        steps: 3,
+        ..Default::default()
+    };
+    let r = sim::saturate(&s, &opts).unwrap();
+    assert!(r.saturation <= bound * 1.02, "{} > {bound}", r.saturation);
+    assert!(r.saturation >= 0.5 * bound, "{} << {bound}", r.saturation);
+    assert_eq!(r.points.len(), 1 + 2 * 3);
+    assert!(r.points.iter().any(|p| !p.sustained));
+}
+
+#[test]
+fn every_example_spec_runs() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let s = Spec::from_toml_with(
+            &text,
+            &[
+                ("run.warmup_cycles", "200"),
+                ("run.measure_cycles", "400"),
+                ("run.drain_cycles", "5000"),
+            ],
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let r = sim::simulate(&s).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(
+            r.packets_generated,
+            r.packets_delivered + r.packets_in_flight
+        );
+        assert!(r.packets_delivered > 0, "{}", path.display());
+        n += 1;
+    }
+    assert!(n >= 3, "examples found: {n}");
+}

@@ -1,0 +1,43 @@
+"""Flow-level evaluation: effective bisection bandwidth and channel loads."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from routelab.network import Network
+from routelab.routing import Routes
+
+
+def ebb(
+    net: Network,
+    routes: Routes,
+    patterns: int = 1000,
+    pattern: str | None = None,
+    metric: str = "orcs",
+    seed: int = 0,
+    capacity: str | None = None,
+) -> dict[str, Any]:
+    """Effective bandwidth of ``routes`` over ``patterns`` traffic patterns.
+
+    ``pattern`` defaults to ``bisect`` (random bisections, a fresh one per
+    pattern); ``metric`` is ``orcs`` (each flow gets 1 / the largest number of
+    flows sharing a channel on its path) or ``maxmin`` (max-min fair rates).
+    Returns ``avg``, ``min``, ``max`` over patterns, ``patterns``,
+    ``per_pattern`` and ``seconds``. The result depends only on the seed, not
+    on the number of threads.
+    """
+    if routes.network != net:
+        raise ValueError("routes were computed for another network")
+    opts = {"patterns": str(patterns), "metric": metric, "seed": str(seed)}
+    if pattern is not None:
+        opts["pattern"] = pattern
+    if capacity is not None:
+        opts["capacity"] = capacity
+    return json.loads(routes._routes.ebb_json(opts))
+
+
+def channel_loads(routes: Routes, flows: list[tuple[int, int]]) -> list[float]:
+    """Flows crossing each channel (by channel id) for ``(source, destination)``
+    terminal pairs; a flow split over n paths counts 1/n on each."""
+    return routes._routes.channel_loads(flows)
