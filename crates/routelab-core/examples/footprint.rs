@@ -1,44 +1,86 @@
-//! Time and peak memory of building a network and summarising it:
-//! `cargo run --release --example footprint -- SPEC [SPEC ...]`.
-//! Prints one JSON object per spec; peak RSS comes from /proc (Linux).
+//! Time and peak memory of the main steps on one network:
+//! `cargo run --release --example footprint -- [--engine NAME] [--ebb N] SPEC [SPEC ...]`.
+//! Builds each network, summarises it, optionally routes it and evaluates N
+//! random bisections; prints one JSON object per spec. Peak RSS comes from
+//! /proc (Linux) and covers the whole process, so run one spec per process
+//! for a clean figure.
 
+use routelab_core::flow::{self, EbbOptions};
 use routelab_core::network::{metrics, spec};
+use routelab_core::routing::{self, RoutingOptions};
 use std::time::Instant;
 
-fn peak_rss_mb() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024.0)
+fn peak_rss_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+fn fail(msg: String) -> ! {
+    eprintln!("footprint: {msg}");
+    std::process::exit(2);
 }
 
 fn main() {
-    let specs: Vec<String> = std::env::args().skip(1).collect();
+    let mut engine: Option<String> = None;
+    let mut ebb_patterns = 0usize;
+    let mut specs = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--engine" => engine = args.next(),
+            "--ebb" => {
+                ebb_patterns = args
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or_else(|| fail("--ebb takes a number of patterns".into()))
+            }
+            _ => specs.push(a),
+        }
+    }
     if specs.is_empty() {
-        eprintln!("usage: footprint SPEC [SPEC ...]");
-        std::process::exit(2);
+        fail("usage: footprint [--engine NAME] [--ebb N] SPEC [SPEC ...]".into());
     }
     for text in specs {
+        let mut out = vec![format!("\"spec\": \"{text}\"")];
         let start = Instant::now();
-        let net = match spec::build(&text) {
-            Ok(net) => net,
-            Err(e) => {
-                eprintln!("{text}: {e}");
-                std::process::exit(2);
-            }
-        };
-        let build_s = start.elapsed().as_secs_f64();
-        let rss_build = peak_rss_mb().unwrap_or(f64::NAN);
+        let net = spec::build(&text).unwrap_or_else(|e| fail(format!("{text}: {e}")));
+        out.push(format!("\"terminals\": {}", net.terminals().len()));
+        out.push(format!("\"switches\": {}", net.switches().len()));
+        out.push(format!("\"build_s\": {:.4}", start.elapsed().as_secs_f64()));
+        out.push(format!("\"rss_mb_after_build\": {:.1}", peak_rss_mb()));
         let start = Instant::now();
         let s = metrics::summary(&net);
-        let summary_s = start.elapsed().as_secs_f64();
-        println!(
-            "{{\"spec\": \"{text}\", \"nodes\": {}, \"channels\": {}, \"build_s\": {build_s:.4}, \"peak_rss_mb_after_build\": {rss_build:.1}, \"summary_s\": {summary_s:.4}, \"peak_rss_mb\": {:.1}, \"diameter\": {}, \"bisection\": {}}}",
-            net.node_count(),
-            net.channel_count(),
-            peak_rss_mb().unwrap_or(f64::NAN),
-            s.diameter,
-            s.bisection_width
-        );
+        out.push(format!("\"summary_s\": {:.4}", start.elapsed().as_secs_f64()));
+        out.push(format!("\"diameter\": {}, \"bisection\": {}", s.diameter, s.bisection_width));
+        if let Some(engine) = &engine {
+            let opts = RoutingOptions {
+                max_lanes: 15,
+                ..RoutingOptions::default()
+            };
+            let start = Instant::now();
+            let routes = routing::route(&net, engine, &opts)
+                .unwrap_or_else(|e| fail(format!("{text}: {e}")));
+            out.push(format!("\"engine\": \"{engine}\""));
+            out.push(format!("\"route_s\": {:.4}", start.elapsed().as_secs_f64()));
+            out.push(format!("\"lanes\": {}", routes.lanes_needed()));
+            out.push(format!("\"rss_mb_after_route\": {:.1}", peak_rss_mb()));
+            if ebb_patterns > 0 {
+                let opts = EbbOptions {
+                    patterns: ebb_patterns,
+                    ..EbbOptions::default()
+                };
+                let r = flow::ebb(&net, &routes, &opts)
+                    .unwrap_or_else(|e| fail(format!("{text}: {e}")));
+                out.push(format!("\"ebb_patterns\": {ebb_patterns}, \"ebb_avg\": {:.4}", r.avg));
+                out.push(format!("\"ebb_s\": {:.4}", r.seconds));
+            }
+        }
+        out.push(format!("\"peak_rss_mb\": {:.1}", peak_rss_mb()));
+        println!("{{{}}}", out.join(", "));
     }
 }
