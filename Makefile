@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.deps-installed
 export VIRTUAL_ENV := $(CURDIR)/$(VENV)
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: demo test setup build lint rust-test py-test bench clean
+.PHONY: demo test setup build lint rust-test py-test bench clean chromium
 
 demo: build
 	$(BIN)/routelab demo --out demo
@@ -35,8 +35,18 @@ lint: $(STAMP)
 rust-test:
 	cargo test -p routelab-core --quiet
 
-py-test: build
+py-test: build chromium
 	$(BIN)/python -m pytest -q tests
+
+# The report test opens the HTML report in headless Chromium (Debian's package).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	  else \
+	    echo "chromium is missing: install it (sudo apt-get install chromium) for the report test" >&2; \
+	    exit 1; \
+	  fi; }
 
 bench: build
 	cargo bench -p routelab-core

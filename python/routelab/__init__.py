@@ -20,6 +20,7 @@ from routelab.experiment.api import results, sweep
 from routelab.flow import channel_loads, ebb
 from routelab.network import Network, families, from_networkx, load, topology
 from routelab.routing import Routes, deadlock, engines, read_lfts, route
+from routelab.sim import SimResult, saturate, simulate
 from routelab.traffic import pattern
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "DeadlockError",
     "Routes",
     "RoutingError",
+    "SimResult",
     "SimulationError",
     "channel_loads",
     "deadlock",
@@ -34,6 +36,8 @@ __all__ = [
     "engines",
     "read_lfts",
     "route",
+    "saturate",
+    "simulate",
     "Network",
     "RoutelabError",
     "TopologyError",

@@ -120,6 +120,76 @@ def _ebb(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sets(items: list[str] | None) -> dict[str, str]:
+    out = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise routelab.ConfigError(
+                f"--set takes KEY=VALUE (e.g. traffic.load=0.3), got '{item}'"
+            )
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _sim(args: argparse.Namespace) -> int:
+    result = routelab.simulate(Path(args.spec), _sets(args.set))
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        keys = (
+            "offered",
+            "accepted",
+            "latency_mean",
+            "latency_p99",
+            "avg_hops",
+            "packets_delivered",
+            "flit_hops",
+            "simulated_ps",
+            "wall_seconds",
+            "events",
+        )
+        print(tables.key_value_table([(k, result.get(k)) for k in keys]))
+    return 0
+
+
+def _saturate(args: argparse.Namespace) -> int:
+    result = routelab.saturate(Path(args.spec), _sets(args.set))
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(f"saturation  {result['saturation']:.4g} ({result.get('load_unit', '')})")
+        print("load        offered     accepted    latency_mean")
+        for p in result["points"]:
+            print(
+                f"{p['load']:<11.4g} {p['offered']:<11.4g} {p['accepted']:<11.4g} "
+                f"{p['latency_mean']:.4g}"
+            )
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from routelab import bench
+
+    rows = bench.run(quick=args.quick)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        for row in rows:
+            print(row.pop("name"))
+            print("  " + tables.key_value_table(list(row.items())).replace("\n", "\n  "))
+    return 0
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    from routelab import reproduce
+
+    out = Path(args.out or f"reproduce-{args.name}")
+    summary = reproduce.run(args.name, out, quick=args.quick)
+    print(f"wrote {out}/ (summary: {summary})")
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     demo.run(Path(args.out))
     return 0
@@ -186,7 +256,36 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--json", action="store_true")
     e.set_defaults(run=_ebb)
 
+    sm = sub.add_parser("sim", help="run one packet/flit simulation from a TOML spec")
+    sm.add_argument("spec", help="the experiment spec (TOML), e.g. examples/torus-dor.toml")
+    sm.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="override a key, e.g. traffic.load=0.4"
+    )
+    sm.add_argument("--json", action="store_true")
+    sm.set_defaults(run=_sim)
+
+    sa = sub.add_parser("saturate", help="find the highest load a network sustains")
+    sa.add_argument("spec", help="the experiment spec (TOML)")
+    sa.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a key")
+    sa.add_argument("--json", action="store_true")
+    sa.set_defaults(run=_saturate)
+
+    b = sub.add_parser("bench", help="measure the standard speed configurations here")
+    b.add_argument("--quick", action="store_true", help="shorter runs")
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(run=_bench)
+
     _add_experiment_commands(sub)
+
+    from routelab.reproduce import names as reproductions
+
+    rp = sub.add_parser(
+        "reproduce", help="reproduce a paper's experiments: CSV tables, plots, summary.md"
+    )
+    rp.add_argument("name", choices=reproductions(), help="the reproduction")
+    rp.add_argument("--quick", action="store_true", help="smaller networks and fewer samples")
+    rp.add_argument("--out", metavar="DIR", help="output directory (default: reproduce-NAME)")
+    rp.set_defaults(run=_reproduce)
 
     d = sub.add_parser("demo", help="run the main job on an embedded default")
     d.add_argument("--out", default="demo", help="output directory (default: demo)")

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 mod routing;
+mod sim;
 
 create_exception!(
     _core,
@@ -239,6 +240,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(routing::route, m)?)?;
     m.add_function(wrap_pyfunction!(routing::engines, m)?)?;
     m.add_function(wrap_pyfunction!(routing::read_lfts, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::sim_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::saturate, m)?)?;
     m.add_class::<PyNetwork>()?;
     m.add_function(wrap_pyfunction!(topology, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;

@@ -1,0 +1,74 @@
+//! Bindings of the simulator: specs in as TOML text, results out as JSON.
+
+use crate::{
+    ConfigError, DeadlockError, RoutingError, SimulationError, TopologyError, TrafficError,
+};
+use pyo3::prelude::*;
+use routelab_core::sim::{self, SaturateOptions, SimError, Spec};
+use std::collections::BTreeMap;
+
+fn sim_err(e: SimError) -> PyErr {
+    let text = e.to_string();
+    match e {
+        SimError::Config(_) => ConfigError::new_err(text),
+        SimError::Topology(_) => TopologyError::new_err(text),
+        SimError::Routing(_) => RoutingError::new_err(text),
+        SimError::Traffic(_) => TrafficError::new_err(text),
+        SimError::Deadlock(_) => DeadlockError::new_err(text),
+        _ => SimulationError::new_err(text),
+    }
+}
+
+fn parse(text: &str, sets: &[(String, String)]) -> PyResult<Spec> {
+    let sets: Vec<(&str, &str)> = sets.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    Spec::from_toml_with(text, &sets).map_err(|e| ConfigError::new_err(e.to_string()))
+}
+
+/// Validates a spec (with `--set` style overrides) and returns it normalised as TOML.
+#[pyfunction]
+#[pyo3(signature = (text, sets = Vec::new()))]
+pub(crate) fn sim_spec(text: &str, sets: Vec<(String, String)>) -> PyResult<String> {
+    Ok(parse(text, &sets)?.to_toml_string())
+}
+
+/// Runs one simulation; returns the result as JSON.
+#[pyfunction]
+#[pyo3(signature = (text, sets = Vec::new()))]
+pub(crate) fn simulate(py: Python<'_>, text: &str, sets: Vec<(String, String)>) -> PyResult<String> {
+    let spec = parse(text, &sets)?;
+    let result = py.allow_threads(move || sim::simulate(&spec)).map_err(sim_err)?;
+    serde_json::to_string(&result).map_err(|e| SimulationError::new_err(e.to_string()))
+}
+
+/// Searches the highest sustained load; returns the result (with every
+/// measured point) as JSON. `options`: low, high, tolerance, steps.
+#[pyfunction]
+#[pyo3(signature = (text, sets = Vec::new(), options = BTreeMap::new()))]
+pub(crate) fn saturate(
+    py: Python<'_>,
+    text: &str,
+    sets: Vec<(String, String)>,
+    options: BTreeMap<String, f64>,
+) -> PyResult<String> {
+    let spec = parse(text, &sets)?;
+    let mut o = SaturateOptions::default();
+    for (k, v) in options {
+        let bad = |range: &str| ConfigError::new_err(format!("saturate option '{k}' = {v}: expected {range}"));
+        match k.as_str() {
+            "low" if v >= 0.0 => o.low = v,
+            "high" if v > 0.0 => o.high = Some(v),
+            "tolerance" if (0.0..1.0).contains(&v) => o.tolerance = v,
+            "steps" if (1.0..=30.0).contains(&v) => o.steps = v as u32,
+            "low" | "high" => return Err(bad("a positive load")),
+            "tolerance" => return Err(bad("a fraction in [0, 1)")),
+            "steps" => return Err(bad("an integer in 1..=30")),
+            _ => {
+                return Err(ConfigError::new_err(format!(
+                    "unknown saturate option '{k}'; valid: low, high, tolerance, steps"
+                )))
+            }
+        }
+    }
+    let result = py.allow_threads(move || sim::saturate(&spec, &o)).map_err(sim_err)?;
+    serde_json::to_string(&result).map_err(|e| SimulationError::new_err(e.to_string()))
+}

@@ -1,0 +1,117 @@
+"""``routelab bench``: the standard speed configurations, measured here and now.
+
+Each figure is one run on this machine; BENCHMARKS.md records them with the
+machine they came from."""
+
+from __future__ import annotations
+
+import resource
+import time
+from typing import Any
+
+import routelab
+
+TORUS_DOR = """
+[network]
+topology = "torus:8x8x8"
+links = { bandwidth = "128Gb/s", latency = "1ns" }
+[router]
+switching = "wormhole"
+vcs = 4
+buffer_flits = 8
+flit_bytes = 16
+routing_delay = "1ns"
+[routing]
+algorithm = "dor"
+[traffic]
+pattern = "uniform"
+load = 0.3
+packet_flits = 1
+[run]
+warmup_cycles = 2000
+measure_cycles = 10000
+seed = 1
+"""
+
+# versaci2013 Table 1 on 16x16x16 at half the bisection load. A cycle is one
+# 512-byte packet on the 64 Gb/s terminal link (64 ns): 1,563 cycles are 100 us.
+VERSACI_TABLE1 = """
+[network]
+topology = "torus:16x16x16"
+classes.terminal = { bandwidth = "64Gb/s", latency = "80ns" }
+classes.switch = { bandwidth = "20Gb/s", latency = "200ns" }
+[router]
+switching = "store-and-forward"
+vcs = 2
+buffer_packets = 8
+flit_bytes = 512
+[routing]
+algorithm = "dor"
+[traffic]
+pattern = "uniform"
+load = 0.5
+load_unit = "bisection"
+packet_bytes = "512B"
+message_packets = 96
+[run]
+warmup_cycles = 0
+measure_cycles = 1563
+seed = 1
+"""
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def _sim(name: str, text: str, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    r = routelab.simulate(text, overrides)
+    wall = r["wall_seconds"]
+    return {
+        "name": name,
+        "flit_hops_per_second": r["flit_hops"] / wall if wall else None,
+        "simulated_us_per_wall_second": r["simulated_ps"] / 1e6 / wall if wall else None,
+        "simulated_us": r["simulated_ps"] / 1e6,
+        "wall_seconds": wall,
+        "events": r["events"],
+        "accepted": r["accepted"],
+    }
+
+
+def _route(name: str, spec: str, engine: str) -> dict[str, Any]:
+    net = routelab.topology(spec)
+    start = time.perf_counter()
+    routes = routelab.route(net, engine, max_lanes=15)
+    return {
+        "name": name,
+        "wall_seconds": time.perf_counter() - start,
+        "lanes": routes.lanes_needed,
+    }
+
+
+def _ebb(name: str, spec: str, patterns: int) -> dict[str, Any]:
+    net = routelab.topology(spec)
+    r = routelab.ebb(net, routelab.route(net, "sssp"), patterns=patterns)
+    return {"name": name, "wall_seconds": r["seconds"], "avg": r["avg"]}
+
+
+def run(quick: bool = False) -> list[dict[str, Any]]:
+    """Runs the standard configurations; ``quick`` shortens the simulations."""
+    shorter = {"run.measure_cycles": 2000, "run.warmup_cycles": 500} if quick else None
+    rows = [
+        _sim("sim torus:8x8x8 dor uniform 0.3 (1-flit, 4 VCs x 8 flits)", TORUS_DOR, shorter),
+        _route(
+            "sssp random 4096 endpoints", "random:switches=256,ports=32,hosts=16,seed=1", "sssp"
+        ),
+        _route(
+            "dfsssp random 4096 endpoints", "random:switches=256,ports=32,hosts=16,seed=1", "dfsssp"
+        ),
+        _ebb("ebb 1000 bisections, 1024 endpoints", "kary-ntree:k=32,n=2", 1000),
+    ]
+    if not quick:
+        rows.append(
+            _sim("sim torus:16x16x16 versaci2013 Table 1, half load, 100 us", VERSACI_TABLE1)
+        )
+    for row in rows:
+        row["peak_rss_mb"] = _peak_rss_mb()
+    return rows

@@ -1,0 +1,317 @@
+"""The run-kind registry: what one run of a sweep computes.
+
+Each kind is one small function ``run(params) -> dict`` registered by name with
+the schema of its parameters and the key that ``seeds`` sets. ``params`` is the
+nested parameter document of one run (``{"network": {"topology": ...}, ...}``).
+Scalar values of the result become metrics (columns of the run table); lists,
+dicts and tables become per-run artefacts.
+
+``ebb``, ``sim`` and ``saturate`` call ``routelab.ebb``, ``routelab.simulate``
+and ``routelab.saturate``; a build of routelab without them raises a
+:class:`ConfigError` that names the missing capability.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import routelab
+from routelab._core import ConfigError
+from routelab.experiment.schema import Field, Schema
+
+RunFunction = Callable[[dict[str, Any]], Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Artefact:
+    """Marks a result value as a per-run artefact whatever its type (a long
+    text, say), rather than a metric column."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    run: RunFunction
+    schema: Schema
+    seed_key: str
+    requires: tuple[str, ...]
+    description: str
+    check: Callable[[dict[str, Any]], None] | None = None
+
+    def validate(self, params: dict[str, Any]) -> None:
+        """The kind's own check of one run's parameters (the simulator's spec
+        validation for sim and saturate), before anything runs."""
+        if self.check is not None and not self.missing():
+            self.check(params)
+
+    def missing(self) -> list[str]:
+        """The ``routelab`` attributes this kind needs and this build lacks."""
+        return [name for name in self.requires if not hasattr(routelab, name)]
+
+    def check_available(self) -> None:
+        missing = self.missing()
+        if missing:
+            names = ", ".join(f"routelab.{m}" for m in missing)
+            raise ConfigError(
+                f"'{self.name}' runs need {names}, which this build of routelab does not "
+                f"provide ({self.description} is not available from Python yet)"
+            )
+
+
+KINDS: dict[str, Kind] = {}
+
+
+def register(
+    name: str,
+    *,
+    schema: Schema,
+    seed_key: str,
+    description: str,
+    requires: tuple[str, ...] = (),
+    check: Callable[[dict[str, Any]], None] | None = None,
+) -> Callable[[RunFunction], RunFunction]:
+    """Registers ``run(params) -> metrics`` as the run kind ``name``."""
+
+    def wrap(fn: RunFunction) -> RunFunction:
+        KINDS[name] = Kind(name, fn, schema, seed_key, requires, description, check)
+        return fn
+
+    return wrap
+
+
+def get(name: str) -> Kind:
+    if name not in KINDS:
+        raise ConfigError(
+            f"'experiment.kind' = '{name}' is not a run kind; valid kinds: {', '.join(KINDS)}"
+        )
+    return KINDS[name]
+
+
+# ---------------------------------------------------------------- schemas
+
+_TOPOLOGY = Field("str", "a topology spec such as torus:8x8x8 or a fabric file", required=True)
+_NETWORK = {
+    "network.topology": _TOPOLOGY,
+}
+_ROUTING = {
+    "routing.algorithm": Field(
+        "str", "the routing engine", required=True, choices=lambda: routelab.engines()
+    ),
+    "routing.max_lanes": Field("int", "lanes the engine may use", min=1, max=15),
+    "routing.datelines": Field("bool", "dateline lanes of dor on tori"),
+    "routing.root": Field("str", "root switch of up*/down*, by name"),
+    "routing.heuristic": Field(
+        "str", "dfsssp cycle breaking", choices=("weakest", "heaviest", "first", "online")
+    ),
+    "routing.seed": Field("int", "seed of engines that make random choices", min=0),
+}
+
+TOPO_SCHEMA = Schema(
+    {
+        **_NETWORK,
+        "network.seed": Field("int", "the value of {seed} in string parameters", min=0),
+    }
+)
+ROUTE_SCHEMA = Schema({**_NETWORK, **_ROUTING})
+EBB_SCHEMA = Schema(
+    {
+        **_NETWORK,
+        **_ROUTING,
+        "ebb.patterns": Field("int", "number of random patterns", min=1),
+        "ebb.pattern": Field("str", "bisect or a traffic pattern name"),
+        "ebb.metric": Field("str", "the bandwidth metric", choices=("orcs", "maxmin")),
+        "ebb.capacity": Field("str", "channel capacities of maxmin", choices=("bandwidth", "unit")),
+        "ebb.seed": Field("int", "seed of the random patterns", min=0),
+    }
+)
+# The simulator validates its own spec (unknown keys included); these are the
+# keys a sweep relies on.
+SIM_SCHEMA = Schema(
+    {
+        "network.topology": _TOPOLOGY,
+        "routing.algorithm": Field("str", "a routing engine or adaptive router", required=True),
+        "traffic.load": Field("float", "offered load", min=0),
+        "run.seed": Field("int", "the master seed of the run", min=0),
+    },
+    open=True,
+)
+
+
+# ---------------------------------------------------------------- run kinds
+
+
+@register(
+    "topo",
+    schema=TOPO_SCHEMA,
+    seed_key="network.seed",
+    description="building a network and summarising it",
+)
+def run_topo(params: dict[str, Any]) -> dict[str, Any]:
+    start = time.perf_counter()
+    net = routelab.topology(params["network"]["topology"])
+    summary = net.summary()
+    summary.pop("name", None)
+    out: dict[str, Any] = {}
+    for key, value in summary.items():
+        if isinstance(value, Mapping):
+            for sub, v in value.items():
+                out[f"{key}_{sub}"] = v
+        else:
+            out[key] = value
+    out["topo_seconds"] = time.perf_counter() - start
+    return out
+
+
+def _routes(params: dict[str, Any]) -> tuple[routelab.Network, routelab.Routes]:
+    net = routelab.topology(params["network"]["topology"])
+    options = dict(params.get("routing", {}))
+    engine = options.pop("algorithm")
+    return net, routelab.route(net, engine, **options)
+
+
+@register(
+    "route",
+    schema=ROUTE_SCHEMA,
+    seed_key="routing.seed",
+    description="computing routes and checking them for deadlock",
+)
+def run_route(params: dict[str, Any]) -> dict[str, Any]:
+    net, routes = _routes(params)
+    stats = routes.stats()
+    for key in ("engine", "network"):
+        stats.pop(key, None)
+    cycle = stats.pop("cycle", None)
+    stats["route_seconds"] = stats.pop("seconds", None)
+    stats["switches"] = len(net.switches)
+    stats["terminals"] = len(net.terminals)
+    if cycle is not None:
+        stats["cycle"] = Artefact(cycle)
+    return stats
+
+
+@register(
+    "ebb",
+    schema=EBB_SCHEMA,
+    seed_key="ebb.seed",
+    requires=("ebb",),
+    description="the flow-level effective bisection bandwidth",
+)
+def run_ebb(params: dict[str, Any]) -> dict[str, Any]:
+    KINDS["ebb"].check_available()
+    net, routes = _routes(params)
+    options = params.get("ebb", {})
+    result = as_dict(routelab.ebb(net, routes, **options))
+    for echo in ("metric", "pattern"):  # already columns when given as parameters
+        if echo in options:
+            result.pop(echo, None)
+    result["route_seconds"] = routes.seconds
+    return result
+
+
+def _check_sim_spec(params: dict[str, Any]) -> None:
+    routelab.sim.check(params)
+
+
+@register(
+    "sim",
+    schema=SIM_SCHEMA,
+    seed_key="run.seed",
+    requires=("simulate",),
+    description="the packet simulator",
+    check=_check_sim_spec,
+)
+def run_sim(params: dict[str, Any]) -> dict[str, Any]:
+    KINDS["sim"].check_available()
+    return as_dict(routelab.simulate(params))
+
+
+@register(
+    "saturate",
+    schema=SIM_SCHEMA,
+    seed_key="run.seed",
+    requires=("saturate",),
+    description="the saturation search of the packet simulator",
+    check=_check_sim_spec,
+)
+def run_saturate(params: dict[str, Any]) -> dict[str, Any]:
+    KINDS["saturate"].check_available()
+    return as_dict(routelab.saturate(params))
+
+
+def as_dict(result: Any) -> dict[str, Any]:
+    """A result dict from whatever a routelab call returns (a mapping, or an
+    object with ``to_dict()``)."""
+    if isinstance(result, Mapping):
+        return dict(result)
+    for name in ("to_dict", "as_dict"):
+        fn = getattr(result, name, None)
+        if callable(fn):
+            return dict(fn())
+    raise TypeError(f"a run returned {type(result).__name__}, not a dict of metrics")
+
+
+# ---------------------------------------------------------------- execution
+
+
+def is_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, bool | int | float | str)
+
+
+def execute(kind: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Runs one run where it is scheduled and never raises: the outcome is a
+    dict with ``status`` (ok or failed), ``metrics``, ``artefacts``, ``error``,
+    ``wall_seconds``, ``started``, ``finished``, ``host`` and the routelab version."""
+    started = datetime.now(UTC)
+    t0 = time.perf_counter()
+    metrics: dict[str, Any] = {}
+    artefacts: dict[str, Any] = {}
+    error = None
+    try:
+        result = get(kind).run(params)
+        for name, value in as_dict(result).items():
+            if isinstance(value, Artefact):
+                artefacts[name] = _plain(value.value)
+            elif is_scalar(value):
+                metrics[name] = value
+            else:
+                artefacts[name] = _plain(value)
+        status = "ok"
+    except Exception as e:  # a failed run is recorded, not raised
+        status = "failed"
+        error = f"{type(e).__name__}: {e}"
+        if not isinstance(e, routelab.RoutelabError):
+            error += "\n" + "".join(traceback.format_exception(e)[-3:]).rstrip()
+    return {
+        "status": status,
+        "metrics": metrics,
+        "artefacts": artefacts,
+        "error": error,
+        "wall_seconds": time.perf_counter() - t0,
+        "started": started.isoformat(),
+        "finished": datetime.now(UTC).isoformat(),
+        "host": platform.node(),
+        "routelab_version": routelab.__version__,
+    }
+
+
+def _plain(value: Any) -> Any:
+    """Numpy arrays and tuples as lists, so artefacts serialise as JSON."""
+    if hasattr(value, "to_parquet"):
+        return value
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value

@@ -1,0 +1,591 @@
+"""Figures from a run table: lines (latency against offered load, accepted
+against offered), bars (throughput, lanes or bandwidth per routing), CDFs and
+histograms (of a metric across runs, of list columns or of per-run artefacts)
+and link-load heatmaps of tori.
+
+Figures are built on ``matplotlib.figure.Figure`` with the Agg canvas, without
+pyplot's global state, so they can be drawn in any thread and on machines
+without a display.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from routelab._core import ConfigError  # noqa: E402
+from routelab.experiment import kinds  # noqa: E402
+from routelab.experiment.store import Store  # noqa: E402
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+FORMATS = (".png", ".svg", ".pdf")
+BOOKKEEPING = {
+    "key",
+    "index",
+    "status",
+    "error",
+    "attempts",
+    "wall_seconds",
+    "routelab_version",
+    "started",
+    "timestamp",
+    "host",
+    "session",
+    "kind",
+    "artefacts",
+}
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """What to draw: ``y`` against ``x`` per ``hue``, one panel per ``facet``."""
+
+    kind: str
+    y: str
+    x: str | None = None
+    hue: str | None = None
+    facet: str | None = None
+    title: str | None = None
+    name: str | None = None
+    logy: bool = False
+    diagonal: bool = False  # a y = x reference line (accepted against offered)
+    explode: str | None = None  # an artefact holding a list of rows per run (curves)
+    select: tuple[str, Any] | None = None  # only the runs where this column has this value
+
+    def file_name(self) -> str:
+        if self.name:
+            return self.name
+        return f"{self.y}-vs-{self.x}" if self.x else f"{self.y}-{self.kind}"
+
+
+# ---------------------------------------------------------------- columns
+
+
+def parameter_columns(df: pd.DataFrame) -> list[str]:
+    return [c for c in df.columns if "." in c and not c.startswith("result.")]
+
+
+def varying_columns(df: pd.DataFrame) -> list[str]:
+    """Parameter columns that take more than one value."""
+    return [c for c in parameter_columns(df) if df[c].astype(str).nunique() > 1]
+
+
+def resolve_column(df: pd.DataFrame, name: str) -> str:
+    """The column ``name`` means: itself; else the one column whose last dotted
+    part is ``name`` (``load`` -> ``traffic.load``); else the one varying
+    column (or the one column) under the table ``name`` (``routing`` ->
+    ``routing.algorithm``), the seed aside."""
+    if name in df.columns:
+        return name
+    ends = [c for c in df.columns if c.split(".")[-1] == name]
+    if len(ends) == 1:
+        return ends[0]
+    under = [c for c in df.columns if c.startswith(name + ".")]
+    seed = _seed_column(df)
+    moving = [c for c in under if c in varying_columns(df) and c != seed]
+    if len(moving) == 1:
+        return moving[0]
+    if len(under) == 1:
+        return under[0]
+    if len(ends) > 1 or len(moving) > 1:
+        options = ends or moving
+        raise ConfigError(f"'{name}' is ambiguous: it could be {', '.join(options)}")
+    shown = [c for c in df.columns if c not in BOOKKEEPING]
+    raise ConfigError(f"no column '{name}' in the results; columns: {', '.join(shown)}")
+
+
+def _seed_column(df: pd.DataFrame) -> str | None:
+    if "kind" in df.columns and len(df):
+        try:
+            key = kinds.get(str(df["kind"].iloc[0])).seed_key
+        except ConfigError:
+            return None
+        return key if key in df.columns else None
+    return None
+
+
+# ---------------------------------------------------------------- data
+
+
+def load_table(directory: str | Path, y: str | None = None) -> tuple[Store, pd.DataFrame]:
+    """The finished runs of an experiment; ``y`` names a column or an artefact
+    that is added as a column."""
+    store = Store.open(directory)
+    df = store.table()
+    df = df[df["status"] == "ok"].reset_index(drop=True)
+    if not len(df):
+        raise ConfigError(f"{directory} has no finished runs to plot")
+    if y is not None:
+        df = with_column(store, df, y)
+    return store, df
+
+
+def with_column(store: Store, df: pd.DataFrame, name: str) -> pd.DataFrame:
+    """``df``, with the per-run artefact ``name`` as a column when ``name`` is
+    not a column already."""
+    if name in df.columns:
+        return df
+    try:
+        resolve_column(df, name)
+        return df
+    except ConfigError:
+        values = [store.artefact(k, name) for k in df["key"]]
+        if all(v is None for v in values):
+            raise
+        return df.assign(**{name: values})
+
+
+def _artefact_names(df: pd.DataFrame) -> list[str]:
+    names: list[str] = []
+    for value in df.get("artefacts", pd.Series(dtype=object)).dropna():
+        for name in str(value).split(","):
+            stem = name.rsplit(".", 1)[0]
+            if stem and stem not in names:
+                names.append(stem)
+    return names
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _numeric(series: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+
+
+def _bin_centre(b: dict[str, Any]) -> float:
+    lo = next(v for k, v in b.items() if k.startswith("lo"))
+    hi = next(v for k, v in b.items() if k.startswith("hi"))
+    return (float(lo) + float(hi)) / 2
+
+
+def _is_bins(v: Any) -> bool:
+    return (
+        isinstance(v, list)
+        and bool(v)
+        and all(
+            isinstance(b, dict)
+            and "count" in b
+            and any(k.startswith("lo") for k in b)
+            and any(k.startswith("hi") for k in b)
+            for b in v
+        )
+    )
+
+
+def _samples(values: Iterable[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Sample values and weights from scalars, lists of numbers, histograms
+    (``{"counts": [...], "bins"|"edges"|"values": [...]}``) or lists of bins
+    (``[{"lo_ns": .., "hi_ns": .., "count": ..}, ...]``, weighted at their centres)."""
+    xs: list[float] = []
+    ws: list[float] = []
+    for v in values:
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            continue
+        if _is_bins(v):
+            xs.extend(_bin_centre(b) for b in v)
+            ws.extend(float(b["count"]) for b in v)
+            continue
+        if isinstance(v, dict):
+            counts = v.get("counts")
+            centres = v.get("values") or v.get("bins") or v.get("edges")
+            if counts is None or centres is None:
+                raise ConfigError("a histogram artefact needs 'counts' and 'bins' or 'values'")
+            centres = list(centres)
+            if len(centres) == len(counts) + 1:  # edges: use the bin centres
+                centres = [(a + b) / 2 for a, b in zip(centres, centres[1:], strict=False)]
+            xs.extend(float(c) for c in centres)
+            ws.extend(float(c) for c in counts)
+        elif isinstance(v, list | tuple | np.ndarray):
+            xs.extend(float(x) for x in v)
+            ws.extend(1.0 for _ in v)
+        else:
+            xs.append(float(v))
+            ws.append(1.0)
+    return np.asarray(xs), np.asarray(ws)
+
+
+def _groups(df: pd.DataFrame, column: str | None) -> list[tuple[Any, pd.DataFrame]]:
+    if column is None:
+        return [(None, df)]
+    order = list(dict.fromkeys(df[column].astype(str)))
+    keyed = df.assign(_g=df[column].astype(str))
+    return [(value, keyed[keyed["_g"] == value].drop(columns="_g")) for value in order]
+
+
+def _auto_hue(df: pd.DataFrame, used: Sequence[str | None]) -> pd.DataFrame | None:
+    """When no hue is given, one line per combination of the other varying
+    parameters (the seed is averaged over instead)."""
+    seed = _seed_column(df)
+    rest = [c for c in varying_columns(df) if c not in used and c != seed]
+    if not rest:
+        return None
+    label = (
+        df[rest]
+        .astype(str)
+        .agg(
+            lambda row: ", ".join(
+                f"{c.split('.')[-1]}={v}" for c, v in zip(rest, row, strict=True)
+            ),
+            axis=1,
+        )
+    )
+    return df.assign(_hue=label)
+
+
+# ---------------------------------------------------------------- drawing
+
+
+def explode(df: pd.DataFrame, column: str) -> pd.DataFrame:
+    """One row per element of the list-of-dicts ``column`` (a saturation search's
+    measured points, say), beside the parameters of its run."""
+    rows = []
+    for row in df.to_dict("records"):
+        items = row.pop(column, None)
+        if not isinstance(items, list):
+            continue
+        for item in items:
+            if isinstance(item, dict):
+                rows.append({**row, **item})
+    if not rows:
+        raise ConfigError(f"no run has rows in '{column}'")
+    return pd.DataFrame(rows)
+
+
+def figure(df: pd.DataFrame, spec: FigureSpec, store: Store | None = None) -> Figure:
+    """Draws ``spec`` from the run table ``df`` (finished runs)."""
+    if spec.explode:
+        if store is not None:
+            df = with_column(store, df, spec.explode)
+        df = explode(df, spec.explode)
+    if spec.select is not None:
+        column, value = spec.select
+        df = df[df[resolve_column(df, column)] == value]
+    y = resolve_column(df, spec.y)
+    x = resolve_column(df, spec.x) if spec.x else None
+    hue = resolve_column(df, spec.hue) if spec.hue else None
+    facet = resolve_column(df, spec.facet) if spec.facet else None
+    kind = spec.kind
+    if kind == "auto":
+        kind = "line" if x is not None and _numeric(df[x]) else "bar"
+    if kind in ("line", "bar") and x is None:
+        raise ConfigError(f"a {kind} plot needs --x")
+    if hue is None and kind in ("line", "bar", "cdf", "hist"):
+        auto = _auto_hue(df, [x, facet])
+        if auto is not None:
+            df, hue = auto, "_hue"
+    panels = _groups(df, facet)
+    ncols = min(len(panels), 3)
+    nrows = math.ceil(len(panels) / ncols)
+    fig = Figure(figsize=(5.2 * ncols + 1.6, 3.8 * nrows + 0.4), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharey=kind in ("line", "bar"))
+    for i, (value, part) in enumerate(panels):
+        ax = axes[i // ncols][i % ncols]
+        {"line": _line, "bar": _bar, "cdf": _cdf, "hist": _hist}[kind](ax, part, x, y, hue)
+        if facet is not None:
+            ax.set_title(f"{facet.split('.')[-1]} = {value}", fontsize=10)
+        if spec.diagonal and x is not None:
+            lo, hi = ax.get_xlim()
+            ax.plot([lo, hi], [lo, hi], color="0.6", lw=0.8, ls=":", zorder=0)
+        if spec.logy:
+            ax.set_yscale("log")
+        ax.grid(True, alpha=0.3)
+    for j in range(len(panels), nrows * ncols):
+        axes[j // ncols][j % ncols].set_visible(False)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    if hue is not None and handles:
+        title = "" if hue == "_hue" else hue
+        longest = max(len(label) for label in labels)
+        if longest > 24 or len(labels) > 8:
+            chars = fig.get_figwidth() * 12  # about 12 characters of 9 pt text per inch
+            where, ncols = "outside lower center", max(1, min(len(labels), chars // (longest + 6)))
+        else:
+            where, ncols = "outside right upper", 1
+        fig.legend(handles, labels, title=title, loc=where, ncols=ncols, fontsize=9)
+    if spec.title:
+        if len(panels) == 1 and facet is None:
+            axes[0][0].set_title(spec.title)
+        else:
+            fig.suptitle(spec.title)
+    return fig
+
+
+def _line(ax: Axes, df: pd.DataFrame, x: str, y: str, hue: str | None) -> None:
+    for value, part in _groups(df, hue):
+        stats = part.groupby(x, sort=True)[y].agg(["mean", "min", "max", "count"])
+        label = None if value is None else str(value)
+        ax.plot(stats.index, stats["mean"], marker="o", ms=4, label=label)
+        if (stats["count"] > 1).any():
+            ax.fill_between(stats.index, stats["min"], stats["max"], alpha=0.2)
+    ax.set_xlabel(x)
+    ax.set_ylabel(y)
+
+
+def _bar(ax: Axes, df: pd.DataFrame, x: str, y: str, hue: str | None) -> None:
+    cats = list(dict.fromkeys(df[x].astype(str)))
+    groups = _groups(df, hue)
+    width = 0.8 / len(groups)
+    for i, (value, part) in enumerate(groups):
+        stats = part.assign(_x=part[x].astype(str)).groupby("_x")[y].agg(["mean", "std"])
+        stats = stats.reindex(cats)
+        pos = np.arange(len(cats)) - 0.4 + width * (i + 0.5)
+        err = stats["std"].fillna(0).to_numpy() if (stats["std"].fillna(0) > 0).any() else None
+        ax.bar(
+            pos,
+            stats["mean"].astype(float),
+            width,
+            yerr=err,
+            capsize=2,
+            label=None if value is None else str(value),
+        )
+    ax.set_xticks(np.arange(len(cats)), cats, rotation=30 if len(cats) > 4 else 0, ha="right")
+    ax.set_xlabel(x)
+    ax.set_ylabel(y)
+
+
+def _cdf(ax: Axes, df: pd.DataFrame, x: str | None, y: str, hue: str | None) -> None:
+    for value, part in _groups(df, hue):
+        xs, ws = _samples(part[y])
+        if not xs.size:
+            continue
+        order = np.argsort(xs, kind="stable")
+        xs, ws = xs[order], ws[order]
+        cum = np.cumsum(ws) / ws.sum()
+        ax.step(xs, cum, where="post", label=None if value is None else str(value))
+    ax.set_xlabel(y)
+    ax.set_ylabel("fraction ≤ value")
+    ax.set_ylim(0, 1.02)
+
+
+def _hist(ax: Axes, df: pd.DataFrame, x: str | None, y: str, hue: str | None) -> None:
+    all_xs, _ = _samples(df[y])
+    if not all_xs.size:
+        return
+    bins = np.histogram_bin_edges(all_xs, bins=min(30, max(5, int(np.sqrt(all_xs.size)))))
+    for value, part in _groups(df, hue):
+        xs, ws = _samples(part[y])
+        ax.hist(
+            xs,
+            bins=bins,
+            weights=ws,
+            histtype="step",
+            lw=1.5,
+            label=None if value is None else str(value),
+        )
+    ax.set_xlabel(y)
+    ax.set_ylabel("count")
+
+
+def heatmap(store: Store, df: pd.DataFrame, y: str, run: str | None = None) -> Figure:
+    """The link-load heatmap of one run: per-channel loads from column or
+    artefact ``y``, the network rebuilt from the run's topology parameter."""
+    import routelab
+    from routelab.experiment.linkload import link_load_heatmap
+
+    if run is not None:
+        rows = df[df["key"].astype(str).str.startswith(run)]
+        if len(rows) != 1:
+            raise ConfigError(f"--run '{run}' matches {len(rows)} finished runs; give its key")
+    else:
+        rows = df[df[y].notna()] if y in df.columns else df
+        if not len(rows):
+            raise ConfigError(f"no run has '{y}' to draw")
+    row = rows.iloc[0]
+    loads = row[y] if y in row.index else store.artefact(row["key"], y)
+    if loads is None:
+        raise ConfigError(f"run {row['key']} has no '{y}'")
+    topo = row.get("network.topology")
+    if not isinstance(topo, str):
+        raise ConfigError("a heatmap needs the run's 'network.topology' parameter")
+    net = routelab.topology(topo)
+    return link_load_heatmap(net, loads, title=f"{y}, run {row['key']} ({topo})", label=y)
+
+
+# ---------------------------------------------------------------- entry points
+
+
+def save(fig: Figure, path: Path) -> Path:
+    if path.suffix.lower() not in FORMATS:
+        raise ConfigError(f"plot files end in {', '.join(FORMATS)}; got '{path.name}'")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    return path
+
+
+def plot(
+    directory: str | Path,
+    *,
+    y: str,
+    x: str | None = None,
+    hue: str | None = None,
+    facet: str | None = None,
+    kind: str = "auto",
+    run: str | None = None,
+    title: str | None = None,
+    logy: bool = False,
+    output: Path | None = None,
+) -> Path:
+    """Draws one figure of an experiment and writes it (png, svg or pdf)."""
+    store, df = load_table(directory, y)
+    spec = FigureSpec(kind=kind, y=y, x=x, hue=hue, facet=facet, title=title, logy=logy)
+    if kind == "heatmap":
+        fig = heatmap(store, df, y if y in df.columns else resolve_column(df, y), run)
+    else:
+        fig = figure(df, spec, store)
+    out = output or Path(directory) / "figures" / f"{spec.file_name()}.png"
+    return save(fig, out)
+
+
+def standard_specs(df: pd.DataFrame, store: Store | None = None) -> list[FigureSpec]:
+    """The usual figures of the experiment's kind, from the columns it has."""
+    if not len(df):
+        return []
+    kind = str(df["kind"].iloc[0])
+    cols = set(df.columns)
+    varying = varying_columns(df)
+    seed = _seed_column(df)
+    moving = [c for c in varying if c != seed]
+
+    def pick(*names: str) -> str | None:
+        for n in names:
+            if n in cols:
+                return n
+        return None
+
+    def category() -> str | None:
+        for c in ("routing.algorithm", "network.topology"):
+            if c in moving:
+                return c
+        return moving[0] if moving else pick("routing.algorithm", "network.topology")
+
+    def other(*used: str | None) -> str | None:
+        rest = [c for c in moving if c not in used]
+        return rest[0] if len(rest) == 1 else None
+
+    specs: list[FigureSpec] = []
+    if kind in ("sim", "saturate"):
+        load = "traffic.load" if "traffic.load" in cols else pick("load", "offered")
+        hue = "routing.algorithm" if "routing.algorithm" in moving else None
+        facet = "traffic.pattern" if "traffic.pattern" in moving else None
+        if kind == "sim" and load and "latency_mean" in cols:
+            specs.append(
+                FigureSpec("line", "latency_mean", load, hue, facet, "latency against load")
+            )
+        if kind == "sim" and {"offered", "accepted"} <= cols:
+            specs.append(
+                FigureSpec(
+                    "line",
+                    "accepted",
+                    "offered",
+                    hue,
+                    facet,
+                    "accepted against offered load",
+                    diagonal=True,
+                )
+            )
+        if kind == "sim" and "latency_histogram" in _artefact_names(df) and load:
+            loads = sorted(df[load].dropna().unique())
+            middle = loads[(len(loads) - 1) // 2]
+            specs.append(
+                FigureSpec(
+                    "cdf",
+                    "latency_histogram",
+                    None,
+                    hue,
+                    facet,
+                    f"latency distribution at {load.split('.')[-1]} {middle:g}",
+                    name="latency-cdf",
+                    select=(load, middle),
+                )
+            )
+        if kind == "saturate" and "saturation" in cols:
+            x = category()
+            if x:
+                specs.append(
+                    FigureSpec("bar", "saturation", x, other(x), None, "saturation throughput")
+                )
+        if kind == "saturate" and "points" in _artefact_names(df):
+            for y, title in (
+                ("accepted", "accepted against offered load, measured points"),
+                ("latency_mean", "latency against offered load, measured points"),
+            ):
+                specs.append(
+                    FigureSpec(
+                        "line",
+                        y,
+                        "offered",
+                        hue,
+                        facet,
+                        title,
+                        name=f"points-{y}",
+                        explode="points",
+                        diagonal=y == "accepted",
+                    )
+                )
+    elif kind == "route":
+        x = category()
+        for y, title in (("lanes_needed", "lanes needed"), ("avg_hops", "average hops")):
+            if x and y in cols:
+                specs.append(FigureSpec("bar", y, x, other(x), None, title))
+    elif kind == "ebb":
+        x = category()
+        y = pick("avg", "ebb", "mean")
+        if x and y:
+            specs.append(FigureSpec("bar", y, x, other(x), None, "effective bisection bandwidth"))
+        lists = []
+        if store is not None:
+            for name in _artefact_names(df):
+                value = store.artefact(str(df["key"].iloc[0]), name)
+                if isinstance(value, list) and value and all(_is_number(v) for v in value):
+                    lists.append(name)
+        hist_of = lists[0] if lists else y
+        if hist_of:
+            specs.append(
+                FigureSpec(
+                    "hist",
+                    hist_of,
+                    None,
+                    x,
+                    other(x),
+                    "effective bandwidth, histogram",
+                    name=f"{hist_of}-hist",
+                )
+            )
+    elif kind == "topo":
+        x = category()
+        for y in ("diameter", "avg_distance", "bisection_width"):
+            if x and y in cols:
+                specs.append(FigureSpec("bar", y, x, other(x), None, y.replace("_", " ")))
+    return specs
+
+
+def table_for(store: Store, df: pd.DataFrame, spec: FigureSpec) -> pd.DataFrame:
+    """``df`` with the artefact columns ``spec`` needs."""
+    return df if spec.explode else with_column(store, df, spec.y)
+
+
+def standard_figures(directory: str | Path, out_dir: Path, fmt: str = ".png") -> list[Path]:
+    """Writes the standard figures of an experiment into ``out_dir``."""
+    store, df = load_table(directory)
+    paths = []
+    for spec in standard_specs(df, store):
+        fig = figure(table_for(store, df, spec), spec, store)
+        paths.append(save(fig, out_dir / f"{spec.file_name()}{fmt}"))
+    if not paths:
+        raise ConfigError(
+            f"no standard figure fits the results in {directory}; choose one with --x and --y"
+        )
+    return paths

@@ -1,0 +1,383 @@
+"""Experiment specs: TOML documents whose lists are sweep axes.
+
+::
+
+    [experiment]
+    kind = "route"                 # topo | route | ebb | sim | saturate
+    name = "route-engines"
+    seeds = [1, 2, 3]              # optional: repeat every run once per seed
+
+    [network]
+    topology = ["torus:4x4x4", "kary-ntree:k=4,n=3"]    # a list is an axis
+
+    [routing]
+    algorithm = ["minhop", "sssp", "dfsssp"]
+    max_lanes = 8                  # a scalar is fixed for every run
+
+    [[zip]]                        # keys that vary together: one axis
+    "traffic.pattern" = ["uniform", "tornado"]
+    "traffic.load" = [0.4, 0.2]
+
+Every table other than ``[experiment]`` and ``[[zip]]`` holds the parameters of
+the runs; nested keys are addressed by dotted paths (``traffic.load``). The runs
+are the Cartesian product of the axes (in the order they appear) repeated per
+seed (seeds outermost, so a whole pass over the grid finishes first). A literal
+list value is written as a one-element axis: ``key = [[1, 2, 3]]``. The text
+``{seed}`` in a string parameter becomes the run's seed, e.g.
+``topology = "random:switches=64,ports=8,hosts=4,seed={seed}"``.
+
+Each run has a key: the first 16 hex digits of the SHA-256 of the canonical JSON
+of its kind and normalised parameters, stable across processes and machines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from routelab._core import ConfigError
+from routelab.experiment import kinds
+
+EXPERIMENT_KEYS = ("kind", "name", "description", "seeds")
+RESERVED_TABLES = ("experiment", "zip")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run: its key, its position in the sweep and its parameters."""
+
+    key: str
+    index: int
+    kind: str
+    flat: dict[str, Any]
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The nested parameter document the run kind receives."""
+        return unflatten(self.flat)
+
+
+@dataclass(frozen=True)
+class Axis:
+    """Keys that vary together and their values, one tuple per step."""
+
+    keys: tuple[str, ...]
+    values: tuple[tuple[Any, ...], ...]
+
+
+@dataclass
+class Experiment:
+    name: str
+    kind: str
+    description: str
+    seeds: list[int] | None
+    fixed: dict[str, Any]
+    axes: list[Axis]
+    document: dict[str, Any]
+    text: str
+    runs: list[Run] = field(default_factory=list)
+
+    @property
+    def varying(self) -> list[str]:
+        """The dotted keys that differ between runs, in spec order."""
+        keys = [k for axis in self.axes for k in axis.keys]
+        if self.seeds is not None:
+            keys.append(kinds.get(self.kind).seed_key)
+        return keys
+
+    def canonical(self) -> str:
+        """What makes two specs the same experiment, as canonical JSON: the name,
+        the kind and the keys of the runs in order. Layout, comments, the
+        description and ``1`` against ``1.0`` for a number do not count."""
+        return canonical_json(
+            {"name": self.name, "kind": self.kind, "runs": [r.key for r in self.runs]}
+        )
+
+
+# ---------------------------------------------------------------- loading
+
+
+def load(path: str | Path) -> Experiment:
+    """Reads, validates and expands a spec file."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise ConfigError(f"cannot read the experiment spec {path}: {e.strerror}") from e
+    return parse(text, origin=str(path))
+
+
+def parse(text: str, *, origin: str = "<spec>") -> Experiment:
+    """Parses, validates and expands a spec; errors name the key at fault."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{origin} is not valid TOML: {e}") from e
+    return from_document(doc, text=text)
+
+
+def from_document(doc: Mapping[str, Any], *, text: str = "") -> Experiment:
+    doc = dict(doc)
+    meta = doc.get("experiment")
+    if not isinstance(meta, Mapping):
+        raise ConfigError(
+            "the spec needs an [experiment] table with 'kind' "
+            f"({', '.join(kinds.KINDS)}) and 'name'"
+        )
+    for key in meta:
+        if key not in EXPERIMENT_KEYS:
+            raise ConfigError(
+                f"unknown key 'experiment.{key}'; valid keys: "
+                + ", ".join(f"experiment.{k}" for k in EXPERIMENT_KEYS)
+            )
+    kind_name = meta.get("kind")
+    if not isinstance(kind_name, str):
+        raise ConfigError(f"'experiment.kind' is required: one of {', '.join(kinds.KINDS)}")
+    kind = kinds.get(kind_name)
+    name = meta.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError("'experiment.name' is required: a short name for the experiment")
+    if any(c in name for c in "/\\\0"):
+        raise ConfigError(f"'experiment.name' = '{name}' is not valid: no slashes")
+    description = meta.get("description", "")
+    if not isinstance(description, str):
+        raise ConfigError("'experiment.description' is not valid: expected a string")
+    seeds = _seeds(meta.get("seeds"))
+
+    params: dict[str, Any] = {}
+    for table, value in doc.items():
+        if table in RESERVED_TABLES:
+            continue
+        if not isinstance(value, Mapping):
+            raise ConfigError(
+                f"'{table}' = {value!r} is outside a table: parameters belong in tables "
+                f"such as [network] or [routing]"
+            )
+        params.update(flatten(value, prefix=table))
+
+    zips = _zip_groups(doc.get("zip"))
+    axes: list[Axis] = []
+    fixed: dict[str, Any] = {}
+    zipped = {k for group in zips for k in group}
+    for key, value in params.items():
+        if key in zipped:
+            raise ConfigError(f"'{key}' is both a parameter and in a [[zip]] group; keep one")
+        if isinstance(value, list):
+            if not value:
+                raise ConfigError(f"'{key}' is an empty list: a sweep axis needs values")
+            axes.append(Axis((key,), tuple((v,) for v in value)))
+        else:
+            fixed[key] = value
+    for group in zips:
+        keys = tuple(group)
+        lengths = {len(v) for v in group.values()}
+        if len(lengths) != 1:
+            sizes = ", ".join(f"{k}: {len(v)}" for k, v in group.items())
+            raise ConfigError(f"the lists of a [[zip]] group must have one length ({sizes})")
+        axes.append(Axis(keys, tuple(zip(*group.values(), strict=True))))
+
+    seed_key = kind.seed_key
+    if seeds is not None and (seed_key in fixed or any(seed_key in a.keys for a in axes)):
+        raise ConfigError(
+            f"'experiment.seeds' sets '{seed_key}'; remove '{seed_key}' from the tables"
+        )
+
+    # Validate keys and every value before expanding.
+    present = set(fixed) | {k for a in axes for k in a.keys}
+    if seeds is not None:
+        present.add(seed_key)
+    for key in sorted(present):
+        kind.schema.check_key(kind.name, key)
+    kind.schema.check_required(kind.name, present)
+    for key, value in fixed.items():
+        fixed[key] = _check(kind, key, value)
+    axes = [
+        Axis(
+            a.keys,
+            tuple(
+                tuple(_check(kind, k, v) for k, v in zip(a.keys, step, strict=True))
+                for step in a.values
+            ),
+        )
+        for a in axes
+    ]
+
+    exp = Experiment(
+        name=name,
+        kind=kind.name,
+        description=description,
+        seeds=seeds,
+        fixed=fixed,
+        axes=axes,
+        document=_plain_document(doc),
+        text=text,
+    )
+    exp.runs = list(_expand(exp, seed_key))
+    return exp
+
+
+def _check(kind: kinds.Kind, key: str, value: Any) -> Any:
+    _check_json(key, value)
+    return kind.schema.check_value(kind.name, key, value)
+
+
+def _check_json(key: str, value: Any) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"'{key}' = {value} is not valid: expected a finite number")
+    if isinstance(value, list):
+        for v in value:
+            _check_json(key, v)
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            _check_json(f"{key}.{k}", v)
+    elif not (value is None or isinstance(value, bool | int | float | str)):
+        raise ConfigError(f"'{key}' = {value!r} is not valid: dates and times are not parameters")
+
+
+def _seeds(value: Any) -> list[int] | None:
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 1:
+            raise ConfigError(f"'experiment.seeds' = {value} is not valid: expected N >= 1")
+        return list(range(1, value + 1))
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in value)
+    ):
+        if len(set(value)) != len(value):
+            raise ConfigError("'experiment.seeds' lists a seed twice")
+        return list(value)
+    raise ConfigError(
+        f"'experiment.seeds' = {value!r} is not valid: expected a list of integers >= 0, "
+        "or N for seeds 1..N"
+    )
+
+
+def _zip_groups(value: Any) -> list[dict[str, list[Any]]]:
+    if value is None:
+        return []
+    groups = [value] if isinstance(value, Mapping) else value
+    if not isinstance(groups, list) or not all(isinstance(g, Mapping) for g in groups):
+        raise ConfigError("'zip' must be a table or [[zip]] tables of equal-length lists")
+    out = []
+    seen: set[str] = set()
+    for group in groups:
+        flat = flatten(group, dotted_keys=True)
+        if len(flat) < 2:
+            raise ConfigError("a [[zip]] group varies two or more keys together")
+        for key, values in flat.items():
+            if not isinstance(values, list) or not values:
+                raise ConfigError(f"'{key}' in a [[zip]] group must be a non-empty list")
+            if key in seen:
+                raise ConfigError(f"'{key}' is in two [[zip]] groups")
+            seen.add(key)
+            if "." not in key:
+                raise ConfigError(
+                    f"'{key}' in a [[zip]] group needs its table, e.g. 'traffic.{key}'"
+                )
+        out.append(flat)
+    return out
+
+
+def _expand(exp: Experiment, seed_key: str) -> Iterator[Run]:
+    seeds: list[int | None] = list(exp.seeds) if exp.seeds is not None else [None]
+    seen: dict[str, int] = {}
+    index = 0
+    for seed in seeds:
+        for steps in itertools.product(*(a.values for a in exp.axes)):
+            flat = dict(exp.fixed)
+            for axis, step in zip(exp.axes, steps, strict=True):
+                flat.update(zip(axis.keys, step, strict=True))
+            if seed is not None:
+                flat[seed_key] = seed
+            flat = _substitute_seed(flat, flat.get(seed_key))
+            flat = dict(sorted(flat.items()))
+            key = run_key(exp.kind, flat)
+            if key in seen:
+                raise ConfigError(
+                    f"runs {seen[key] + 1} and {index + 1} have the same parameters "
+                    f"({_describe(flat, exp)}); remove the duplicate values"
+                )
+            seen[key] = index
+            yield Run(key=key, index=index, kind=exp.kind, flat=flat)
+            index += 1
+
+
+def _substitute_seed(flat: dict[str, Any], seed: Any) -> dict[str, Any]:
+    out = {}
+    for key, value in flat.items():
+        if isinstance(value, str) and "{seed}" in value:
+            if seed is None:
+                raise ConfigError(
+                    f"'{key}' uses {{seed}} but the runs have no seed: add 'seeds' to [experiment]"
+                )
+            value = value.replace("{seed}", str(seed))
+        out[key] = value
+    return out
+
+
+def _describe(flat: dict[str, Any], exp: Experiment) -> str:
+    return ", ".join(f"{k}={flat[k]}" for k in exp.varying if k in flat)
+
+
+# ---------------------------------------------------------------- keys
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def run_key(kind: str, flat: Mapping[str, Any]) -> str:
+    """The stable key of a run: 16 hex digits of SHA-256 over its canonical JSON."""
+    text = canonical_json({"kind": kind, "params": unflatten(flat)})
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+# ---------------------------------------------------------------- dotted paths
+
+
+def flatten(
+    doc: Mapping[str, Any], prefix: str = "", *, dotted_keys: bool = False
+) -> dict[str, Any]:
+    """``{"a": {"b": 1}}`` -> ``{"a.b": 1}``; lists are values, not tables.
+    With ``dotted_keys``, a quoted key such as ``"traffic.load"`` is a path too."""
+    out: dict[str, Any] = {}
+    for key, value in doc.items():
+        if "." in key and not dotted_keys:
+            raise ConfigError(
+                f"'{prefix + '.' if prefix else ''}{key}': write nested keys as tables or "
+                "unquoted dotted keys, not as a quoted key containing dots"
+            )
+        path = f"{prefix}.{key}" if prefix else key
+        if isinstance(value, Mapping):
+            if not value:
+                raise ConfigError(f"'{path}' is an empty table")
+            out.update(flatten(value, path, dotted_keys=dotted_keys))
+        else:
+            out[path] = value
+    return out
+
+
+def unflatten(flat: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"a.b": 1}`` -> ``{"a": {"b": 1}}``."""
+    out: dict[str, Any] = {}
+    for path, value in flat.items():
+        node = out
+        *heads, last = path.split(".")
+        for head in heads:
+            node = node.setdefault(head, {})
+        node[last] = value
+    return out
+
+
+def _plain_document(doc: Mapping[str, Any]) -> dict[str, Any]:
+    return json.loads(json.dumps(doc, default=str))

@@ -1,0 +1,500 @@
+"""The result store: one directory per experiment.
+
+::
+
+    DIR/
+      spec.toml            the spec as written
+      experiment.json      name, kind, the canonical spec, number of runs
+      sessions.json        one entry per `routelab sweep` on this directory
+      runs/<key>.json      the record of each finished run (ok or failed)
+      runs.parquet         every record in one table (one row per run)
+      artefacts/<key>/     larger per-run data: <name>.json or <name>.parquet
+
+Every file is written to a temporary file in its directory and renamed over
+its name (``os.replace``), so a reader sees the old or the new version, never
+a part. A run's record is written after its artefacts and is the proof that the
+run finished: a sweep killed at any moment loses only the runs in flight.
+The records are the source of truth; ``runs.parquet`` is their consolidation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from routelab._core import ConfigError
+from routelab.experiment import spec as specs
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+SPEC = "spec.toml"
+META = "experiment.json"
+SESSIONS = "sessions.json"
+RUNS = "runs"
+TABLE = "runs.parquet"
+ARTEFACTS = "artefacts"
+LOCK = ".lock"
+
+# Columns of the run table besides parameters and metrics, in order.
+HEAD_COLUMNS = ["key", "index", "status"]
+TAIL_COLUMNS = [
+    "error",
+    "attempts",
+    "wall_seconds",
+    "routelab_version",
+    "started",
+    "timestamp",
+    "host",
+    "session",
+]
+
+
+def _file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_MODE = _file_mode()
+
+
+def atomic_write(path: Path, data: bytes | str) -> None:
+    """Writes ``data`` to ``path`` through a temporary file in the same
+    directory and ``os.replace``."""
+    if isinstance(data, str):
+        data = data.encode()
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, _MODE)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _write_json(path: Path, value: Any) -> None:
+    atomic_write(path, json.dumps(value, indent=1, allow_nan=True, default=str) + "\n")
+
+
+class Store:
+    """An experiment directory."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    # ------------------------------------------------------------ opening
+
+    @classmethod
+    def open(cls, root: str | Path) -> Store:
+        """An existing experiment directory (for results, plots, reports)."""
+        store = cls(root)
+        if not (store.root / SPEC).is_file():
+            raise ConfigError(
+                f"{store.root} is not an experiment directory (no {SPEC}); "
+                "create one with: routelab sweep SPEC.toml --out DIR"
+            )
+        return store
+
+    @classmethod
+    def create_or_resume(cls, root: str | Path, exp: specs.Experiment) -> Store:
+        """A new directory for ``exp``, or the existing one if it holds the same
+        spec; a directory holding a different spec is refused."""
+        store = cls(root)
+        spec_path = store.root / SPEC
+        if spec_path.exists():
+            old = specs.parse(spec_path.read_text(), origin=str(spec_path))
+            if old.canonical() != exp.canonical():
+                raise ConfigError(
+                    f"{store.root} holds experiment '{old.name}' from a different spec "
+                    f"({_spec_difference(old.document, exp.document)}); "
+                    "use a new --out directory to run the changed spec"
+                )
+        else:
+            if store.root.exists() and any(store.root.iterdir()):
+                raise ConfigError(
+                    f"{store.root} exists and is not an experiment directory; "
+                    "choose an empty or new --out directory"
+                )
+            store.root.mkdir(parents=True, exist_ok=True)
+            atomic_write(spec_path, exp.text or _toml_from_document(exp.document))
+        (store.root / RUNS).mkdir(exist_ok=True)
+        (store.root / ARTEFACTS).mkdir(exist_ok=True)
+        _write_json(
+            store.root / META,
+            {
+                "name": exp.name,
+                "kind": exp.kind,
+                "description": exp.description,
+                "runs": len(exp.runs),
+                "varying": exp.varying,
+                "spec": exp.document,
+            },
+        )
+        return store
+
+    def experiment(self) -> specs.Experiment:
+        return specs.parse((self.root / SPEC).read_text(), origin=str(self.root / SPEC))
+
+    @property
+    def spec_text(self) -> str:
+        return (self.root / SPEC).read_text()
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Held while a sweep writes; the kernel releases it if the process dies."""
+        path = self.root / LOCK
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                other = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
+                raise ConfigError(
+                    f"another sweep (pid {other}) is writing to {self.root}; "
+                    "wait for it or stop it first"
+                ) from None
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+            self._clean_temporaries()
+            yield
+        finally:
+            os.close(fd)
+
+    def _clean_temporaries(self) -> None:
+        for d in (self.root, self.root / RUNS, *(self.root / ARTEFACTS).glob("*")):
+            if d.is_dir():
+                for tmp in d.glob(".*.tmp"):
+                    with contextlib.suppress(OSError):
+                        tmp.unlink()
+
+    # ------------------------------------------------------------ sessions
+
+    def sessions(self) -> list[dict[str, Any]]:
+        path = self.root / SESSIONS
+        return json.loads(path.read_text()) if path.exists() else []
+
+    def add_session(self, session: Mapping[str, Any]) -> None:
+        _write_json(self.root / SESSIONS, [*self.sessions(), dict(session)])
+
+    def finish_session(self, session: str, **counts: Any) -> None:
+        entries = self.sessions()
+        for entry in entries:
+            if entry.get("session") == session:
+                entry.update(counts, finished=datetime.now(UTC).isoformat())
+        _write_json(self.root / SESSIONS, entries)
+
+    # ------------------------------------------------------------ records
+
+    def record_path(self, key: str) -> Path:
+        return self.root / RUNS / f"{key}.json"
+
+    def records(self) -> dict[str, dict[str, Any]]:
+        """Every finished run's record, by key."""
+        out = {}
+        runs = self.root / RUNS
+        if runs.is_dir():
+            for entry in os.scandir(runs):
+                if entry.name.endswith(".json") and not entry.name.startswith("."):
+                    rec = _read_record(Path(entry.path))
+                    if rec is not None:
+                        out[rec["key"]] = rec
+        return out
+
+    def write_run(
+        self,
+        run: specs.Run,
+        outcome: Mapping[str, Any],
+        *,
+        attempts: int,
+        session: str,
+    ) -> dict[str, Any]:
+        """Persists one finished run: its artefacts, then its record."""
+        names = []
+        artefacts = outcome.get("artefacts") or {}
+        if artefacts:
+            folder = self.root / ARTEFACTS / run.key
+            folder.mkdir(parents=True, exist_ok=True)
+            for name, value in artefacts.items():
+                names.append(self._write_artefact(folder, name, value))
+        record = {
+            "key": run.key,
+            "index": run.index,
+            "kind": run.kind,
+            "status": outcome["status"],
+            "params": run.flat,
+            "metrics": outcome.get("metrics") or {},
+            "artefacts": names,
+            "error": outcome.get("error"),
+            "attempts": attempts,
+            "wall_seconds": outcome.get("wall_seconds"),
+            "routelab_version": outcome.get("routelab_version"),
+            "started": outcome.get("started"),
+            "timestamp": outcome.get("finished") or datetime.now(UTC).isoformat(),
+            "host": outcome.get("host"),
+            "session": session,
+        }
+        _write_json(self.record_path(run.key), record)
+        folder = self.root / ARTEFACTS / run.key
+        if folder.is_dir():  # a rerun replaces the artefacts of the earlier attempt
+            for old in folder.iterdir():
+                if old.name not in names and not old.name.startswith("."):
+                    old.unlink()
+            if not any(folder.iterdir()):
+                folder.rmdir()
+        return record
+
+    @staticmethod
+    def _write_artefact(folder: Path, name: str, value: Any) -> str:
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+        if hasattr(value, "to_parquet"):
+            import io
+
+            buf = io.BytesIO()
+            value.to_parquet(buf)
+            atomic_write(folder / f"{safe}.parquet", buf.getvalue())
+            return f"{safe}.parquet"
+        _write_json(folder / f"{safe}.json", value)
+        return f"{safe}.json"
+
+    # ------------------------------------------------------------ artefacts
+
+    def artefact_path(self, key: str, name: str) -> Path | None:
+        folder = self.root / ARTEFACTS / key
+        for candidate in (folder / name, folder / f"{name}.json", folder / f"{name}.parquet"):
+            if candidate.is_file():
+                return candidate
+        return None
+
+    def artefact(self, key: str, name: str) -> Any:
+        """One run's artefact (JSON value or DataFrame), or None."""
+        path = self.artefact_path(key, name)
+        if path is None:
+            return None
+        if path.suffix == ".parquet":
+            import pandas as pd
+
+            return pd.read_parquet(path)
+        return json.loads(path.read_text())
+
+    # ------------------------------------------------------------ tables
+
+    def table(self, artefacts: Iterable[str] = ()) -> pd.DataFrame:
+        """The run table: one row per finished run, in spec order. Each name of
+        ``artefacts`` adds a column holding that artefact of each run."""
+        import pandas as pd
+
+        records = list(self._current_records())
+        df = _frame(records, first=self._varying())
+        for name in artefacts:
+            df[name] = [self.artefact(k, name) for k in df["key"]] if len(df) else []
+        return df if len(df) else pd.DataFrame(columns=HEAD_COLUMNS + TAIL_COLUMNS)
+
+    def _varying(self) -> list[str]:
+        try:
+            return list(json.loads((self.root / META).read_text()).get("varying", []))
+        except (OSError, ValueError):
+            return []
+
+    def _current_records(self) -> list[dict[str, Any]]:
+        """The records, reading ``runs.parquet`` for those it already holds."""
+        table = self.root / TABLE
+        runs = self.root / RUNS
+        if not table.exists():
+            return list(self.records().values())
+        import pandas as pd
+
+        since = table.stat().st_mtime_ns
+        cached = pd.read_parquet(table)
+        cached_keys = set(cached["key"]) if len(cached) else set()
+        fresh: dict[str, dict[str, Any]] = {}
+        on_disk: set[str] = set()
+        if runs.is_dir():
+            for entry in os.scandir(runs):
+                if not entry.name.endswith(".json") or entry.name.startswith("."):
+                    continue
+                key = entry.name[: -len(".json")]
+                on_disk.add(key)
+                if key not in cached_keys or entry.stat().st_mtime_ns >= since:
+                    rec = _read_record(Path(entry.path))
+                    if rec is not None:
+                        fresh[key] = rec
+        records = [r for r in _records_of_frame(cached) if r["key"] not in fresh]
+        if runs.is_dir():
+            records = [r for r in records if r["key"] in on_disk]
+        return records + list(fresh.values())
+
+    def consolidate(self) -> pd.DataFrame:
+        """Rewrites ``runs.parquet`` from the records; returns the table."""
+        df = _frame(list(self.records().values()), first=self._varying())
+        _write_parquet(self.root / TABLE, df)
+        return df
+
+
+def _read_record(path: Path) -> dict[str, Any] | None:
+    try:
+        rec = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return rec if isinstance(rec, dict) and "key" in rec else None
+
+
+_RECORD_SCALARS = ["key", "index", "kind", "status", *TAIL_COLUMNS]
+
+
+def _frame(records: list[dict[str, Any]], first: list[str] = ()) -> pd.DataFrame:
+    """One row per record: key, index, status, parameters (dotted names; those
+    in ``first``, the ones that vary, come first), metrics, then error,
+    attempts, wall time, version, timestamps, host."""
+    import pandas as pd
+
+    records = sorted(records, key=lambda r: (r.get("index", 0), r["key"]))
+    params: list[str] = []
+    metrics: list[str] = []
+    rows = []
+    reserved = set(HEAD_COLUMNS) | set(TAIL_COLUMNS) | {"kind", "artefacts"}
+    for rec in records:
+        row = {k: rec.get(k) for k in _RECORD_SCALARS}
+        row["artefacts"] = ",".join(rec.get("artefacts") or [])
+        for k, v in rec.get("params", {}).items():
+            if k not in params:
+                params.append(k)
+            row[k] = v
+        for k, v in rec.get("metrics", {}).items():
+            name = k if k not in reserved and k not in rec.get("params", {}) else f"result.{k}"
+            if name not in metrics:
+                metrics.append(name)
+            row[name] = v
+        rows.append(row)
+    params = [p for p in first if p in params] + [p for p in params if p not in first]
+    columns = HEAD_COLUMNS + params + metrics + TAIL_COLUMNS + ["kind", "artefacts"]
+    df = pd.DataFrame(rows, columns=columns)
+    return df.reset_index(drop=True)
+
+
+def _records_of_frame(df: pd.DataFrame) -> Iterator[dict[str, Any]]:
+    """The records a consolidated table was made of (the inverse of _frame)."""
+    meta = df.attrs.get("routelab") or {}
+    params = meta.get("params")
+    metrics = meta.get("metrics")
+    if params is None or metrics is None:
+        # A table written by another tool: derive the groups from the names.
+        fixed = set(_RECORD_SCALARS) | {"artefacts"}
+        params = [c for c in df.columns if "." in c and not c.startswith("result.")]
+        metrics = [c for c in df.columns if c not in fixed and c not in params]
+    json_columns = set(meta.get("json_columns", []))
+    for row in df.to_dict("records"):
+        rec = {k: _cell(row.get(k)) for k in _RECORD_SCALARS if k in row}
+        rec["params"] = {}
+        for k in params:
+            v = _cell(row.get(k), k in json_columns)
+            if v is not None:
+                rec["params"][k] = v
+        rec["metrics"] = {}
+        for k in metrics:
+            v = _cell(row.get(k), k in json_columns)
+            name = k[len("result.") :] if k.startswith("result.") else k
+            if v is not None:
+                rec["metrics"][name] = v
+        arts = row.get("artefacts")
+        rec["artefacts"] = arts.split(",") if isinstance(arts, str) and arts else []
+        yield rec
+
+
+def _cell(value: Any, is_json: bool = False) -> Any:
+    import pandas as pd
+
+    if value is None:
+        return None
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        value = value.item()
+    if isinstance(value, float) and pd.isna(value):
+        return None
+    if is_json and isinstance(value, str):
+        return json.loads(value)
+    return value
+
+
+def _write_parquet(path: Path, df: pd.DataFrame) -> None:
+    """Parquet cannot hold columns of mixed types: such columns (and lists) are
+    written as JSON text and named in the table's metadata."""
+    import io
+
+    out = df.copy()
+    json_columns = []
+    for col in out.columns:
+        if out[col].dtype != object:
+            continue
+        values = [v for v in out[col] if v is not None]
+        types = {type(v) for v in values}
+        if len(types) > 1 or (types and not types <= {str, bool, int, float}):
+            if types <= {int, float}:
+                out[col] = out[col].astype("float64")
+                continue
+            out[col] = [None if v is None else json.dumps(v) for v in out[col]]
+            json_columns.append(col)
+    meta_cols = set(HEAD_COLUMNS) | set(TAIL_COLUMNS) | {"kind", "artefacts"}
+    params, metrics = [], []
+    for col in out.columns:
+        if col in meta_cols:
+            continue
+        (params if "." in col and not col.startswith("result.") else metrics).append(col)
+    out.attrs = {"routelab": {"params": params, "metrics": metrics, "json_columns": json_columns}}
+    buf = io.BytesIO()
+    out.to_parquet(buf, index=False)
+    atomic_write(path, buf.getvalue())
+
+
+def _spec_difference(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    a = specs.flatten(old, dotted_keys=True) if old else {}
+    b = specs.flatten(new, dotted_keys=True) if new else {}
+    changed = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    if not changed:
+        return "the same keys in a different form"
+    shown = ", ".join(changed[:5]) + (", ..." if len(changed) > 5 else "")
+    return f"differs in {shown}"
+
+
+def _toml_from_document(doc: Mapping[str, Any]) -> str:
+    """A TOML rendering of a spec given as a document (Python callers)."""
+    lines: list[str] = []
+    for table, value in doc.items():
+        if table == "zip":
+            groups = value if isinstance(value, list) else [value]
+            for group in groups:
+                lines.append("[[zip]]")
+                for k, v in specs.flatten(group, dotted_keys=True).items():
+                    lines.append(f"{json.dumps(k)} = {_toml_value(v)}")
+                lines.append("")
+            continue
+        lines.append(f"[{table}]")
+        for k, v in specs.flatten(value).items():
+            lines.append(f"{k[len(table) + 1 :]} = {_toml_value(v)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, Mapping):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml_value(x)}" for k, x in v.items()) + " }"
+    raise ConfigError(f"cannot write {v!r} as TOML")

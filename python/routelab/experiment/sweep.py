@@ -1,0 +1,296 @@
+"""Running a sweep: plan what is left to run, send it to Dask, persist each
+run the moment it finishes, show progress.
+
+Resume: a run whose record says ``ok`` is never run again. A run without a
+record (it was in flight when the sweep stopped) runs. A run recorded as
+``failed`` runs again with ``retry_failed`` or when ``retries`` allows more
+attempts than it has had. Records are written by this process only, one at a
+time, as futures complete, so the store has one writer (a lock enforces it).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import routelab
+from routelab._core import ConfigError
+from routelab.experiment import cluster, kinds
+from routelab.experiment import spec as specs
+from routelab.experiment.store import Store
+
+CONSOLIDATE_EVERY = 30.0  # seconds between rewrites of runs.parquet during a sweep
+
+
+@dataclass
+class Outcome:
+    """What one `routelab sweep` did."""
+
+    out: Path
+    name: str
+    total: int
+    skipped: int
+    ok: int
+    failed: int
+    session: str
+    seconds: float
+
+    @property
+    def ran(self) -> int:
+        return self.ok + self.failed
+
+    def summary(self) -> str:
+        done = f", {self.skipped} already done" if self.skipped else ""
+        return (
+            f"sweep '{self.name}': {self.total} runs{done}; ran {self.ran}: "
+            f"{self.ok} ok, {self.failed} failed in {self.seconds:.1f} s; results in {self.out}"
+        )
+
+
+def default_out(exp: specs.Experiment) -> Path:
+    return Path("results") / exp.name
+
+
+def plan(
+    exp: specs.Experiment,
+    records: Mapping[str, Mapping[str, Any]],
+    *,
+    retries: int = 0,
+    retry_failed: bool = False,
+) -> tuple[list[specs.Run], list[specs.Run]]:
+    """``(to_run, done)``: the runs of ``exp`` still to run and those kept."""
+    todo, done = [], []
+    for run in exp.runs:
+        rec = records.get(run.key)
+        if rec is None:
+            todo.append(run)
+        elif rec.get("status") == "ok":
+            done.append(run)
+        elif retry_failed or int(rec.get("attempts") or 1) <= retries:
+            todo.append(run)
+        else:
+            done.append(run)
+    return todo, done
+
+
+def validate_runs(exp: specs.Experiment) -> None:
+    """The run kind's own check of every run (the simulator validates its spec),
+    so a bad value fails before the first run starts."""
+    kind = kinds.get(exp.kind)
+    if kind.check is None or kind.missing():
+        return
+    checked: set[str] = set()
+    for run in exp.runs:
+        # the seed does not change what is valid: check each other combination once
+        probe = specs.canonical_json({k: v for k, v in run.flat.items() if k != kind.seed_key})
+        if probe in checked:
+            continue
+        checked.add(probe)
+        try:
+            kind.validate(run.params)
+        except routelab.RoutelabError as e:
+            raise type(e)(f"run {run.index + 1} ({run.key}): {e}") from None
+
+
+def dry_run(exp: specs.Experiment, out: str | Path | None = None) -> list[dict[str, Any]]:
+    """The runs of a spec: key, status in ``out`` (pending when not run yet), parameters."""
+    records: Mapping[str, Mapping[str, Any]] = {}
+    if out is not None and (Path(out) / "spec.toml").is_file():
+        records = Store.open(out).records()
+    rows = []
+    for run in exp.runs:
+        rec = records.get(run.key)
+        rows.append(
+            {
+                "key": run.key,
+                "status": rec["status"] if rec else "pending",
+                "params": run.flat,
+            }
+        )
+    return rows
+
+
+def run_sweep(
+    spec: str | Path | specs.Experiment,
+    out: str | Path | None = None,
+    *,
+    dask: str | None = None,
+    slurm: cluster.SlurmOptions | None = None,
+    workers: int | None = None,
+    retries: int = 0,
+    retry_failed: bool = False,
+    quiet: bool = True,
+) -> Outcome:
+    """Runs (or resumes) the sweep of ``spec`` into the directory ``out``."""
+    exp = spec if isinstance(spec, specs.Experiment) else specs.load(spec)
+    if retries < 0:
+        raise ConfigError(f"--retries takes an integer >= 0, got {retries}")
+    kinds.get(exp.kind).check_available()
+    validate_runs(exp)
+    out = Path(out) if out is not None else default_out(exp)
+    store = Store.create_or_resume(out, exp)
+    t0 = time.perf_counter()
+    session = f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+    with store.lock():
+        records = store.records()
+        todo, done = plan(exp, records, retries=retries, retry_failed=retry_failed)
+        store.add_session(
+            {
+                "session": session,
+                "started": datetime.now(UTC).isoformat(),
+                "runs": len(exp.runs),
+                "to_run": len(todo),
+                "skipped": len(done),
+                "executor": _executor_name(dask, slurm, workers),
+                "host": platform.node(),
+                "pid": os.getpid(),
+                "routelab_version": routelab.__version__,
+            }
+        )
+        ok = failed = 0
+        try:
+            if todo:
+                # --retries bounds the attempts of a run over all sessions;
+                # --retry-failed starts the count again.
+                previous = {
+                    run.key: int(records[run.key].get("attempts") or 1)
+                    for run in todo
+                    if run.key in records and not retry_failed
+                }
+                ok, failed = _execute(
+                    store,
+                    exp,
+                    todo,
+                    previous=previous,
+                    session=session,
+                    retries=retries,
+                    client_options={"address": dask, "slurm": slurm, "workers": workers},
+                    quiet=quiet,
+                    skipped=len(done),
+                )
+        finally:
+            store.consolidate()
+            store.finish_session(session, ok=ok, failed=failed)
+    return Outcome(
+        out=out,
+        name=exp.name,
+        total=len(exp.runs),
+        skipped=len(done),
+        ok=ok,
+        failed=failed,
+        session=session,
+        seconds=time.perf_counter() - t0,
+    )
+
+
+def _execute(
+    store: Store,
+    exp: specs.Experiment,
+    todo: list[specs.Run],
+    *,
+    previous: dict[str, int],
+    session: str,
+    retries: int,
+    client_options: dict[str, Any],
+    quiet: bool,
+    skipped: int,
+) -> tuple[int, int]:
+    from distributed import as_completed
+
+    ok = failed = 0
+    attempts: dict[str, int] = dict(previous)
+    last_consolidation = time.monotonic()
+    with (
+        cluster.client(**client_options) as client,
+        _progress(exp.name, len(todo) + skipped, skipped, quiet) as progress,
+    ):
+        pending: dict[Any, specs.Run] = {}
+
+        def submit(run: specs.Run) -> Any:
+            attempts[run.key] = attempts.get(run.key, 0) + 1
+            fut = client.submit(
+                kinds.execute,
+                run.kind,
+                run.params,
+                key=f"{run.kind}-{run.key}-{session}-{attempts[run.key]}",
+                pure=False,
+            )
+            pending[fut] = run
+            return fut
+
+        stream = as_completed([submit(run) for run in todo])
+        for fut in stream:
+            run = pending.pop(fut)
+            try:
+                outcome = fut.result()
+            except Exception as e:  # the worker died or the task was lost
+                outcome = {"status": "failed", "error": f"{type(e).__name__}: {e}"}
+            finally:
+                fut.release()
+            if outcome["status"] != "ok" and attempts[run.key] <= retries:
+                stream.add(submit(run))
+                continue
+            store.write_run(run, outcome, attempts=attempts[run.key], session=session)
+            if outcome["status"] == "ok":
+                ok += 1
+            else:
+                failed += 1
+            progress(ok, failed)
+            if time.monotonic() - last_consolidation > CONSOLIDATE_EVERY:
+                store.consolidate()
+                last_consolidation = time.monotonic()
+    return ok, failed
+
+
+@contextmanager
+def _progress(name: str, total: int, skipped: int, quiet: bool) -> Iterator[Any]:
+    """A rich progress bar (counts, elapsed time, ETA) on stderr; silent if quiet."""
+    if quiet:
+        yield lambda ok, failed: None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    console = Console(file=sys.stderr)
+    columns = [
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("[green]{task.fields[ok]} ok[/] [red]{task.fields[failed]} failed[/]"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    ]
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task(name, total=total, completed=skipped, ok=0, failed=0)
+
+        def update(ok: int, failed: int) -> None:
+            bar.update(task, completed=skipped + ok + failed, ok=ok, failed=failed)
+
+        yield update
+
+
+def _executor_name(
+    address: str | None, slurm: cluster.SlurmOptions | None, workers: int | None
+) -> str:
+    if address:
+        return f"dask:{address}"
+    if slurm:
+        return f"slurm:{slurm.jobs}x{slurm.cores}"
+    return f"local:{workers or os.cpu_count()} threads"

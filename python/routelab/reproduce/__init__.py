@@ -1,0 +1,36 @@
+"""Reproductions of published experiments: ``routelab reproduce NAME``.
+
+Each reproduction is a module with ``run(out: Path, quick: bool) -> Path`` that
+writes CSV tables, PNG plots and a ``summary.md`` putting the measured numbers
+beside the paper's into ``out`` and returns the summary's path. ``REGISTRY``
+maps a name to its module; modules are imported only when run.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from types import ModuleType
+
+from routelab._core import ConfigError
+
+REGISTRY: dict[str, str] = {
+    "domke2011": "routelab.reproduce.domke2011",
+}
+
+
+def names() -> list[str]:
+    """The reproductions available, by name."""
+    return sorted(REGISTRY)
+
+
+def module(name: str) -> ModuleType:
+    """The module of reproduction ``name``."""
+    if name not in REGISTRY:
+        raise ConfigError(f"unknown reproduction '{name}': expected one of {', '.join(names())}")
+    return importlib.import_module(REGISTRY[name])
+
+
+def run(name: str, out: str | Path, quick: bool = False) -> Path:
+    """Runs reproduction ``name`` into directory ``out``; returns its ``summary.md``."""
+    return module(name).run(Path(out), quick=quick)

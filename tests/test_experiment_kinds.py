@@ -1,0 +1,163 @@
+"""The run kinds: topo, route, ebb, sim and saturate sweeps on the real
+engines, the simulator's own spec validation, and missing capabilities."""
+
+import textwrap
+
+import pytest
+
+import routelab
+from routelab.experiment import kinds, plot
+from routelab.experiment import spec as specs
+
+
+def write(tmp_path, text):
+    path = tmp_path / "spec.toml"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+SIM = """
+[experiment]
+kind = "sim"
+name = "sim"
+seeds = [1, 2]
+
+[network]
+topology = "torus:4x4"
+
+[routing]
+algorithm = ["dor", "duato"]
+
+[traffic]
+load = [0.05, 0.1]
+
+[run]
+warmup_cycles = 500
+measure_cycles = 1000
+"""
+
+
+def test_topo_runs_summarise_networks(tmp_path):
+    spec = write(
+        tmp_path,
+        """
+        [experiment]
+        kind = "topo"
+        name = "t"
+        [network]
+        topology = ["torus:4x4", "hypercube:4"]
+        """,
+    )
+    outcome = routelab.sweep(spec, tmp_path / "out")
+    assert outcome.ok == 2
+    df = routelab.results(tmp_path / "out")
+    assert list(df["diameter"]) == [4, 4]
+    assert list(df["switches"]) == [16, 16]
+    assert "switch_degree_max" in df.columns and (df["topo_seconds"] > 0).all()
+
+
+def test_ebb_runs_keep_the_per_pattern_values_as_an_artefact(tmp_path):
+    spec = write(
+        tmp_path,
+        """
+        [experiment]
+        kind = "ebb"
+        name = "e"
+        seeds = [1, 2]
+        [network]
+        topology = "kary-ntree:k=4,n=2"
+        [routing]
+        algorithm = ["minhop", "dmodk"]
+        [ebb]
+        patterns = 50
+        """,
+    )
+    out = tmp_path / "out"
+    assert routelab.sweep(spec, out).ok == 4
+    df = routelab.results(out, artefacts=["per_pattern"])
+    assert all(len(v) == 50 for v in df["per_pattern"])
+    for row in df.itertuples():
+        assert row.min <= row.avg <= row.max <= 1.0
+        assert row.avg == pytest.approx(sum(row.per_pattern) / 50)
+    # the same seed gives the same patterns, another seed other ones
+    by = df.set_index(["routing.algorithm", "ebb.seed"])["avg"]
+    net = routelab.topology("kary-ntree:k=4,n=2")
+    direct = routelab.ebb(net, routelab.route(net, "dmodk"), patterns=50, seed=2)
+    assert by[("dmodk", 2)] == direct["avg"]
+    names = [p.name for p in plot.standard_figures(out, tmp_path / "figs")]
+    assert names == ["avg-vs-routing.algorithm.png", "per_pattern-hist.png"]
+
+
+def test_sim_runs_measure_latency_and_throughput(tmp_path):
+    out = tmp_path / "out"
+    outcome = routelab.sweep(write(tmp_path, SIM), out)
+    assert (outcome.ok, outcome.failed) == (8, 0)
+    df = routelab.results(out, artefacts=["latency_histogram"])
+    for row in df.to_dict("records"):
+        assert row["offered"] == pytest.approx(row["traffic.load"], rel=0.25)
+        assert row["accepted"] == pytest.approx(row["offered"], rel=0.1)  # far below saturation
+        assert row["latency_mean"] > 0
+        assert sum(b["count"] for b in row["latency_histogram"]) > 0
+    # the seed reaches the simulator: the same parameters with another seed differ
+    a = df[(df["routing.algorithm"] == "dor") & (df["traffic.load"] == 0.1)]
+    assert a["packets_generated"].nunique() == 2
+    names = [p.name for p in plot.standard_figures(out, tmp_path / "figs")]
+    assert names == [
+        "latency_mean-vs-traffic.load.png",
+        "accepted-vs-offered.png",
+        "latency-cdf.png",
+    ]
+
+
+def test_saturate_runs_keep_their_measured_points(tmp_path):
+    spec = write(
+        tmp_path,
+        SIM.replace('kind = "sim"', 'kind = "saturate"')
+        .replace("load = [0.05, 0.1]", "")
+        .replace("seeds = [1, 2]", ""),
+    )
+    out = tmp_path / "out"
+    assert routelab.sweep(spec, out).ok == 2
+    df = routelab.results(out, artefacts=["points"])
+    for row in df.to_dict("records"):
+        assert 0 < row["saturation"] <= 1
+        assert len(row["points"]) >= 2 and all("offered" in p for p in row["points"])
+    curve = plot.explode(df, "points")
+    assert len(curve) == sum(len(p) for p in df["points"])
+    assert {"routing.algorithm", "offered", "accepted"} <= set(curve.columns)
+    names = [p.name for p in plot.standard_figures(out, tmp_path / "figs")]
+    assert names == [
+        "saturation-vs-routing.algorithm.png",
+        "points-accepted.png",
+        "points-latency_mean.png",
+    ]
+
+
+def test_the_simulator_validates_its_spec_before_anything_runs(tmp_path, run_cli):
+    spec = write(tmp_path, SIM + "\n[router]\nvcz = [2, 4]\n")
+    assert len(specs.load(spec).runs) == 16  # the sweep layer passes the key through
+    out = tmp_path / "out"
+    for args in (["--dry-run"], ["--out", str(out)]):
+        r = run_cli("sweep", str(spec), *args)
+        assert r.returncode == 2
+        assert "unknown field `vcz`" in r.stderr and "run 1 (" in r.stderr
+    assert not out.exists()
+
+
+def test_missing_capabilities_are_named_and_nothing_is_faked(tmp_path, monkeypatch, capsys):
+    monkeypatch.delattr(routelab, "simulate")
+    spec = write(tmp_path, SIM)
+    with pytest.raises(routelab.ConfigError) as e:
+        routelab.sweep(spec, tmp_path / "out")
+    assert "'sim' runs need routelab.simulate" in str(e.value)
+    assert not (tmp_path / "out").exists()
+    # a worker without the capability records a failed run, not a result
+    outcome = kinds.execute("sim", specs.load(spec).runs[0].params)
+    assert outcome["status"] == "failed" and outcome["metrics"] == {}
+    assert "routelab.simulate" in outcome["error"]
+    # the dry run still lists the runs, and says they cannot run yet
+    from routelab.cli import main
+
+    assert main(["sweep", str(spec), "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    assert "8 runs" in printed and "lacks routelab.simulate" in printed

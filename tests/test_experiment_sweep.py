@@ -1,0 +1,311 @@
+"""Sweeps end to end: the command line, failures and retries, resume after
+SIGKILL, Dask schedulers and Slurm job scripts."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+import routelab
+from routelab.experiment import spec as specs
+
+ENGINES = textwrap.dedent(
+    """
+    [experiment]
+    kind = "route"
+    name = "engines"
+
+    [network]
+    topology = ["torus:4x4", "kary-ntree:k=4,n=2"]
+
+    [routing]
+    algorithm = ["minhop", "dfsssp", "dmodk"]
+    """
+)
+
+
+def write(tmp_path: Path, text: str, name: str = "spec.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_a_route_sweep_end_to_end_through_the_command_line(tmp_path, run_cli):
+    spec = write(tmp_path, ENGINES)
+    out = tmp_path / "out"
+
+    dry = run_cli("sweep", str(spec), "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    keys = [r.key for r in specs.load(spec).runs]
+    lines = [ln for ln in dry.stdout.splitlines() if ln[:16] in keys]
+    assert len(lines) == 6 and all("pending" in ln for ln in lines)
+    assert "routing.algorithm=dmodk" in dry.stdout
+    assert not out.exists()
+
+    r = run_cli("sweep", str(spec), "--out", str(out))
+    # dmodk cannot route a torus: that run fails, the others finish, exit code 1
+    assert r.returncode == 1, r.stderr
+    assert "6/6" in r.stderr and "5 ok, 1 failed" in r.stderr
+    assert "1 run(s) failed" in r.stderr
+
+    df = routelab.results(out)
+    assert len(df) == 6 and set(df["key"]) == set(keys)
+    failed = df[df["status"] == "failed"]
+    assert list(failed["network.topology"]) == ["torus:4x4"]
+    assert list(failed["routing.algorithm"]) == ["dmodk"]
+    assert "RoutingError" in failed["error"].iloc[0]
+    ok = df[df["status"] == "ok"]
+    assert len(ok) == 5 and ok["lanes"].notna().all() and ok["error"].isna().all()
+    dfsssp = ok[ok["routing.algorithm"] == "dfsssp"]
+    assert dfsssp["deadlock_free"].all()
+    assert (ok["wall_seconds"] > 0).all()
+    assert set(ok["routelab_version"]) == {routelab.__version__}
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".lock",
+        "artefacts",
+        "experiment.json",
+        "runs",
+        "runs.parquet",
+        "sessions.json",
+        "spec.toml",
+    ]
+    # minhop on a torus has a dependency cycle: it is kept as an artefact
+    minhop = ok[(ok["routing.algorithm"] == "minhop") & (ok["network.topology"] == "torus:4x4")]
+    cycle = json.loads((out / "artefacts" / minhop["key"].iloc[0] / "cycle.json").read_text())
+    assert "back to the first" in cycle
+
+    table = run_cli("results", str(out), "--status", "ok", "--json")
+    rows = [json.loads(line) for line in table.stdout.splitlines()]
+    assert len(rows) == 5 and all(row["status"] == "ok" for row in rows)
+
+    # Nothing left to run; the failed run stays failed unless asked.
+    again = run_cli("sweep", str(spec), "--out", str(out), "--quiet")
+    assert again.returncode == 0 and again.stderr == ""
+    dry = run_cli("sweep", str(spec), "--out", str(out), "--dry-run", "--json")
+    statuses = sorted(json.loads(line)["status"] for line in dry.stdout.splitlines())
+    assert statuses == ["failed", "ok", "ok", "ok", "ok", "ok"]
+
+
+def test_validation_fails_before_anything_runs(tmp_path, run_cli):
+    spec = write(tmp_path, ENGINES.replace('"dmodk"]', '"dmodk", "nope"]'))
+    r = run_cli("sweep", str(spec), "--out", str(tmp_path / "out"))
+    assert r.returncode == 2
+    assert "'routing.algorithm' = 'nope'" in r.stderr and len(r.stderr.splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_spec_that_changed_is_refused(tmp_path, run_cli):
+    out = tmp_path / "out"
+    first = write(tmp_path, ENGINES.replace('"dmodk"]', "]").replace(', "dfsssp"', ""))
+    assert run_cli("sweep", str(first), "--out", str(out), "--quiet").returncode == 0
+    changed = write(tmp_path, ENGINES, "changed.toml")
+    r = run_cli("sweep", str(changed), "--out", str(out))
+    assert r.returncode == 2 and "different spec" in r.stderr and "routing.algorithm" in r.stderr
+
+
+def test_retries_and_retry_failed(tmp_path):
+    spec = write(
+        tmp_path,
+        textwrap.dedent(
+            """
+            [experiment]
+            kind = "route"
+            name = "retry"
+            [network]
+            topology = ["torus:4x4", "kary-ntree:k=2,n=2"]
+            [routing]
+            algorithm = "dmodk"
+            """
+        ),
+    )
+    out = tmp_path / "out"
+    first = routelab.sweep(spec, out, retries=2)
+    assert (first.ok, first.failed, first.skipped) == (1, 1, 0)
+    df = routelab.results(out)
+    assert list(df["attempts"]) == [3, 1]  # the failing run was attempted 1 + 2 times
+    # retries are counted over sessions: the run has had its three attempts
+    second = routelab.sweep(spec, out, retries=2)
+    assert (second.ran, second.skipped) == (0, 2)
+    third = routelab.sweep(spec, out, retry_failed=True)
+    assert (third.ok, third.failed, third.skipped) == (0, 1, 1)
+    df = routelab.results(out)
+    assert list(df["attempts"]) == [1, 1]
+    assert list(df["session"]) == [third.session, first.session]
+    sessions = json.loads((out / "sessions.json").read_text())
+    assert [s["to_run"] for s in sessions] == [2, 0, 1]
+
+
+def test_the_example_route_sweep_runs(tmp_path):
+    spec = Path(__file__).parent.parent / "examples" / "sweeps" / "route-engines.toml"
+    outcome = routelab.sweep(spec, tmp_path / "out")
+    assert (outcome.total, outcome.ok, outcome.failed) == (45, 45, 0)
+
+
+KILL = textwrap.dedent(
+    """
+    [experiment]
+    kind = "route"
+    name = "kill"
+    seeds = 30
+
+    [network]
+    topology = "random:switches=128,ports=32,hosts=16,links=200,seed={seed}"
+
+    [routing]
+    algorithm = "dfsssp"
+    """
+)
+
+
+def records(out: Path) -> dict[str, dict]:
+    runs = out / "runs"
+    if not runs.is_dir():
+        return {}
+    found = {}
+    for p in runs.glob("*.json"):
+        if not p.name.startswith("."):
+            found[p.stem] = json.loads(p.read_text())
+    return found
+
+
+def test_a_sweep_killed_with_sigkill_resumes_without_loss_or_repeat(tmp_path):
+    spec = write(tmp_path, KILL)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "routelab.cli", "sweep", str(spec), "--out", str(out)]
+    proc = subprocess.Popen(
+        [*cmd, "--workers", "1", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 120
+    try:
+        while len(records(out)) < 15:  # half-way
+            assert proc.poll() is None, "the sweep ended before it could be killed"
+            assert time.monotonic() < deadline, "no run finished in time"
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+
+    before = records(out)
+    assert 15 <= len(before) < 30, len(before)
+    assert all(r["status"] == "ok" for r in before.values())
+    first_session = {r["session"] for r in before.values()}
+    assert len(first_session) == 1
+
+    resumed = subprocess.run([*cmd, "--quiet"], capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+
+    after = records(out)
+    exp = specs.load(spec)
+    assert set(after) == {r.key for r in exp.runs}
+    assert len(list((out / "runs").iterdir())) == 30  # no temporary files left over
+    assert all(r["status"] == "ok" for r in after.values())
+    # every run finished before the kill was kept as it was, not run again
+    for key, rec in before.items():
+        assert after[key] == rec
+    new = {k: r for k, r in after.items() if k not in before}
+    assert len(new) == 30 - len(before)
+    assert len({r["session"] for r in new.values()}) == 1
+    assert {r["session"] for r in new.values()}.isdisjoint(first_session)
+
+    sessions = json.loads((out / "sessions.json").read_text())
+    assert len(sessions) == 2
+    assert "finished" not in sessions[0]  # killed
+    assert sessions[1]["skipped"] == len(before)
+    assert sessions[1]["to_run"] == sessions[1]["ok"] == 30 - len(before)
+
+    df = routelab.results(out)
+    assert len(df) == 30 and df["key"].is_unique and (df["status"] == "ok").all()
+    assert list(df["routing.seed"]) == list(range(1, 31))
+    import pandas as pd
+
+    table = pd.read_parquet(out / "runs.parquet")
+    assert len(table) == 30 and table["key"].is_unique
+
+
+def test_an_existing_dask_scheduler(tmp_path):
+    from distributed import LocalCluster
+
+    spec = write(tmp_path, ENGINES.replace(', "dmodk"', ""))
+    with LocalCluster(
+        n_workers=1,
+        threads_per_worker=2,
+        processes=False,
+        protocol="tcp://",
+        host="127.0.0.1",
+        dashboard_address=None,
+    ) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tcp://")
+        outcome = routelab.sweep(spec, tmp_path / "out", dask=address)
+    assert (outcome.ok, outcome.failed) == (4, 0)
+    sessions = json.loads((tmp_path / "out" / "sessions.json").read_text())
+    assert sessions[0]["executor"] == f"dask:{address}"
+
+
+def test_an_unreachable_dask_scheduler_is_a_clear_error(tmp_path):
+    import dask
+
+    spec = write(tmp_path, ENGINES)
+    with (
+        dask.config.set({"distributed.comm.timeouts.connect": "1s"}),
+        pytest.raises(routelab.ConfigError, match="cannot reach the Dask scheduler"),
+    ):
+        routelab.sweep(spec, tmp_path / "out", dask="tcp://127.0.0.1:9")
+
+
+def test_the_slurm_job_script(tmp_path, run_cli):
+    spec = write(tmp_path, ENGINES)
+    r = run_cli(
+        "sweep",
+        str(spec),
+        "--out",
+        str(tmp_path / "out"),
+        "--slurm",
+        "--job-script",
+        "--queue",
+        "compute",
+        "--account",
+        "proj42",
+        "--walltime",
+        "02:30:00",
+        "--cores",
+        "16",
+        "--memory",
+        "32GB",
+        "--jobs",
+        "4",
+        "--sbatch=--constraint=skylake",
+        "--prologue",
+        "module load python/3.11",
+    )
+    assert r.returncode == 0, r.stderr
+    script = r.stdout
+    lines = script.splitlines()
+    assert lines[0].startswith("#!")
+    for line in (
+        "#SBATCH -J routelab-engines",
+        "#SBATCH -p compute",
+        "#SBATCH -A proj42",
+        "#SBATCH -n 1",
+        "#SBATCH --cpus-per-task=16",
+        "#SBATCH --mem=30G",
+        "#SBATCH -t 02:30:00",
+        "#SBATCH --constraint=skylake",
+        "module load python/3.11",
+    ):
+        assert line in lines, (line, script)
+    assert f"#SBATCH -o {tmp_path / 'out' / 'slurm-logs'}/routelab-engines-%J.out" in lines
+    worker = next(line for line in lines if "distributed.cli.dask_worker" in line)
+    assert worker.startswith(sys.executable)
+    assert "--nthreads 16" in worker and "--memory-limit 29.80GiB" in worker
+    assert "--nworkers" not in worker  # one worker process per job
+    assert not (tmp_path / "out").exists()
