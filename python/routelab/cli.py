@@ -191,7 +191,7 @@ def _reproduce(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    demo.run(Path(args.out))
+    demo.run(Path(args.out), quiet=args.quiet)
     return 0
 
 
@@ -289,6 +289,7 @@ def _parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("demo", help="run the main job on an embedded default")
     d.add_argument("--out", default="demo", help="output directory (default: demo)")
+    d.add_argument("--quiet", action="store_true", help="no progress bars")
     d.set_defaults(run=_demo)
     return p
 

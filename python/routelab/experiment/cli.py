@@ -99,9 +99,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.set_defaults(run=_plot)
 
-    rp = sub.add_parser("report", help="write a self-contained HTML report of an experiment")
-    rp.add_argument("dir", metavar="DIR")
-    rp.add_argument("-o", "--output", metavar="FILE", help="default DIR/report.html")
+    rp = sub.add_parser("report", help="write a self-contained HTML report of experiments")
+    rp.add_argument("dir", metavar="DIR", nargs="+", help="one or more experiment directories")
+    rp.add_argument("-o", "--output", metavar="FILE", help="default DIR/report.html (first DIR)")
+    rp.add_argument("--title", help="title of a report on several experiments")
     rp.set_defaults(run=_report)
 
 
@@ -250,7 +251,7 @@ def _plot(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from routelab.experiment import report
 
-    out = Path(args.output) if args.output else Path(args.dir) / "report.html"
-    report.write_report(args.dir, out)
+    out = Path(args.output) if args.output else Path(args.dir[0]) / "report.html"
+    report.write_report(args.dir, out, title=args.title)
     print(f"wrote {out}")
     return 0

@@ -12,6 +12,7 @@ import os
 import platform
 import re
 import sys
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -133,22 +134,58 @@ def html_table(df: pd.DataFrame, row_class: list[str] | None = None) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def build(directory: str | Path) -> str:
-    """The report of the experiment in ``directory`` as one HTML document."""
-    store = Store.open(directory)
+def build(directory: str | Path | Sequence[str | Path], title: str | None = None) -> str:
+    """The report of the experiment in ``directory`` as one HTML document; with
+    several directories, one section per experiment under ``title``."""
+    dirs = [directory] if isinstance(directory, str | Path) else list(directory)
+    stores = [Store.open(d) for d in dirs]
+    single = len(stores) == 1
+    name = stores[0].experiment().name if single else (title or "routelab report")
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{html.escape(name)} · routelab report</title>",
+        f"<style>{_CSS}</style></head><body>",
+    ]
+    if not single:
+        parts.append(f"<h1>{html.escape(name)}</h1>")
+        parts.append(
+            f'<p class="sub">{len(stores)} experiments · report written '
+            f"{datetime.now(UTC):%Y-%m-%d %H:%M UTC}</p>"
+        )
+    runs = []
+    for i, store in enumerate(stores):
+        section, df = _section(store, top=1 if single else 2, prefix=f"e{i}")
+        parts.extend(section)
+        runs.append(df)
+    parts.append("<h2>Software and machine</h2>")
+    df = pd.concat(runs) if runs else pd.DataFrame()
+    versions = sorted({str(v) for v in df.get("routelab_version", pd.Series()).dropna()})
+    env = environment()
+    if versions:
+        env.insert(1, ("routelab of the runs", ", ".join(versions)))
+    hosts = sorted({str(v) for v in df.get("host", pd.Series()).dropna()})
+    if hosts:
+        env.append(("hosts of the runs", ", ".join(hosts[:20])))
+    env.append(("Python executable", sys.executable))
+    parts.append(_dl(env))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _section(store: Store, top: int, prefix: str) -> tuple[list[str], pd.DataFrame]:
+    """One experiment: summary, figures, runs, failures, spec. ``top`` is the
+    heading level of its title."""
     exp = store.experiment()
     df = store.table()
     ok = df[df["status"] == "ok"].reset_index(drop=True)
     failed = df[df["status"] == "failed"].reset_index(drop=True)
     pending = len(exp.runs) - len(df)
     e = html.escape
+    h, sub = f"h{top}", f"h{top + 1}"
     parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{e(exp.name)} · routelab report</title>",
-        f"<style>{_CSS}</style></head><body>",
-        f"<h1>{e(exp.name)}</h1>",
+        f"<{h}>{e(exp.name)}</{h}>",
         f'<p class="sub">routelab {e(exp.kind)} experiment · report written '
         f"{datetime.now(UTC):%Y-%m-%d %H:%M UTC}</p>",
     ]
@@ -165,11 +202,11 @@ def build(directory: str | Path) -> str:
     ]
     parts.append(_dl(summary))
 
-    parts.append("<h2>Figures</h2>")
-    figures = _figures(store, ok)
+    parts.append(f"<{sub}>Figures</{sub}>")
+    figures = _figures(store, ok, prefix)
     parts.extend(figures or ['<p class="note">No finished runs to plot.</p>'])
 
-    parts.append("<h2>Runs</h2>")
+    parts.append(f"<{sub}>Runs</{sub}>")
     if len(df):
         shown = df.drop(
             columns=[c for c in plot.BOOKKEEPING if c in df.columns and c not in ("key", "status")]
@@ -187,7 +224,7 @@ def build(directory: str | Path) -> str:
         parts.append("<p>No run has finished yet.</p>")
 
     if len(failed):
-        parts.append("<h2>Failed runs</h2>")
+        parts.append(f"<{sub}>Failed runs</{sub}>")
         for row in failed.to_dict("records"):
             params = ", ".join(f"{c}={row[c]}" for c in exp.varying if c in row)
             parts.append(
@@ -195,20 +232,9 @@ def build(directory: str | Path) -> str:
                 f'<pre class="error">{e(str(row["error"]))}</pre>'
             )
 
-    parts.append("<h2>Spec</h2>")
+    parts.append(f"<{sub}>Spec</{sub}>")
     parts.append(f"<pre>{e(store.spec_text)}</pre>")
-    parts.append("<h2>Software and machine</h2>")
-    versions = sorted({str(v) for v in df.get("routelab_version", pd.Series()).dropna()})
-    env = environment()
-    if versions:
-        env.insert(1, ("routelab of the runs", ", ".join(versions)))
-    hosts = sorted({str(v) for v in df.get("host", pd.Series()).dropna()})
-    if hosts:
-        env.append(("hosts of the runs", ", ".join(hosts[:20])))
-    env.append(("Python executable", sys.executable))
-    parts.append(_dl(env))
-    parts.append("</body></html>")
-    return "\n".join(parts)
+    return parts, df
 
 
 def _dl(rows: list[tuple[str, str]]) -> str:
@@ -216,14 +242,14 @@ def _dl(rows: list[tuple[str, str]]) -> str:
     return f"<dl>{items}</dl>"
 
 
-def _figures(store: Store, ok: pd.DataFrame) -> list[str]:
+def _figures(store: Store, ok: pd.DataFrame, prefix: str = "f") -> list[str]:
     if not len(ok):
         return []
     out = []
     for i, spec in enumerate(plot.standard_specs(ok, store)):
         try:
             fig = plot.figure(plot.table_for(store, ok, spec), spec, store)
-            svg = svg_of(fig, f"f{i}")
+            svg = svg_of(fig, f"{prefix}f{i}")
         except routelab.RoutelabError as err:
             out.append(f'<p class="note">Figure {html.escape(spec.file_name())}: {err}</p>')
             continue
@@ -232,9 +258,11 @@ def _figures(store: Store, ok: pd.DataFrame) -> list[str]:
     return out
 
 
-def write_report(directory: str | Path, out: str | Path) -> Path:
-    """Writes the report of ``directory`` to ``out`` (atomically)."""
+def write_report(
+    directory: str | Path | Sequence[str | Path], out: str | Path, title: str | None = None
+) -> Path:
+    """Writes the report of ``directory`` (or of several) to ``out`` (atomically)."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(out, build(directory))
+    atomic_write(out, build(directory, title))
     return out
