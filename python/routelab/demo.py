@@ -30,7 +30,11 @@ TORUS_LOAD = """
 [experiment]
 kind = "sim"
 name = "torus-load"
-description = "Latency and accepted throughput of a 6x6 torus against offered load (1.0 = the load that saturates the bisection under uniform traffic): dimension order against minimal adaptive routing with a dimension-order escape (Duato)."
+description = '''
+Latency and accepted throughput of a 6x6 torus against offered load
+(1.0 = the load that saturates the bisection under uniform traffic):
+dimension order against minimal adaptive routing with a dimension-order
+escape (Duato).'''
 
 [network]
 topology = "torus:6x6"
@@ -64,7 +68,10 @@ FAT_TREE_EBB = """
 [experiment]
 kind = "ebb"
 name = "fat-tree-ebb"
-description = "Effective bisection bandwidth (ORCS metric, 300 random bisections) of oblivious routing engines on a 512-endpoint 8-ary 3-tree; multipath splits every flow evenly over all minimal paths."
+description = '''
+Effective bisection bandwidth (ORCS metric, 300 random bisections) of
+oblivious routing engines on a 512-endpoint 8-ary 3-tree; multipath splits
+every flow evenly over all minimal paths.'''
 
 [network]
 topology = "kary-ntree:k=8,n=3"
