@@ -5,7 +5,11 @@
 use proptest::prelude::*;
 use routelab_core::network::build::{
     clos, dragonfly, kary_ntree, kautz, random_irregular, random_with_links,
-    tree::{xgft_level_and_label, xgft_level_sizes, xgft_switch_index},
+    tree::{
+        xgft_leaf_terminal_count, xgft_level_and_label, xgft_level_sizes,
+        xgft_node_level_and_label, xgft_node_switch_index, xgft_switch_index, xgft_terminal_leaf,
+        xgft_with_terminals,
+    },
     xgft,
 };
 use routelab_core::network::metrics::{count_shortest_paths, is_connected};
@@ -102,6 +106,45 @@ proptest! {
         prop_assert_eq!(&per_level[1..], &formula[1..]);
         for &t in net.terminals() {
             prop_assert_eq!(net.degree(t) as u32, w[0]);
+        }
+    }
+
+    /// `terminals=T`: level 0 is leaf switches holding T terminals in
+    /// blocks (the first T mod L one more), in leaf order, on ports after
+    /// the w_1 up ports; every other level as in the plain XGFT.
+    #[test]
+    fn xgft_leaf_switches_hold_the_terminals(
+        mw in prop::collection::vec((1u32..4, 1u32..4), 1..4),
+        t in 0u32..80,
+    ) {
+        let (m, w): (Vec<u32>, Vec<u32>) = mw.into_iter().unzip();
+        let h = m.len();
+        let net = xgft_with_terminals(&m, &w, t).unwrap();
+        prop_assert!(names_are_plain(&net));
+        let sizes = xgft_level_sizes(&m, &w).unwrap();
+        let leaves = sizes[0];
+        prop_assert_eq!(net.switches().len() as u64, sizes.iter().sum::<u64>());
+        prop_assert_eq!(net.terminals().len() as u32, t);
+        // The switch graph is connected; so is the network when it has terminals.
+        prop_assert!(t == 0 || is_connected(&net));
+        for (x, &s) in net.switches().iter().enumerate() {
+            let (level, label) = xgft_node_level_and_label(&m, &w, true, x as u32).unwrap();
+            prop_assert_eq!(xgft_node_switch_index(&m, &w, true, level, &label), Some(x as u32));
+            let i = level as usize;
+            let hosts = terminal_count(&net, s) as u64;
+            let expect = if i == 0 {
+                prop_assert_eq!(hosts, xgft_leaf_terminal_count(leaves, u64::from(t), x as u64));
+                u64::from(w[0]) + hosts
+            } else {
+                prop_assert_eq!(hosts, 0);
+                u64::from(m[i - 1] + if i < h { w[i] } else { 0 })
+            };
+            prop_assert_eq!(net.degree(s) as u64, expect);
+        }
+        for (i, &v) in net.terminals().iter().enumerate() {
+            let (leaf, _) = xgft_terminal_leaf(leaves, u64::from(t), i as u64).unwrap();
+            prop_assert_eq!(net.degree(v), 1);
+            prop_assert_eq!(net.attached_switch(v), Some(NodeId(leaf as u32)));
         }
     }
 

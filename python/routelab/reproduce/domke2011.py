@@ -5,7 +5,9 @@ Experiments, each written as a CSV table and a PNG plot:
 
 1. ``ebb.csv``: effective bisection bandwidth (the ORCS metric over random
    bisections) of every engine on the XGFT, Kautz and k-ary n-tree networks of
-   Table I (Figures 5 and 6, and the same for the k-ary n-trees).
+   Table I (Figures 5 and 6, and the same for the k-ary n-trees);
+   ``xgft_spread.csv``: how many top switches carry one leaf's traffic on the
+   largest two-level XGFT, per engine.
 2. ``lanes_random.csv``: lanes DFSSSP and LASH need on random networks of 128
    32-port switches with 16 endpoints each, against the number of switch links
    (Figure 9).
@@ -19,12 +21,13 @@ Experiments, each written as a CSV table and a PNG plot:
 
 Table I's networks use 36-port switches with the endpoints on the lowest switch
 level, so they are built with ``terminals=T`` (``xgft:m=6,w=3,terminals=64``: 6
-leaf switches under 3 top switches). The paper's Kautz(b, n) has words of ``n``
-symbols, ``(b+1) b^(n-1)`` switches (Li et al., its reference [25]); routelab's
-``kautz:b=B,n=N`` has words of ``N+1`` symbols, so Kautz(b, n) is
-``kautz:b=b,n=n-1``. With that reading every Table I network fits 36-port
-switches, which the other reading does not need (Kautz(6, 3) would have 1,512
-switches for 4,096 endpoints).
+leaf switches under 3 top switches). The paper's Kautz(b, n) is read as the
+usual Kautz graph of degree b and diameter n, words of ``n`` symbols and
+``(b+1) b^(n-1)`` switches; routelab's ``kautz:b=B,n=N`` has words of ``N+1``
+symbols, so Kautz(b, n) is ``kautz:b=b,n=n-1``. With that reading every Table I
+Kautz network fills its 36-port switches closely (up to 35 ports) and the step
+to the next (b, n) comes where the ports run out; the other reading would put
+4,096 endpoints on 1,512 switches of 15 used ports.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +119,9 @@ KAUTZ_ENGINES = ("minhop", "updown", "sssp", "dfsssp", "lash", "dor", "multipath
 # Engines that promise deadlock freedom (with the lanes they report).
 DEADLOCK_FREE_ENGINES = ("updown", "dfsssp", "lash", "dmodk")
 HEURISTICS = ("weakest", "first", "heaviest", "online")
+# Switch sizes of the heuristics' random networks: 32 ports as in Figure 9
+# (links drawn freely), and 20, where 128 links use every port (4-regular).
+HEURISTIC_PORTS = (32, 20)
 TIME_ENGINES = ("minhop", "sssp", "dfsssp", "updown", "lash", "dmodk")
 RANDOM_TIME_ENGINES = ("minhop", "sssp", "dfsssp", "dfsssp-online", "updown", "lash")
 
@@ -163,6 +169,12 @@ def _random_spec(switches: int, links: int, seed: int, ports: int = 32, hosts: i
 
 
 FIG9_LINKS = (128, 160, 192, 224, 256, 320, 384, 512, 768, 1024)
+# (engine, heuristic): the paper's two, and DFSSSP's online variant beside them.
+FIG9_SERIES = (("dfsssp", "weakest"), ("lash", ""), ("dfsssp", "online"))
+
+
+def _series(r: dict[str, Any]) -> str:
+    return "dfsssp-online" if r["heuristic"] == "online" else r["engine"]
 
 
 def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
@@ -170,7 +182,7 @@ def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
     if tiny:
         return Config(
             mode="tiny",
-            max_endpoints=256,
+            max_endpoints=512,
             patterns=20,
             multipath_max_endpoints=256,
             random_links=(128, 256),
@@ -186,13 +198,16 @@ def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
         return Config(
             mode="quick",
             max_endpoints=1024,
-            patterns=200,
+            patterns=300,
             multipath_max_endpoints=1024,
             random_links=FIG9_LINKS,
-            random_topologies=5,
-            heuristic_topologies=10,
+            random_topologies=10,
+            heuristic_topologies=20,
             kary_timing=tuple(_kary_timing(1024)),
-            random_timing=((1024, _random_spec(64, 256, SEED)),),
+            random_timing=(
+                (1024, _random_spec(64, 256, SEED)),
+                (2048, _random_spec(128, 512, SEED)),
+            ),
             timing_repeats=3,
             memory_spec=TABLE_I[4].spec("kary-ntree"),
             workers=workers,
@@ -405,6 +420,48 @@ def run_ebb(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
     return rows
 
 
+SPREAD_FIELDS = ("spec", "engine", "top_switches", "tops_used", "level1_used", "tops_per_level1")
+SPREAD_ENGINES = ("minhop", "updown", "sssp", "dmodk")
+
+
+def _top_spread(spec: str, engine: str) -> dict[str, Any]:
+    """On a 2-level XGFT with leaf switches: how many top switches carry the
+    traffic from the terminals of leaf 0 to every terminal outside its level-1
+    subtree, in all and per level-1 switch it leaves through."""
+    net = routelab.topology(spec)
+    st = net.structure
+    m, w, t = st["m"], st["w"], st["leaf_terminals"]
+    leaves = math.prod(m)
+    first = [x * (t // leaves) + min(x, t % leaves) for x in range(leaves + 1)]
+    routes = routelab.route(net, engine)
+    per_level1: dict[int, set[int]] = defaultdict(set)
+    for src in range(first[1]):
+        for dst in range(first[m[0]], t):
+            path = routes.path(src, dst)
+            # terminal, leaf, level-1 switch, top switch, ...
+            per_level1[path[2]].add(path[3])
+    tops = set().union(*per_level1.values()) if per_level1 else set()
+    return {
+        "spec": spec,
+        "engine": engine,
+        "top_switches": math.prod(w),
+        "tops_used": len(tops),
+        "level1_used": len(per_level1),
+        "tops_per_level1": round(statistics.fmean(len(v) for v in per_level1.values()), 2)
+        if per_level1
+        else 0,
+    }
+
+
+def run_top_spread(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
+    rows = [r for r in cfg.table if len(r.xgft_m) == 2]
+    if not rows:
+        return []
+    spec = rows[-1].spec("xgft")
+    jobs = [lambda e=e: _top_spread(spec, e) for e in SPREAD_ENGINES]
+    return _parallel(jobs, cfg.workers, progress.task("XGFT route spread", len(jobs)))
+
+
 # --------------------------------------------------------------------------
 # Experiments 2 and 3: lanes on random networks (Figure 9, Section IV)
 # --------------------------------------------------------------------------
@@ -413,6 +470,7 @@ LANE_FIELDS = (
     "experiment",
     "spec",
     "switches",
+    "ports",
     "links",
     "seed",
     "engine",
@@ -427,14 +485,21 @@ _NEEDS = re.compile(r"needs (at least )?(\d+) lanes")
 
 
 def _lanes_job(
-    experiment: str, switches: int, links: int, seed: int, engine: str, heuristic: str
+    experiment: str,
+    switches: int,
+    links: int,
+    seed: int,
+    engine: str,
+    heuristic: str,
+    ports: int = 32,
 ) -> dict[str, Any]:
-    spec = _random_spec(switches, links, seed)
+    spec = _random_spec(switches, links, seed, ports=ports)
     rec: dict[str, Any] = dict.fromkeys(LANE_FIELDS, "")
     rec.update(
         experiment=experiment,
         spec=spec,
         switches=switches,
+        ports=ports,
         links=links,
         seed=seed,
         engine=engine,
@@ -468,12 +533,12 @@ def _lanes_job(
 
 def run_lanes_random(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
     jobs = [
-        lambda links=links, seed=seed, engine=engine: _lanes_job(
-            "fig9", 128, links, seed, engine, "weakest" if engine == "dfsssp" else ""
+        lambda links=links, seed=seed, engine=engine, h=h: _lanes_job(
+            "fig9", 128, links, seed, engine, h
         )
         for links in cfg.random_links
         for seed in range(1, cfg.random_topologies + 1)
-        for engine in ("dfsssp", "lash")
+        for engine, h in FIG9_SERIES
     ]
     step = progress.task("lanes on random networks", len(jobs))
     return _parallel(jobs, cfg.workers, step)
@@ -481,7 +546,8 @@ def run_lanes_random(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
 
 def run_heuristics(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
     jobs = [
-        lambda seed=seed, h=h: _lanes_job("heuristics", 64, 128, seed, "dfsssp", h)
+        lambda seed=seed, h=h, p=ports: _lanes_job("heuristics", 64, 128, seed, "dfsssp", h, p)
+        for ports in HEURISTIC_PORTS
         for seed in range(1, cfg.heuristic_topologies + 1)
         for h in HEURISTICS
     ]
@@ -538,18 +604,30 @@ def _time_one(series: str, endpoints: int, spec: str, engine: str, repeats: int)
     return rec
 
 
+# VmHWM belongs to the new process image (ru_maxrss would carry the parent's
+# peak across exec); writing 5 to clear_refs resets it to the current size, so
+# the peak measured is the routing's.
 _MEMORY_SCRIPT = """
-import json, resource, sys, routelab
+import json, sys, routelab
+def kib(key):
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith(key + ":"))
 net = routelab.topology(sys.argv[1])
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+except OSError:
+    pass
+base = kib("VmRSS")
 routes = routelab.route(net, sys.argv[2], max_lanes=15)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"base_kib": base, "peak_kib": peak, "seconds": routes.seconds}))
+print(json.dumps({"base_kib": base, "peak_kib": kib("VmHWM"), "seconds": routes.seconds}))
 """
 
 
 def _memory(spec: str, engine: str) -> dict[str, Any]:
-    """Peak memory of one routing in a fresh process, above the network's."""
+    """Peak memory of one routing in a fresh process, above the network's (Linux)."""
+    if not Path("/proc/self/status").exists():
+        return {"spec": spec, "engine": engine, "error": "needs /proc (Linux)"}
     proc = subprocess.run(
         [sys.executable, "-c", _MEMORY_SCRIPT, spec, engine],
         capture_output=True,
@@ -610,10 +688,24 @@ def _figure(width: float = 7.5, height: float = 4.2):
     return Figure(figsize=(width, height), layout="constrained")
 
 
+# One colour per engine in every figure.
+COLORS = {
+    "minhop": "tab:blue",
+    "updown": "tab:orange",
+    "sssp": "tab:green",
+    "dfsssp": "tab:red",
+    "lash": "tab:purple",
+    "dmodk": "tab:brown",
+    "dor": "tab:grey",
+    "multipath": "tab:pink",
+    "dfsssp-online": "tab:olive",
+}
+
+
 def plot_ebb(rows: list[dict[str, Any]], family: str, path: Path) -> None:
     fam = [r for r in rows if r["family"] == family]
     sizes = sorted({r["endpoints"] for r in fam})
-    engines = [e for e in TREE_ENGINES if any(r["engine"] == e for r in fam)]
+    engines = [e for e in TREE_ENGINES if any(r["engine"] == e for r in _ok(fam))]
     fig = _figure()
     ax = fig.add_subplot()
     width = 0.8 / max(1, len(engines))
@@ -628,7 +720,16 @@ def plot_ebb(rows: list[dict[str, Any]], family: str, path: Path) -> None:
                 lo.append(r["ebb_avg"] - r["ebb_min"])
                 hi.append(r["ebb_max"] - r["ebb_avg"])
         if xs:
-            ax.bar(xs, ys, width, yerr=[lo, hi], capsize=1.5, label=engine)
+            ax.bar(
+                xs,
+                ys,
+                width,
+                yerr=[lo, hi],
+                capsize=1.5,
+                error_kw={"elinewidth": 0.7, "ecolor": "0.35"},
+                color=COLORS.get(engine),
+                label=engine,
+            )
     ax.set_xticks(range(len(sizes)), [str(t) for t in sizes])
     ax.set_xlabel("endpoints")
     ax.set_ylabel("effective bisection bandwidth (fraction of link)")
@@ -659,10 +760,11 @@ def _lane_stats(rows: list[dict[str, Any]], key: Callable[[dict], Any]) -> dict[
 
 
 def plot_lanes_random(rows: list[dict[str, Any]], path: Path) -> None:
-    stats = _lane_stats(rows, lambda r: (r["engine"], r["links"]))
+    stats = _lane_stats(rows, lambda r: (_series(r), r["links"]))
     fig = _figure()
     ax = fig.add_subplot()
-    for engine, color in (("dfsssp", "tab:blue"), ("lash", "tab:orange")):
+    for engine in ("dfsssp", "lash", "dfsssp-online"):
+        color = COLORS[engine]
         links = sorted(k[1] for k in stats if k[0] == engine)
         s = [stats[(engine, x)] for x in links]
         ax.plot(links, [v["avg"] for v in s], "o-", color=color, label=f"{engine} average")
@@ -685,28 +787,32 @@ def plot_lanes_random(rows: list[dict[str, Any]], path: Path) -> None:
 def plot_heuristics(rows: list[dict[str, Any]], path: Path) -> None:
     fig = _figure(6.5, 4.0)
     ax = fig.add_subplot()
+    colors = ("tab:blue", "tab:red")
     for i, h in enumerate(HEURISTICS):
-        vals = [int(r["lanes_needed"]) for r in rows if r["heuristic"] == h and r["lanes_needed"]]
         if h in PAPER_HEURISTIC_RANGES:
             lo, hi = PAPER_HEURISTIC_RANGES[h]
-            ax.add_patch(
-                _rectangle((i - 0.35, lo - 0.25), 0.7, hi - lo + 0.5, "tab:green", 0.15)
-            )
-        counts: dict[int, int] = defaultdict(int)
-        for v in vals:
-            counts[v] += 1
-        if counts:
-            ax.scatter(
-                [i] * len(counts),
-                list(counts),
-                s=[20 + 8 * c for c in counts.values()],
-                color="tab:blue",
-                zorder=3,
-            )
+            ax.add_patch(_rectangle((i - 0.4, lo - 0.25), 0.8, hi - lo + 0.5, "tab:green", 0.15))
+        for k, ports in enumerate(HEURISTIC_PORTS):
+            counts: dict[int, int] = defaultdict(int)
+            for r in rows:
+                if r["heuristic"] == h and r["ports"] == ports and r["lanes_needed"] != "":
+                    counts[int(r["lanes_needed"])] += 1
+            if counts:
+                ax.scatter(
+                    [i + 0.2 * (k - 0.5)] * len(counts),
+                    list(counts),
+                    s=[20 + 8 * c for c in counts.values()],
+                    color=colors[k % len(colors)],
+                    zorder=3,
+                    label=f"{ports}-port switches" if i == 0 else None,
+                )
     ax.set_xticks(range(len(HEURISTICS)), list(HEURISTICS))
     ax.set_ylabel("virtual lanes needed")
-    ax.set_title("DFSSSP cycle breaking, 64 switches / 1,024 endpoints / 128 links\n"
-                 "(dots: measured, size = topologies; green: the paper's range)")
+    ax.set_title(
+        "DFSSSP cycle breaking, 64 switches / 1,024 endpoints / 128 links\n"
+        "(dots: measured, size = networks; green: the paper's range)"
+    )
+    ax.legend(fontsize="small")
     fig.savefig(path, dpi=120)
 
 
@@ -723,7 +829,13 @@ def plot_timing(rows: list[dict[str, Any]], path: Path) -> None:
         rs = [r for r in _ok(rows) if r["series"] == series]
         for engine in dict.fromkeys(r["engine"] for r in rs):
             pts = sorted((r["endpoints"], r["seconds"]) for r in rs if r["engine"] == engine)
-            ax.plot([p[0] for p in pts], [max(p[1], 1e-5) for p in pts], "o-", label=engine)
+            ax.plot(
+                [p[0] for p in pts],
+                [max(p[1], 1e-5) for p in pts],
+                "o-",
+                color=COLORS.get(engine),
+                label=engine,
+            )
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("endpoints")
@@ -763,16 +875,46 @@ def _ratio(a: Any, b: Any) -> float | None:
     return None
 
 
-def summarise(
-    cfg: Config,
-    ebb: list[dict[str, Any]],
-    lanes: list[dict[str, Any]],
-    heur: list[dict[str, Any]],
-    timing: list[dict[str, Any]],
-    memory: list[dict[str, Any]],
-    seconds: dict[str, float],
-) -> str:
-    by = _ebb_lookup(ebb)
+@dataclass
+class Results:
+    """Every table of a run, indexed for the summary."""
+
+    cfg: Config
+    ebb: list[dict[str, Any]]
+    lanes: list[dict[str, Any]]
+    heur: list[dict[str, Any]]
+    timing: list[dict[str, Any]]
+    memory: list[dict[str, Any]]
+    seconds: dict[str, float]
+    spread: list[dict[str, Any]]
+
+    def __post_init__(self) -> None:
+        self.by = _ebb_lookup(self.ebb)
+        self.fig9 = _lane_stats(self.lanes, lambda r: (_series(r), r["links"]))
+        self.heuristics = _lane_stats(self.heur, lambda r: (r["ports"], r["heuristic"]))
+        self.times = {(r["series"], r["endpoints"], r["engine"]): r for r in _ok(self.timing)}
+
+    def ebb_avg(self, family: str, endpoints: int, engine: str) -> float | None:
+        r = self.by.get((family, endpoints, engine))
+        return r["ebb_avg"] if r and r["status"] == "ok" else None
+
+    def sizes(self, family: str) -> list[int]:
+        return sorted({r["endpoints"] for r in self.ebb if r["family"] == family})
+
+    def time_ratios(self, minimum: int = 512) -> list[float]:
+        """DFSSSP's time over MinHop's on the k-ary n-trees of ``minimum`` endpoints on."""
+        out = []
+        for (series, t, engine), r in self.times.items():
+            base = self.times.get((series, t, "minhop"))
+            if series == "kary-ntree" and engine == "dfsssp" and t >= minimum and base:
+                q = _ratio(r["seconds"], base["seconds"])
+                if q:
+                    out.append(q)
+        return out
+
+
+def summarise(res: Results) -> str:
+    cfg, seconds = res.cfg, res.seconds
     lines = [
         f"# Reproduction: {TITLE}",
         "",
@@ -783,8 +925,8 @@ def summarise(
         f"({', '.join(f'{k} {v:.0f} s' for k, v in seconds.items())}); "
         f"routelab {routelab.__version__}, seed {SEED}.",
         "",
-        "Tables: `ebb.csv`, `lanes_random.csv`, `heuristics.csv`, `routing_time.csv`, "
-        "`memory.csv`. Plots: `fig5_xgft_ebb.png`, `fig6_kautz_ebb.png`, "
+        "Tables: `ebb.csv`, `xgft_spread.csv`, `lanes_random.csv`, `heuristics.csv`, "
+        "`routing_time.csv`, `memory.csv`. Plots: `fig5_xgft_ebb.png`, `fig6_kautz_ebb.png`, "
         "`kary_ntree_ebb.png`, `fig7_routing_time.png`, `fig9_lanes_random.png`, "
         "`heuristics.png`.",
         "",
@@ -792,45 +934,51 @@ def summarise(
         "text states. Not reproduced: the six real systems (Figures 4, 8, 10; their "
         "topologies are not public) and the Deimos measurements (Section VI, hardware).",
         "",
+    ]
+    lines += _summary_ebb(res)
+    lines += _summary_fig9(res)
+    lines += _summary_heuristics(res)
+    lines += _summary_timing(res)
+    lines += ["## Where and why the results differ", ""]
+    lines += _differences(res)
+    return "\n".join(lines) + "\n"
+
+
+def _summary_ebb(res: Results) -> list[str]:
+    lines = [
         "## 1. Effective bisection bandwidth (Figures 5, 6; Table I)",
         "",
         "ORCS metric: per random bisection, each flow gets 1 / the most flows sharing a "
         "channel on its path; averaged over flows, then over patterns (fraction of a "
         "link). Engines that fail or do not fit the network show `-` (the paper's "
         "missing bars); `multipath` (every minimal path, traffic split evenly) is not in "
-        "the paper and is kept to "
-        f"{cfg.multipath_max_endpoints} endpoints.",
+        f"the paper and is kept to {res.cfg.multipath_max_endpoints} endpoints.",
         "",
     ]
     for family in FAMILIES:
-        fam = [r for r in ebb if r["family"] == family]
+        fam = [r for r in res.ebb if r["family"] == family]
         if not fam:
             continue
         engines = list(dict.fromkeys(r["engine"] for r in fam))
-        lines += [f"### {FAMILY_TITLES[family]}", ""]
         table = []
-        for t in sorted({r["endpoints"] for r in fam}):
-            first = by[(family, t, engines[0])]
+        for t in res.sizes(family):
+            first = res.by[(family, t, engines[0])]
             cells = [t, first["paper_topology"], f"`{first['spec']}`", first["max_switch_ports"]]
-            for e in engines:
-                r = by.get((family, t, e))
-                cells.append(r["ebb_avg"] if r and r["status"] == "ok" else "-")
-            table.append(cells)
+            table.append(cells + [_fmt(res.ebb_avg(family, t, e)) for e in engines])
+        lines += [f"### {FAMILY_TITLES[family]}", ""]
         lines += _md_table(["endpoints", "paper", "spec", "ports"] + engines, table)
-        needed = [
-            f"{r['endpoints']}: {r['lanes_needed']}"
-            for r in fam
-            if r["engine"] == "dfsssp" and r["status"] == "ok"
-        ]
-        lash = [
-            f"{r['endpoints']}: {r['lanes_needed']}"
-            for r in fam
-            if r["engine"] == "lash" and r["status"] == "ok"
-        ]
+
+        def needed(engine: str, rows: list[dict[str, Any]] = fam) -> str:
+            return ", ".join(
+                f"{r['endpoints']}: {r['lanes_needed']}"
+                for r in rows
+                if r["engine"] == engine and r["status"] == "ok"
+            )
+
         lines += [
             "",
-            f"Lanes needed, DFSSSP: {', '.join(needed)}; LASH: {', '.join(lash)}. "
-            "`ports`: the most ports any switch uses (Table I assumes 36).",
+            f"Lanes needed, DFSSSP: {needed('dfsssp')}; LASH: {needed('lash')}. `ports`: "
+            "the most ports any switch uses (Table I assumes 36-port switches).",
             "",
         ]
         failed: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -842,138 +990,103 @@ def summarise(
             lines.append(f"- `{engine}` ({sizes} endpoints): {rs[0]['error']}")
         if failed:
             lines.append("")
-
     lines += ["### What the paper states, and what was measured", ""]
-    claims = []
-    x1024 = _ratio(
-        by.get(("xgft", 1024, "dfsssp"), {}).get("ebb_avg"),
-        by.get(("xgft", 1024, "minhop"), {}).get("ebb_avg"),
+    lines += _md_table(["statement", "paper", "measured"], _ebb_claims(res))
+    lines.append("")
+    return lines
+
+
+def _ebb_claims(res: Results) -> list[tuple[str, str, str]]:
+    x = res.ebb_avg
+    gain = {t: _ratio(x("xgft", t, "dfsssp"), x("xgft", t, "minhop")) for t in res.sizes("xgft")}
+    h2 = [f"{t}: x{gain[t]:.2f}" for t in (512, 2048, 4096) if gain.get(t)]
+    lash = [v for t in res.sizes("xgft") if (v := x("xgft", t, "lash")) is not None]
+    h1 = [
+        v
+        for t in (64, 128, 256)
+        for e in ("minhop", "updown", "sssp", "dfsssp")
+        if (v := x("xgft", t, e)) is not None
+    ]
+    spread, lash_kautz = [], []
+    for t in res.sizes("kautz"):
+        vals = [
+            v for e in ("minhop", "updown", "sssp", "dfsssp", "lash") if (v := x("kautz", t, e))
+        ]
+        if vals:
+            spread.append(f"{t}: {min(vals):.3f}-{max(vals):.3f}")
+        q = _ratio(x("kautz", t, "lash"), x("kautz", t, "dfsssp"))
+        if q:
+            lash_kautz.append(f"{t}: {q:.2f}")
+    best = max(
+        (
+            (q, f, t)
+            for f in FAMILIES
+            for t in res.sizes(f)
+            if (q := _ratio(x(f, t, "dfsssp"), x(f, t, "minhop")))
+        ),
+        default=None,
     )
-    claims.append(
+    return [
         (
             "XGFT, 1,024 endpoints: DF-/SSSP about twice MinHop",
             f"x{PAPER_XGFT_1024_RATIO:.0f}",
-            f"x{x1024:.2f}" if x1024 else "not run",
-        )
-    )
-    h2 = [
-        (t, _ratio(by[("xgft", t, "dfsssp")]["ebb_avg"], by[("xgft", t, "minhop")]["ebb_avg"]))
-        for t in (512, 2048, 4096)
-        if ("xgft", t, "dfsssp") in by
-    ]
-    claims.append(
+            f"x{gain[1024]:.2f}" if gain.get(1024) else "not run",
+        ),
         (
-            "XGFT, h = 2 (512 endpoints on): a small increase of DF-/SSSP over MinHop "
-            "(1,024 aside)",
+            "XGFT, h = 2 (512 endpoints on): a small increase of DF-/SSSP over MinHop, 1,024 aside",
             "small",
-            ", ".join(f"{t}: x{r:.2f}" for t, r in h2 if r) or "not run",
-        )
-    )
-    lash_x = [
-        (t, by[("xgft", t, "lash")]["ebb_avg"])
-        for t in sorted({r["endpoints"] for r in ebb if r["family"] == "xgft"})
-        if by.get(("xgft", t, "lash"), {}).get("status") == "ok"
-    ]
-    claims.append(
+            ", ".join(h2) or "not run",
+        ),
         (
             "XGFT: LASH (and DOR) decrease steadily with size",
             "decreasing",
-            " -> ".join(f"{v:.3f}" for _, v in lash_x)
-            + ("; DOR needs a torus, mesh or hypercube here" if lash_x else ""),
-        )
-    )
-    h1 = [
-        by[("xgft", t, e)]["ebb_avg"]
-        for t in (64, 128, 256)
-        for e in ("minhop", "updown", "sssp", "dfsssp")
-        if by.get(("xgft", t, e), {}).get("status") == "ok"
-    ]
-    claims.append(
+            " -> ".join(f"{v:.3f}" for v in lash) or "not run",
+        ),
         (
             "XGFT, h = 1: MinHop, Up*/Down*, DF-/SSSP relatively constant",
             "constant",
             f"{min(h1):.3f} to {max(h1):.3f}" if h1 else "not run",
-        )
-    )
-    spread = []
-    for t in sorted({r["endpoints"] for r in ebb if r["family"] == "kautz"}):
-        vals = [
-            by[("kautz", t, e)]["ebb_avg"]
-            for e in ("minhop", "updown", "sssp", "dfsssp", "lash")
-            if by.get(("kautz", t, e), {}).get("status") == "ok"
-        ]
-        if vals:
-            spread.append(f"{t}: {min(vals):.3f}-{max(vals):.3f}")
-    claims.append(
-        ("Kautz: all engines similar", "similar", "; ".join(spread) or "not run")
-    )
-    ld = [
-        (t, _ratio(by[("kautz", t, "lash")]["ebb_avg"], by[("kautz", t, "dfsssp")]["ebb_avg"]))
-        for t in sorted({r["endpoints"] for r in ebb if r["family"] == "kautz"})
-        if by.get(("kautz", t, "lash"), {}).get("status") == "ok"
-        and by.get(("kautz", t, "dfsssp"), {}).get("status") == "ok"
-    ]
-    claims.append(
-        (
-            "Kautz: LASH nearly the same as DFSSSP",
-            "nearly equal",
-            ", ".join(f"{t}: LASH/DFSSSP {r:.2f}" for t, r in ld if r) or "not run",
-        )
-    )
-    best = max(
-        (
-            (_ratio(by[(f, t, "dfsssp")]["ebb_avg"], by[(f, t, "minhop")]["ebb_avg"]), f, t)
-            for (f, t, e) in by
-            if e == "dfsssp"
-            and by[(f, t, e)]["status"] == "ok"
-            and by.get((f, t, "minhop"), {}).get("status") == "ok"
         ),
-        default=(None, "", 0),
-    )
-    claims.append(
+        ("Kautz: all engines similar", "similar", "; ".join(spread) or "not run"),
         (
-            "Abstract: DFSSSP up to twice the bandwidth (here over MinHop)",
+            "Kautz: LASH nearly the same as DFSSSP (LASH / DFSSSP)",
+            "nearly equal",
+            ", ".join(lash_kautz) or "not run",
+        ),
+        (
+            "Abstract: up to twice the bandwidth (DFSSSP over MinHop, best case)",
             "x2",
-            f"x{best[0]:.2f} ({best[1]}, {best[2]} endpoints)" if best[0] else "not run",
-        )
-    )
-    lines += _md_table(["statement", "paper", "measured"], claims)
+            f"x{best[0]:.2f} ({best[1]}, {best[2]} endpoints)" if best else "not run",
+        ),
+    ]
 
-    # Figure 9
-    lines += ["", "## 2. Lanes on random networks (Figure 9)", ""]
-    st = _lane_stats(lanes, lambda r: (r["engine"], r["links"]))
+
+def _lanes_cell(s: dict | None) -> str:
+    if not s or s["min"] is None:
+        return "-"
+    failed = f" ({s['failed']} > {MAX_LANES})" if s["failed"] else ""
+    return f"{s['min']}/{_fmt(s['avg'], 2)}/{s['max']}{failed}"
+
+
+def _summary_fig9(res: Results) -> list[str]:
+    st = res.fig9
+    series = ("dfsssp", "lash", "dfsssp-online")
     table = []
-    for links in sorted({r["links"] for r in lanes}):
-        d, la = st.get(("dfsssp", links)), st.get(("lash", links))
-        table.append(
-            [
-                links,
-                d["n"] if d else "-",
-                f"{d['min']}/{_fmt(d['avg'], 2)}/{d['max']}" if d else "-",
-                d["failed"] if d else "-",
-                f"{la['min']}/{_fmt(la['avg'], 2)}/{la['max']}" if la else "-",
-                la["failed"] if la else "-",
-            ]
-        )
+    for links in sorted({k[1] for k in st}):
+        n = st.get(("dfsssp", links), {}).get("n", "-")
+        table.append([links, n] + [_lanes_cell(st.get((e, links))) for e in series])
+    ok = all(v["deadlock_free"] for v in st.values())
+    lines = ["## 2. Lanes on random networks (Figure 9)", ""]
     lines += _md_table(
-        [
-            "links",
-            "networks",
-            "DFSSSP min/avg/max",
-            "DFSSSP > 15",
-            "LASH min/avg/max",
-            "LASH > 15",
-        ],
+        ["links", "networks", "DFSSSP (weakest)", "LASH", "DFSSSP online (not in the figure)"],
         table,
     )
-    cross = _crossing(st)
     lines += [
         "",
-        "128 switches of 32 ports, 16 endpoints each, the given number of random "
-        f"switch links; at most {MAX_LANES} lanes (a run needing more counts with the "
-        "number its heuristic reached). Every routing that succeeded was checked "
-        "deadlock-free: "
-        f"{all(v['deadlock_free'] for v in st.values())}.",
+        "Lanes needed, min/avg/max over the networks: 128 switches of 32 ports, 16 "
+        "endpoints each, the given number of random switch links, at most "
+        f"{MAX_LANES} lanes (a run needing more counts with the number its heuristic "
+        f"reached). Every routing that succeeded was checked deadlock-free: {ok}.",
         "",
     ]
     lines += _md_table(
@@ -983,73 +1096,78 @@ def summarise(
                 "LASH needs fewer lanes on dense networks, DFSSSP on sparse ones; the "
                 "averages cross",
                 f"at about {PAPER_LANES_CROSSING} links",
-                cross,
+                _crossing(st),
             )
         ],
     )
+    return lines + [""]
 
-    # Heuristics
-    lines += ["", "## 3. Cycle-breaking heuristics (Section IV)", ""]
-    hs = _lane_stats(heur, lambda r: r["heuristic"])
+
+def _range(s: dict | None) -> str:
+    if not s or s["min"] is None:
+        return "-"
+    failed = f", {s['failed']} > {MAX_LANES}" if s["failed"] else ""
+    return f"{s['min']}-{s['max']} (mean {s['avg']:.2f}{failed})"
+
+
+def _summary_heuristics(res: Results) -> list[str]:
     table = []
     for h in HEURISTICS:
-        s = hs.get(h)
         paper = PAPER_HEURISTIC_RANGES.get(h)
         table.append(
-            [
-                h,
-                f"{paper[0]}-{paper[1]}" if paper else "(timed only)",
-                f"{s['min']}-{s['max']}" if s else "-",
-                _fmt(s["avg"], 2) if s else "-",
-                s["failed"] if s else "-",
-            ]
+            [h, f"{paper[0]}-{paper[1]}" if paper else "(not stated)"]
+            + [_range(res.heuristics.get((p, h))) for p in HEURISTIC_PORTS]
         )
+    lines = ["## 3. Cycle-breaking heuristics (Section IV)", ""]
     lines += _md_table(
-        ["heuristic", "paper lanes", "measured lanes", "measured mean", "> 15"], table
+        ["heuristic", "paper lanes"] + [f"measured, {p}-port switches" for p in HEURISTIC_PORTS],
+        table,
     )
     lines += [
         "",
-        f"{cfg.heuristic_topologies} random networks of 64 switches (32 ports), 16 "
-        "endpoints each, 128 switch links. `weakest` breaks the edge of the cycle "
+        f"{res.cfg.heuristic_topologies} random networks per switch size: 64 switches, "
+        "16 endpoints each, 128 switch links (with 20 ports every switch has exactly "
+        "4 links; with 32 the degrees vary, as in Figure 9). `weakest` breaks the edge "
+        "of the cycle "
         "induced by the fewest paths (the paper's choice), `first` the first edge found "
         "(the paper's pseudo-random heuristic), `heaviest` the edge induced by the most "
-        "paths; `online` places each path on the first layer it keeps acyclic.",
+        "paths; `online` places each path on the first layer it keeps acyclic (the "
+        "paper gives its run time only).",
         "",
     ]
+    return lines
 
-    # Timing
-    lines += ["## 4. Routing time (Figure 7) and memory", ""]
-    tm = {(r["series"], r["endpoints"], r["engine"]): r for r in _ok(timing)}
+
+def _summary_timing(res: Results) -> list[str]:
+    lines = ["## 4. Routing time (Figure 7) and memory", ""]
+    tm = res.times
     for series, engines in (("kary-ntree", TIME_ENGINES), ("random", RANDOM_TIME_ENGINES)):
-        sizes = sorted({r["endpoints"] for r in timing if r["series"] == series})
-        if not sizes:
+        rows = [r for r in res.timing if r["series"] == series]
+        if not rows:
             continue
         title = (
             "k-ary n-trees of Table I (and larger)"
             if series == "kary-ntree"
             else "random networks, 16 endpoints per switch"
         )
-        lines += [f"{title}, seconds (best of {cfg.timing_repeats} under 2 s):", ""]
+        lines += [f"{title}, seconds (best of {res.cfg.timing_repeats} below 2 s):", ""]
         table = []
-        for t in sizes:
-            spec = next(r["spec"] for r in timing if r["series"] == series and r["endpoints"] == t)
+        for t in sorted({r["endpoints"] for r in rows}):
+            spec = next(r["spec"] for r in rows if r["endpoints"] == t)
             table.append(
                 [t, f"`{spec}`"]
-                + [_secs(tm[(series, t, e)]["seconds"]) if (series, t, e) in tm else "-"
-                   for e in engines]
+                + [
+                    _secs(tm[(series, t, e)]["seconds"]) if (series, t, e) in tm else "-"
+                    for e in engines
+                ]
             )
         lines += _md_table(["endpoints", "spec"] + list(engines), table)
         lines.append("")
-    ratios = [
-        _ratio(tm[("kary-ntree", t, "dfsssp")]["seconds"], tm[("kary-ntree", t, "minhop")]["seconds"])
-        for (s, t, e) in tm
-        if s == "kary-ntree" and e == "dfsssp" and ("kary-ntree", t, "minhop") in tm and t >= 512
-    ]
-    ratios = [r for r in ratios if r]
+    ratios = res.time_ratios()
     d4096 = tm.get(("kary-ntree", 4096, "dfsssp"))
-    on4096 = tm.get(("random", 4096, "dfsssp-online"))
     off4096 = tm.get(("random", 4096, "dfsssp"))
-    mem = {m["engine"]: m for m in memory}
+    on4096 = tm.get(("random", 4096, "dfsssp-online"))
+    mem = {m["engine"]: m for m in res.memory}
     extra = None
     if "extra_mb" in mem.get("dfsssp", {}) and "extra_mb" in mem.get("sssp", {}):
         extra = mem["dfsssp"]["extra_mb"] - mem["sssp"]["extra_mb"]
@@ -1075,9 +1193,9 @@ def summarise(
             f"{_secs(on4096['seconds'])} s (random)" if on4096 else "not run (full mode only)",
         ),
         (
-            f"DFSSSP's extra memory over SSSP ({mem.get('dfsssp', {}).get('spec', '-')})",
+            f"DFSSSP's extra memory over SSSP (`{mem.get('dfsssp', {}).get('spec', '-')}`)",
             f"{PAPER_DFSSSP_EXTRA_MB_4096:.0f} MB (4,096 nodes)",
-            f"{extra:.0f} MB (peak {mem['dfsssp']['peak_mb']:.0f} MB)"
+            f"{extra:.0f} MB (DFSSSP's peak {mem['dfsssp']['peak_mb']:.0f} MB)"
             if extra is not None
             else "-",
         ),
@@ -1086,98 +1204,144 @@ def summarise(
     lines += [
         "",
         "Times are the engine's own (`Routes.seconds`), one routing at a time, on this "
-        "machine; the paper's were OpenSM on a 2011 workstation. Memory: peak resident "
-        "size of a fresh process routing the network, above what the network itself "
-        "took.",
-        "",
-        "## Where and why the results differ",
+        "machine; the paper's were OpenSM on a 2011 workstation. Memory: the peak "
+        "resident size of a fresh process while routing, above its size before.",
         "",
     ]
-    lines += _differences(cfg, by, st, hs, tm)
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _crossing(st: dict[Any, dict]) -> str:
-    """Where LASH's average first drops below DFSSSP's (linear interpolation)."""
-    links = sorted(k[1] for k in st if k[0] == "dfsssp" and ("lash", k[1]) in st)
-    diff = [
-        (x, st[("dfsssp", x)]["avg"] - st[("lash", x)]["avg"])
-        for x in links
-        if st[("dfsssp", x)]["avg"] is not None and st[("lash", x)]["avg"] is not None
-    ]
+    """Where the lanes LASH and DFSSSP need on average cross (linear interpolation);
+    averages within 0.05 count as equal."""
+    diff = []
+    for x in sorted(k[1] for k in st if k[0] == "dfsssp"):
+        d, la = st[("dfsssp", x)]["avg"], st.get(("lash", x), {}).get("avg")
+        if d is not None and la is not None:
+            diff.append((x, 0.0 if abs(d - la) < 0.05 else d - la))
     if not diff:
         return "not run"
-    if all(d > 0 for _, d in diff):
-        return f"LASH needs fewer lanes at every point ({diff[0][0]}-{diff[-1][0]} links)"
+    span = f"{diff[0][0]}-{diff[-1][0]} links"
+    if all(d >= 0 for _, d in diff):
+        equal = [str(x) for x, d in diff if d == 0]
+        return f"no crossing: LASH needs fewer lanes ({span})" + (
+            f", equal at {', '.join(equal)}" if equal else ""
+        )
     if all(d <= 0 for _, d in diff):
-        return f"DFSSSP needs no more lanes at any point ({diff[0][0]}-{diff[-1][0]} links)"
+        return f"no crossing: DFSSSP needs no more lanes than LASH ({span})"
     for (x0, d0), (x1, d1) in zip(diff, diff[1:], strict=False):
-        if d0 <= 0 < d1:
-            at = x0 + (x1 - x0) * (-d0) / (d1 - d0)
-            return f"DFSSSP fewer below, LASH fewer above about {at:.0f} links"
-        if d0 > 0 >= d1:
+        if d0 < 0 <= d1 or d0 > 0 >= d1:
             at = x0 + (x1 - x0) * d0 / (d0 - d1)
-            return f"LASH fewer below, DFSSSP fewer above about {at:.0f} links"
+            fewer = "DFSSSP" if d0 < 0 else "LASH"
+            return f"{fewer} needs fewer below, the other above about {at:.0f} links"
     return "no single crossing"
 
 
-def _differences(cfg: Config, by: dict, st: dict, hs: dict, tm: dict) -> list[str]:
+def _differences(res: Results) -> list[str]:
+    tm = res.times
     d4096 = tm.get(("kary-ntree", 4096, "dfsssp"))
     speed = (
-        f"DFSSSP routes the 4,096-endpoint 18-ary 3-tree in {_secs(d4096['seconds'])} s "
-        f"against the paper's about {PAPER_DFSSSP_SECONDS_4096:.0f} s on 4,096 nodes"
+        f"DFSSSP routes the 4,096-endpoint 18-ary 3-tree in {_secs(d4096['seconds'])} s, "
+        f"the paper about {PAPER_DFSSSP_SECONDS_4096:.0f} s for 4,096 nodes"
         if d4096
         else "Absolute times are not comparable with the paper's"
     )
-    ratio = [
-        _ratio(tm[k]["seconds"], tm[("kary-ntree", k[1], "minhop")]["seconds"])
-        for k in tm
-        if k[0] == "kary-ntree" and k[2] == "dfsssp" and ("kary-ntree", k[1], "minhop") in tm
-    ]
-    ratio = [r for r in ratio if r]
+    ratios = res.time_ratios()
     out = [
-        f"- **Speed.** {speed}: this is Rust on the switch graph (Dijkstra over switches, "
-        "the channel dependency graph kept per injecting switch rather than per endpoint "
-        "pair) against OpenSM on a 2011 workstation, so only ratios between engines "
-        "compare. DFSSSP's time over MinHop's"
-        + (f" is x{min(ratio):.1f} to x{max(ratio):.1f} here" if ratio else " is not measured")
-        + " against the paper's about x10; MinHop, SSSP and DFSSSP share most of their "
-        "work here (distances, tables), so the ratio is smaller.",
+        f"- **Speed.** {speed}: Rust on this machine, Dijkstra over switches only and the "
+        "channel dependency graph kept per injecting switch rather than per endpoint pair, "
+        "against OpenSM on a 2011 workstation, so only ratios between engines compare "
+        "(DFSSSP over MinHop: "
+        + (f"x{min(ratios):.1f} to x{max(ratios):.1f}" if ratios else "not measured")
+        + ", the paper about x10).",
         "- **DOR** in routelab is dimension-order routing on tori, meshes and hypercubes "
-        "and refuses trees and Kautz graphs; OpenSM's DOR on other fabrics is MinHop "
-        "without port balancing, which is what the paper's falling DOR bars show. "
-        "MinHop here balances ports per switch, as OpenSM's does.",
-        "- **Kautz(b, n)** is read with words of n symbols (see the module notes); the "
-        "other reading would give 2-3 endpoints per switch on 1,512 switches for 4,096 "
-        "endpoints, which no 36-port design would choose.",
+        "and refuses trees and Kautz graphs, so it has no bars here; the paper's DOR bars "
+        "on the XGFTs come from OpenSM's DOR engine, which routes any fabric.",
+        "- **Kautz(b, n)** is read as degree b, diameter n, words of n symbols (see "
+        "the notes of `routelab.reproduce.domke2011`): the other reading would put 2-3 "
+        "endpoints on each of 1,512 switches for 4,096 endpoints, with no use for 36 "
+        "ports.",
         "- **Endpoint placement.** Endpoints are spread over the leaf switches in blocks "
-        "(the first `T mod L` leaves one more). Where `T` is not a multiple of the "
-        "leaves (most of Table I), leaves hold unequal loads; the paper does not say how "
-        "it placed them.",
-        "- **Lanes.** DFSSSP assigns lanes per (injecting switch, destination), which "
-        "induces the same channel dependencies as per endpoint pair (all endpoints of a "
-        "switch share its table); cycle search order and tie-breaking differ from "
-        "OpenSM's, so per-topology counts differ while ranges should agree. The random "
-        "networks are drawn by routelab's generator (spanning tree, then random links); "
-        "the paper's generator is not described, so the link counts of Figure 9 map "
-        "only approximately.",
+        "(the first `T mod L` leaves one more). Where `T` is not a multiple of the leaves "
+        "(most of Table I), leaves carry unequal loads; the paper does not say how it "
+        "placed them.",
     ]
-    weak = hs.get("weakest")
-    first = hs.get("first")
-    heavy = hs.get("heaviest")
-    if weak and first and heavy and None not in (weak["avg"], first["avg"], heavy["avg"]):
-        order = sorted(
-            [("weakest", weak["avg"]), ("first", first["avg"]), ("heaviest", heavy["avg"])],
-            key=lambda x: x[1],
+    gains = {
+        t: q
+        for t in res.sizes("xgft")
+        if t >= 512
+        and (q := _ratio(res.ebb_avg("xgft", t, "dfsssp"), res.ebb_avg("xgft", t, "minhop")))
+    }
+    spread = {r["engine"]: r for r in res.spread}
+    if any(q > 1.2 for t, q in gains.items() if t != 1024):
+        text = (
+            "- **XGFT, h = 2.** DFSSSP over MinHop is "
+            + ", ".join(f"x{q:.2f} at {t}" for t, q in gains.items())
+            + " here, where the paper reports a small increase (x2 at 1,024 only)."
         )
+        if "minhop" in spread and "sssp" in spread:
+            mh, ss = spread["minhop"], spread["sssp"]
+            text += (
+                f" On `{mh['spec']}`, the traffic from one leaf's terminals to the rest of "
+                f"the tree crosses {mh['tops_used']} of the {mh['top_switches']} top "
+                f"switches with MinHop ({mh['tops_per_level1']} per level-1 switch it "
+                f"leaves through) and {ss['tops_used']} with SSSP "
+                f"({ss['tops_per_level1']} per level-1 switch; `xgft_spread.csv`). "
+                "MinHop gives each switch's destinations to its least used minimal port "
+                "in terminal order, at every level alike, so a level-1 switch sends all "
+                "the destinations that one leaf hands it up the same port. OpenSM's "
+                "MinHop orders destinations by LID, which need not follow the tree, and "
+                "the paper's numbers suggest its routes did not correlate this way."
+            )
+        out.append(text)
+    cross = _crossing(res.fig9)
+    if cross.startswith("no crossing: LASH"):
+
+        def gap(a: str, b: str) -> str:
+            d = [
+                res.fig9[(a, x)]["avg"] - res.fig9[(b, x)]["avg"]
+                for (e, x) in res.fig9
+                if e == a
+                and (b, x) in res.fig9
+                and res.fig9[(a, x)]["avg"] is not None
+                and res.fig9[(b, x)]["avg"] is not None
+            ]
+            # round first: no "-0.0"
+            lo, hi = (round(min(d), 1) + 0.0, round(max(d), 1) + 0.0) if d else (0, 0)
+            return f"{lo:+.1f} to {hi:+.1f}" if d else "-"
+
         out.append(
-            "- **Heuristics.** Measured means order the heuristics as "
-            + " < ".join(f"{n} ({v:.2f})" for n, v in order)
-            + "; the paper ranks weakest best and heaviest worst."
+            "- **Figure 9.** Here LASH needs no more lanes than DFSSSP at any link count, "
+            "so the averages do not cross near 200 links as in the paper: DFSSSP with the "
+            f"weakest-edge heuristic needs {gap('dfsssp', 'lash')} lanes more than LASH "
+            f"on average, the online variant {gap('dfsssp-online', 'lash')}. The paper "
+            "does not describe its random generator, its cycle-search order or its SSSP "
+            "tie-breaking, and each changes which dependencies close cycles."
+        )
+    hs = res.heuristics
+    p = HEURISTIC_PORTS[0]
+    means = {h: hs[(p, h)]["avg"] for h in ("weakest", "first", "heaviest") if (p, h) in hs}
+    if len(means) == 3 and None not in means.values():
+        order = sorted(means.items(), key=lambda kv: kv[1])
+        weak = hs[(p, "weakest")]
+        other = hs.get((HEURISTIC_PORTS[1], "weakest"))
+        out.append(
+            "- **Heuristics.** The ranking agrees ("
+            + " < ".join(f"{n} {v:.2f}" for n, v in order)
+            + f" lanes on average on {p}-port switches; the paper: weakest best, heaviest "
+            f"worst), but weakest needs {weak['min']}-{weak['max']} lanes against the "
+            "paper's 3-5"
+            + (
+                f", and {other['min']}-{other['max']} on the 4-regular networks"
+                if other and other["min"] is not None
+                else ""
+            )
+            + ": the counts depend on how the random links are drawn, which the paper "
+            "does not describe."
         )
     out.append(
         "- **Random bisections** are drawn per pattern from one seeded stream, the same "
-        f"patterns for every engine on a network ({cfg.patterns} per value)."
+        f"patterns for every engine on a network ({res.cfg.patterns} per value)."
     )
     return out
 
@@ -1204,7 +1368,7 @@ def run(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     seconds: dict[str, float] = {}
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    started = datetime.now(UTC).isoformat(timespec="seconds")
     with Progress(progress) as bar:
 
         def timed(name: str, f: Callable[[], Any]) -> Any:
@@ -1214,11 +1378,13 @@ def run(
             return result
 
         ebb = timed("bandwidth", lambda: run_ebb(cfg, bar))
+        spread = timed("spread", lambda: run_top_spread(cfg, bar))
         lanes = timed("lanes", lambda: run_lanes_random(cfg, bar))
         heur = timed("heuristics", lambda: run_heuristics(cfg, bar))
         timing, memory = timed("timing", lambda: run_timing(cfg, bar))
 
     write_csv(out / "ebb.csv", EBB_FIELDS, ebb)
+    write_csv(out / "xgft_spread.csv", SPREAD_FIELDS, spread)
     write_csv(out / "lanes_random.csv", LANE_FIELDS, lanes)
     write_csv(out / "heuristics.csv", LANE_FIELDS, heur)
     write_csv(out / "routing_time.csv", TIME_FIELDS, timing)
@@ -1232,7 +1398,7 @@ def run(
     plot_lanes_random(lanes, out / "fig9_lanes_random.png")
     plot_heuristics(heur, out / "heuristics.png")
     summary = out / "summary.md"
-    summary.write_text(summarise(cfg, ebb, lanes, heur, timing, memory, seconds))
+    summary.write_text(summarise(Results(cfg, ebb, lanes, heur, timing, memory, seconds, spread)))
     meta = {
         "reproduction": NAME,
         "mode": cfg.mode,

@@ -31,10 +31,21 @@ pub enum Structure {
     /// port `m_i + 1 + j` to its parent with `b_{i+1} = j`; a terminal's port
     /// `j + 1` to the level-1 switch with `b_1 = j`. Helpers in
     /// [`super::build::tree`] compute levels, labels and ports.
+    ///
+    /// With `leaf_terminals: Some(T)` level 0 holds the `m_1 ⋯ m_h` leaf
+    /// *switches* instead (numbered first, in label order, then levels
+    /// `1..=h`), and the `T` terminals come after all switches, in blocks
+    /// per leaf: leaf `x` holds `T / L` plus one if `x < T mod L` (`L`
+    /// leaves), consecutive in leaf order, one cable each. A leaf's port
+    /// `j + 1` (`j < w_1`) leads to its parent with `b_1 = j`, its ports
+    /// from `w_1 + 1` to its terminals. A k-ary n-tree given `terminals=T`
+    /// is stored this way as XGFT(n-1; k..k; k..k), `kary_ntree` set.
     Xgft {
         m: Vec<u32>,
         w: Vec<u32>,
         kary_ntree: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        leaf_terminals: Option<u32>,
     },
     /// Folded 3-stage Clos: `leaves` leaf crossbars with up to
     /// `hosts_per_leaf` (= ports / 2) hosts each, and `spines` spine

@@ -28,11 +28,21 @@
 //! one ([`Routes`] routes by destination only), so with such trees only the
 //! `b_1 = 0` level-1 switches carry traffic. Networks without tree structure
 //! get [`RoutingError::Unfit`].
+//!
+//! Trees with leaf switches (`terminals=T`, level 0 made of switches holding
+//! any number of terminals each, terminal indices in leaf order) follow the
+//! same rule with levels `0..=h` and `W_0 = 1`: a leaf sends destination
+//! `d` up through its parent `b_1 = d mod w_1`, a level-i switch through
+//! `b_{i+1} = ⌊d / W_i⌋ mod w_{i+1}`, and a switch above `d`'s leaf `ℓ` goes
+//! down to the child with `a_i = ⌊ℓ / M_{i-1}⌋ mod m_i`, the leaf itself to
+//! `d`'s port. Consecutive destinations, which share a leaf, so leave a
+//! leaf through different up links.
 
 use super::fabric::Fabric;
 use super::{Routes, RoutingEngine, RoutingError, RoutingOptions};
 use crate::network::build::tree::{
-    xgft_down_port, xgft_level_and_label, xgft_level_sizes, xgft_up_port,
+    xgft_down_port, xgft_leaf_first_terminal, xgft_leaf_terminal_port, xgft_level_sizes,
+    xgft_node_level_and_label, xgft_terminal_leaf, xgft_up_port,
 };
 use crate::network::{Network, PortId, Structure};
 use rayon::prelude::*;
@@ -105,21 +115,28 @@ struct Tree {
     /// `mp[i] = M_i = m_1 ⋯ m_i`, `wp[i] = W_i`; `mp[0] = wp[0] = 1`.
     mp: Vec<u64>,
     wp: Vec<u64>,
+    /// With leaf switches at level 0: the leaf of each terminal.
+    leaf_of: Option<Vec<u64>>,
 }
 
 impl Tree {
     fn of(net: &Network) -> Result<Tree, RoutingError> {
         let t = net.terminals().len() as u64;
         let s = net.switches().len() as u64;
-        let (m, w) = match net.structure() {
-            Structure::Xgft { m, w, .. } => (m.clone(), w.clone()),
+        let (m, w, leaf_terminals) = match net.structure() {
+            Structure::Xgft {
+                m,
+                w,
+                leaf_terminals,
+                ..
+            } => (m.clone(), w.clone(), *leaf_terminals),
             Structure::Clos {
                 leaves,
                 spines,
                 hosts_per_leaf,
                 ..
-            } => (vec![*hosts_per_leaf, *leaves], vec![1, *spines]),
-            Structure::Crossbar { terminals } => (vec![*terminals], vec![1]),
+            } => (vec![*hosts_per_leaf, *leaves], vec![1, *spines], None),
+            Structure::Crossbar { terminals } => (vec![*terminals], vec![1], None),
             other => {
                 let family = other.family();
                 let article = if family.starts_with(['a', 'e', 'i', 'o', 'u']) {
@@ -143,10 +160,28 @@ impl Tree {
             return Err(bad());
         }
         let sizes = xgft_level_sizes(&m, &w).ok_or_else(bad)?;
-        let switches: u64 = sizes[1..].iter().sum();
-        if switches != s || t > sizes[0] {
-            return Err(bad());
-        }
+        let leaf_of = match leaf_terminals {
+            Some(declared) => {
+                let switches: u64 = sizes.iter().sum();
+                if switches != s || t != u64::from(declared) {
+                    return Err(bad());
+                }
+                let leaf = |d| xgft_terminal_leaf(sizes[0], t, d).map(|(x, _)| x);
+                Some(
+                    (0..t)
+                        .map(leaf)
+                        .collect::<Option<Vec<u64>>>()
+                        .ok_or_else(bad)?,
+                )
+            }
+            None => {
+                let switches: u64 = sizes[1..].iter().sum();
+                if switches != s || t > sizes[0] {
+                    return Err(bad());
+                }
+                None
+            }
+        };
         let prefix = |v: &[u32]| -> Vec<u64> {
             let mut out = vec![1u64];
             for &x in v {
@@ -161,15 +196,21 @@ impl Tree {
             m,
             w,
             terminals: t,
+            leaf_of,
         })
     }
 
     /// The forwarding table of switch `x` (its index equals its node id in
     /// the tree numbering) towards every terminal.
     fn fill(&self, x: u32, row: &mut [u16]) {
-        let Some((level, label)) = xgft_level_and_label(&self.m, &self.w, x) else {
+        let leaves = self.leaf_of.is_some();
+        let Some((level, label)) = xgft_node_level_and_label(&self.m, &self.w, leaves, x) else {
             return;
         };
+        if let Some(leaf_of) = &self.leaf_of {
+            self.fill_with_leaves(level as usize, &label, leaf_of, row);
+            return;
+        }
         let i = level as usize;
         // The a-digits above the level, as a number in radices m_{i+1}..m_h.
         let a = label[i..]
@@ -191,6 +232,38 @@ impl Tree {
                 xgft_up_port(&self.m, level, b as u32)
             } else {
                 // A top switch reaches every terminal; nothing else to do.
+                continue;
+            };
+            *entry = port.0;
+        }
+    }
+
+    /// [`Tree::fill`] for trees with leaf switches: level `i` in `0..=h`.
+    fn fill_with_leaves(&self, i: usize, label: &[u32], leaf_of: &[u64], row: &mut [u16]) {
+        // The a-digits above the level: the subtree of M_i leaves it tops.
+        let a = label[i..]
+            .iter()
+            .zip(&self.m[i..])
+            .rev()
+            .fold(0u64, |acc, (&digit, &radix)| {
+                acc * u64::from(radix) + u64::from(digit)
+            });
+        let leaves = self.mp[self.m.len()];
+        for (d, entry) in row.iter_mut().enumerate() {
+            let leaf = leaf_of[d];
+            let d = d as u64;
+            let port = if leaf / self.mp[i] == a {
+                if i == 0 {
+                    let slot = d - xgft_leaf_first_terminal(leaves, self.terminals, leaf);
+                    xgft_leaf_terminal_port(&self.w, slot as u32)
+                } else {
+                    let child = (leaf / self.mp[i - 1]) % u64::from(self.m[i - 1]);
+                    xgft_down_port(child as u32)
+                }
+            } else if i < self.m.len() {
+                let b = (d / self.wp[i]) % u64::from(self.w[i]);
+                xgft_up_port(&self.m, i as u32, b as u32)
+            } else {
                 continue;
             };
             *entry = port.0;
@@ -231,6 +304,62 @@ mod tests {
             let r = Dmodk.route(&net).unwrap();
             assert!(r.is_minimal(&net).unwrap(), "{s}");
             assert!(r.deadlock_report(&net).unwrap().deadlock_free, "{s}");
+        }
+    }
+
+    /// Trees with leaf switches: minimal, one lane, deadlock-free, whatever
+    /// the terminals per leaf.
+    #[test]
+    fn leaf_switch_trees_are_minimal_and_deadlock_free() {
+        for s in [
+            "xgft:m=6,w=3,terminals=64",
+            "xgft:m=3x2,w=2x2,terminals=13",
+            "xgft:m=2x3x2,w=1x2x2,terminals=29",
+            "xgft:m=4x4,w=2x2,terminals=5",
+            "kary-ntree:k=6,n=2,terminals=64",
+            "kary-ntree:k=4,n=3,terminals=70",
+            "kary-ntree:k=3,n=3,terminals=100",
+            "kary-ntree:k=2,n=4,terminals=8",
+        ] {
+            let net = spec::build(s).unwrap();
+            let r = Dmodk.route(&net).unwrap();
+            assert!(r.is_minimal(&net).unwrap(), "{s}");
+            let rep = r.deadlock_report(&net).unwrap();
+            assert!(rep.deadlock_free, "{s}: {rep}");
+            assert_eq!(r.lanes(), 1, "{s}");
+        }
+    }
+
+    /// A leaf sends destination d up through parent d mod w_1 and its own
+    /// terminals down their ports; the level above picks d / w_1 mod w_2.
+    #[test]
+    fn leaf_switch_tables_follow_the_rule() {
+        // XGFT(2; 3,2; 2,2) with 13 terminals: 6 leaves holding 3,2,2,2,2,2.
+        let (m, w) = ([3u32, 2], [2u32, 2]);
+        let net = spec::build("xgft:m=3x2,w=2x2,terminals=13").unwrap();
+        let r = Dmodk.route(&net).unwrap();
+        for d in 0..13usize {
+            let (leaf, slot) = xgft_terminal_leaf(6, 13, d as u64).unwrap();
+            for x in 0..6usize {
+                let expect = if x as u64 == leaf {
+                    xgft_leaf_terminal_port(&w, slot as u32)
+                } else {
+                    xgft_up_port(&m, 0, (d % 2) as u32)
+                };
+                assert_eq!(r.port(x, d), Some(expect), "leaf {x} d {d}");
+            }
+            // Level-1 switches 6..10: label (a_2, b_1); down to a_1 of the
+            // leaf when a_2 matches, else up to b_2 = (d / 2) mod 2.
+            for x in 6..10usize {
+                let (level, label) = xgft_node_level_and_label(&m, &w, true, x as u32).unwrap();
+                assert_eq!(level, 1);
+                let expect = if u64::from(label[1]) == leaf / 3 {
+                    xgft_down_port((leaf % 3) as u32)
+                } else {
+                    xgft_up_port(&m, 1, ((d / 2) % 2) as u32)
+                };
+                assert_eq!(r.port(x, d), Some(expect), "switch {x} d {d}");
+            }
         }
     }
 

@@ -19,6 +19,32 @@
 //! helpers below compute.
 //!
 //! A k-ary n-tree (Petrini & Vanneschi) is XGFT(n; k..k; 1, k..k).
+//!
+//! **Leaf switches** (`terminals=T`). Domke et al. (2011, Table I) build
+//! XGFTs and k-ary n-trees of 36-port switches with a given number of
+//! endpoints, e.g. 64 on XGFT(1; 6; 3) or 4,096 on an 18-ary 3-tree. There
+//! the lowest tree level is made of *switches* and the endpoints hang off
+//! them. With `terminals=T`:
+//! - `xgft:m=..,w=..,terminals=T`: the `M_h = m_1 ⋯ m_h` level-0 nodes are
+//!   leaf switches (XGFT(1; 6; 3) is 6 leaves with 3 up links each under 3
+//!   top switches), numbered first, level 0 upward, each level in label
+//!   order as above, then the `T` terminals.
+//! - `kary-ntree:k=..,n=..,terminals=T` (n >= 2): the level-1 switches of
+//!   the k-ary n-tree are the leaves. Its switch graph is XGFT(n-1; k..k;
+//!   k..k) with leaf switches, and that is how it is built and recorded
+//!   ([`Structure::Xgft`] with `leaf_terminals`); switch names keep the
+//!   k-ary n-tree levels (`s1-..` are the leaves).
+//!
+//! The terminals are spread over the leaves in blocks, as evenly as
+//! possible: with `L` leaves, leaf `x` holds `T / L` terminals plus one if
+//! `x < T mod L`, and terminal indices follow leaf order (the terminals of
+//! leaf 0 first, consecutive per leaf), so D-mod-k's arithmetic on
+//! destination indices keeps its meaning. A leaf's ports are its up ports
+//! `1..=w_1` (port `j + 1` to the parent with `b_1 = j`, as for a level-0
+//! node without leaves) and then its terminals on `w_1 + 1 ..`; its port
+//! count is `w_1` plus its terminals, at most 65,535 (no other limit is
+//! imposed: the summary's switch degrees show the ports each switch uses,
+//! to compare with a real radix such as 36).
 
 use crate::network::spec::Family;
 use crate::network::{Network, NetworkBuilder, NodeId, PortId, Structure, TopologyError};
@@ -30,25 +56,33 @@ const MAX_NODES: u64 = 1 << 22;
 
 pub const KARY_NTREE: Family = Family {
     name: "kary-ntree",
-    usage: "kary-ntree:k=4,n=3  (k^n terminals, n levels of k^(n-1) switches)",
-    keys: &["k", "n"],
+    usage: "kary-ntree:k=4,n=3[,terminals=T]  (k^n terminals, n levels of k^(n-1) switches; \
+            T: T terminals spread over the level-1 leaf switches instead)",
+    keys: &["k", "n", "terminals"],
     positional: None,
     generate: |a| {
         let k = a.u32("k", None, 2, u32::from(u16::MAX) / 2)?;
         let n = a.u32("n", None, 1, 32)?;
-        kary_ntree(k, n)
+        match a.opt_u32("terminals", 0, MAX_NODES as u32)? {
+            Some(t) => kary_ntree_with_terminals(k, n, t),
+            None => kary_ntree(k, n),
+        }
     },
 };
 
 pub const XGFT: Family = Family {
     name: "xgft",
-    usage: "xgft:m=32x32,w=1x32  (XGFT(h; m_1..m_h; w_1..w_h), level 1 first)",
-    keys: &["m", "w"],
+    usage: "xgft:m=32x32,w=1x32[,terminals=T]  (XGFT(h; m_1..m_h; w_1..w_h), level 1 first; \
+            T: level 0 is leaf switches holding T terminals in all)",
+    keys: &["m", "w", "terminals"],
     positional: None,
     generate: |a| {
         let m = a.list("m", 1, u32::from(u16::MAX))?;
         let w = a.list("w", 1, u32::from(u16::MAX))?;
-        xgft(&m, &w)
+        match a.opt_u32("terminals", 0, MAX_NODES as u32)? {
+            Some(t) => xgft_with_terminals(&m, &w, t),
+            None => xgft(&m, &w),
+        }
     },
 };
 
@@ -65,13 +99,48 @@ pub fn kary_ntree(k: u32, n: u32) -> Result<Network, TopologyError> {
     let m = vec![k; n as usize];
     let mut w = vec![k; n as usize];
     w[0] = 1;
-    generate(FAMILY, format!("kary-ntree:k={k},n={n}"), &m, &w, true)
+    let name = format!("kary-ntree:k={k},n={n}");
+    generate(FAMILY, name, &m, &w, true, None)
+}
+
+/// A k-ary n-tree whose `k^(n-1)` level-1 switches are leaves holding
+/// `terminals` terminals in all, spread in blocks as evenly as possible
+/// (see the module notes); built as XGFT(n-1; k..k; k..k) with leaf
+/// switches. Needs `n >= 2` (a 1-tree is one switch: `crossbar:T`).
+pub fn kary_ntree_with_terminals(k: u32, n: u32, terminals: u32) -> Result<Network, TopologyError> {
+    const FAMILY: &str = "kary-ntree";
+    if k < 2 || k > u32::from(u16::MAX) / 2 {
+        return Err(bad_param(FAMILY, "k", k, "an integer in 2..=32767"));
+    }
+    if !(2..=32).contains(&n) {
+        return Err(bad_param(
+            FAMILY,
+            "n",
+            n,
+            "an integer in 2..=32 with terminals (a 1-tree is one switch: use crossbar:T)",
+        ));
+    }
+    let m = vec![k; n as usize - 1];
+    let name = format!("kary-ntree:k={k},n={n},terminals={terminals}");
+    generate(FAMILY, name, &m, &m, true, Some(terminals))
 }
 
 /// An extended generalized fat tree XGFT(h; m; w) with `h = m.len()`.
 pub fn xgft(m: &[u32], w: &[u32]) -> Result<Network, TopologyError> {
     let name = format!("xgft:m={},w={}", join(m, "x"), join(w, "x"));
-    generate("xgft", name, m, w, false)
+    generate("xgft", name, m, w, false, None)
+}
+
+/// XGFT(h; m; w) whose `m_1 ⋯ m_h` level-0 nodes are leaf switches holding
+/// `terminals` terminals in all, spread in blocks as evenly as possible (see
+/// the module notes).
+pub fn xgft_with_terminals(m: &[u32], w: &[u32], terminals: u32) -> Result<Network, TopologyError> {
+    let name = format!(
+        "xgft:m={},w={},terminals={terminals}",
+        join(m, "x"),
+        join(w, "x")
+    );
+    generate("xgft", name, m, w, false, Some(terminals))
 }
 
 fn join(v: &[u32], sep: &str) -> String {
@@ -115,9 +184,22 @@ fn digits(m: &[u32], w: &[u32], level: usize, mut index: u64) -> Vec<u32> {
 /// in position `j`: `b_j` for `j <= level`, `a_j` above. `None` if out of
 /// range.
 pub fn xgft_level_and_label(m: &[u32], w: &[u32], switch_index: u32) -> Option<(u32, Vec<u32>)> {
+    xgft_node_level_and_label(m, w, false, switch_index)
+}
+
+/// Like [`xgft_level_and_label`], for trees whose level 0 holds leaf
+/// switches (`leaf_switches`, the `terminals=T` form: levels `0..=h`, leaves
+/// first, a leaf's label being its a-digits) or terminals (levels `1..=h`).
+pub fn xgft_node_level_and_label(
+    m: &[u32],
+    w: &[u32],
+    leaf_switches: bool,
+    switch_index: u32,
+) -> Option<(u32, Vec<u32>)> {
     let sizes = xgft_level_sizes(m, w)?;
     let mut index = u64::from(switch_index);
-    for (level, &size) in sizes.iter().enumerate().skip(1) {
+    let first = usize::from(!leaf_switches);
+    for (level, &size) in sizes.iter().enumerate().skip(first) {
         if index < size {
             return Some((level as u32, digits(m, w, level, index)));
         }
@@ -129,12 +211,24 @@ pub fn xgft_level_and_label(m: &[u32], w: &[u32], switch_index: u32) -> Option<(
 /// The switch index (node id) of the level-`level` switch with `label`, the
 /// inverse of [`xgft_level_and_label`]. `None` if out of range.
 pub fn xgft_switch_index(m: &[u32], w: &[u32], level: u32, label: &[u32]) -> Option<u32> {
+    xgft_node_switch_index(m, w, false, level, label)
+}
+
+/// The inverse of [`xgft_node_level_and_label`].
+pub fn xgft_node_switch_index(
+    m: &[u32],
+    w: &[u32],
+    leaf_switches: bool,
+    level: u32,
+    label: &[u32],
+) -> Option<u32> {
     let level = level as usize;
-    if level == 0 || level > m.len() || label.len() != m.len() || w.len() != m.len() {
+    let first = usize::from(!leaf_switches);
+    if level < first || level > m.len() || label.len() != m.len() || w.len() != m.len() {
         return None;
     }
     let sizes = xgft_level_sizes(m, w)?;
-    let base: u64 = sizes[1..level].iter().sum();
+    let base: u64 = sizes[first..level].iter().sum();
     let mut index = 0u64;
     for (&d, r) in label.iter().zip(radices(m, w, level)).rev() {
         if d >= r {
@@ -152,6 +246,46 @@ pub fn xgft_terminal_label(m: &[u32], t: u32) -> Option<Vec<u32>> {
         .iter()
         .try_fold(1u64, |acc, &r| acc.checked_mul(u64::from(r)))?;
     (u64::from(t) < count).then(|| digits(m, m, 0, u64::from(t)))
+}
+
+/// Terminals on leaf `x` when `leaves` leaf switches hold `terminals` in
+/// all: `terminals / leaves`, plus one for the first `terminals mod leaves`.
+pub fn xgft_leaf_terminal_count(leaves: u64, terminals: u64, x: u64) -> u64 {
+    if leaves == 0 || x >= leaves {
+        return 0;
+    }
+    terminals / leaves + u64::from(x < terminals % leaves)
+}
+
+/// The index of the first terminal on leaf `x` (terminals follow leaf
+/// order); `terminals` for `x >= leaves`.
+pub fn xgft_leaf_first_terminal(leaves: u64, terminals: u64, x: u64) -> u64 {
+    if leaves == 0 || x >= leaves {
+        return terminals;
+    }
+    let (base, extra) = (terminals / leaves, terminals % leaves);
+    x * base + x.min(extra)
+}
+
+/// The leaf holding terminal `t` and its slot there (`0..` count), `None`
+/// if out of range.
+pub fn xgft_terminal_leaf(leaves: u64, terminals: u64, t: u64) -> Option<(u64, u64)> {
+    if leaves == 0 || t >= terminals {
+        return None;
+    }
+    let (base, extra) = (terminals / leaves, terminals % leaves);
+    let big = extra * (base + 1);
+    Some(if t < big {
+        (t / (base + 1), t % (base + 1))
+    } else {
+        (extra + (t - big) / base, (t - big) % base)
+    })
+}
+
+/// The port of a leaf switch holding its `slot`-th terminal: after its
+/// `w_1` up ports.
+pub fn xgft_leaf_terminal_port(w: &[u32], slot: u32) -> PortId {
+    PortId((w.first().copied().unwrap_or(0) + 1 + slot) as u16)
 }
 
 /// The down port of a switch leading to its child with `a_i = a`.
@@ -175,6 +309,7 @@ fn generate(
     m: &[u32],
     w: &[u32],
     kary_ntree: bool,
+    leaf_terminals: Option<u32>,
 ) -> Result<Network, TopologyError> {
     let h = m.len();
     if h == 0 {
@@ -223,57 +358,109 @@ fn generate(
     let sizes = xgft_level_sizes(m, w)
         .filter(|s| s.iter().try_fold(0u64, |a, &x| a.checked_add(x)).is_some())
         .ok_or_else(|| too_large(family, u64::MAX))?;
-    let total: u64 = sizes.iter().sum();
+    // With leaf switches, level 0 holds switches and the terminals come on
+    // top of them.
+    let leaves = leaf_terminals.is_some();
+    let terminals = leaf_terminals.map_or(sizes[0], u64::from);
+    let total: u64 = sizes.iter().sum::<u64>() + if leaves { terminals } else { 0 };
     if total > MAX_NODES {
         return Err(too_large(family, total));
     }
-    let switch_count: u64 = sizes[1..].iter().sum();
+    let low_level = usize::from(!leaves);
+    if leaves {
+        // The fullest leaf: its up ports and its share of the terminals.
+        let most = u64::from(w[0]) + terminals.div_ceil(sizes[0]);
+        if most > u64::from(max_port) {
+            return Err(bad_param(
+                family,
+                "terminals",
+                terminals,
+                format!(
+                    "at most {} ({} leaf switches of at most {max_port} ports, {} of them up \
+                     links): leaves would need {most} ports",
+                    sizes[0] * u64::from(max_port - w[0]),
+                    sizes[0],
+                    w[0]
+                ),
+            ));
+        }
+    }
+    let switch_count: u64 = sizes[low_level..].iter().sum();
     // Node id of the first node of each level; terminals come after switches.
     let mut first = vec![switch_count; h + 1];
     let mut acc = 0u64;
-    for level in 1..=h {
+    for level in low_level..=h {
         first[level] = acc;
         acc += sizes[level];
     }
     let node = |level: usize, index: u64| NodeId((first[level] + index) as u32);
+    // k-ary n-trees with leaf switches keep their own level numbers in names.
+    let shown = |level: usize| level + usize::from(kary_ntree && leaves);
 
     let (mut b, sw_class, t_class) = NetworkBuilder::with_default_classes(name);
-    for level in 1..=h {
-        let ports = m[level - 1] + if level < h { w[level] } else { 0 };
+    for level in low_level..=h {
         for x in 0..sizes[level] {
+            let ports = if level == 0 {
+                u64::from(w[0]) + xgft_leaf_terminal_count(sizes[0], terminals, x)
+            } else {
+                u64::from(m[level - 1] + if level < h { w[level] } else { 0 })
+            };
             let mut label = digits(m, w, level, x);
             label.reverse();
-            b.add_switch(format!("s{level}-{}", join(&label, ".")), ports as u16);
+            b.add_switch(
+                format!("s{}-{}", shown(level), join(&label, ".")),
+                ports as u16,
+            );
         }
     }
-    for t in 0..sizes[0] {
-        b.add_terminal(format!("h{t}"), w[0] as u16);
-    }
+    let hosts: Vec<NodeId> = (0..terminals)
+        .map(|t| b.add_terminal(format!("h{t}"), if leaves { 1 } else { w[0] as u16 }))
+        .collect();
     // Cable each node to its children. Position `level` holds b_level in the
     // parent's label and a_level in the child's; the others are shared, so
     // the child's index only differs in that digit and its radix.
     for level in 1..=h {
         let low: u64 = w[..level - 1].iter().map(|&x| u64::from(x)).product();
         let (wl, ml) = (u64::from(w[level - 1]), u64::from(m[level - 1]));
-        let class = if level == 1 { t_class } else { sw_class };
+        let to_terminals = level == 1 && !leaves;
+        let class = if to_terminals { t_class } else { sw_class };
         for x in 0..sizes[level] {
             let (lo, bi, hi) = (x % low, (x / low) % wl, x / (low * wl));
             for a in 0..ml {
                 let child = hi * ml * low + a * low + lo;
+                let child = if to_terminals {
+                    hosts[child as usize]
+                } else {
+                    node(level - 1, child)
+                };
                 b.connect(
                     node(level, x),
                     xgft_down_port(a as u32),
-                    node(level - 1, child),
+                    child,
                     xgft_up_port(m, level as u32 - 1, bi as u32),
                     class,
                 )?;
             }
         }
     }
+    if leaves {
+        for (t, &host) in hosts.iter().enumerate() {
+            let (leaf, slot) = xgft_terminal_leaf(sizes[0], terminals, t as u64)
+                .ok_or_else(|| too_large(family, total))?;
+            b.connect(
+                node(0, leaf),
+                xgft_leaf_terminal_port(w, slot as u32),
+                host,
+                PortId(1),
+                t_class,
+            )?;
+        }
+    }
     b.set_structure(Structure::Xgft {
         m: m.to_vec(),
         w: w.to_vec(),
         kary_ntree,
+        leaf_terminals,
     });
     b.build()
 }
@@ -288,6 +475,7 @@ fn too_large(family: &str, total: u64) -> TopologyError {
 mod tests {
     use super::*;
     use crate::network::metrics::{count_shortest_paths, is_connected};
+    use crate::network::spec;
 
     #[test]
     fn kary_ntree_counts() {
@@ -387,6 +575,183 @@ mod tests {
                 Some(NodeId(t as u32 / 4))
             );
         }
+    }
+
+    /// Terminals per switch, in switch order.
+    fn hosts_per_switch(net: &Network) -> Vec<usize> {
+        net.switches()
+            .iter()
+            .map(|&s| net.neighbors(s).filter(|&v| net.is_terminal(v)).count())
+            .collect()
+    }
+
+    #[test]
+    fn leaf_terminals_in_blocks() {
+        assert_eq!(
+            (0..6)
+                .map(|x| xgft_leaf_terminal_count(6, 64, x))
+                .collect::<Vec<_>>(),
+            vec![11, 11, 11, 11, 10, 10]
+        );
+        assert_eq!(xgft_leaf_first_terminal(6, 64, 4), 44);
+        assert_eq!(xgft_leaf_first_terminal(6, 64, 6), 64);
+        let mut expect = Vec::new();
+        for x in 0..6 {
+            for slot in 0..xgft_leaf_terminal_count(6, 64, x) {
+                expect.push(Some((x, slot)));
+            }
+        }
+        let got: Vec<_> = (0..64).map(|t| xgft_terminal_leaf(6, 64, t)).collect();
+        assert_eq!(got, expect);
+        assert_eq!(xgft_terminal_leaf(6, 64, 64), None);
+        assert_eq!(xgft_terminal_leaf(4, 3, 2), Some((2, 0)));
+    }
+
+    /// XGFT(1; 6; 3) with 64 endpoints, as in Table I of Domke et al.:
+    /// 6 leaf switches of 3 up links and 11 or 10 terminals, 3 top switches.
+    #[test]
+    fn xgft_with_leaf_switches_counts() {
+        let net = spec::build("xgft:m=6,w=3,terminals=64").unwrap();
+        assert_eq!(net.name(), "xgft:m=6,w=3,terminals=64");
+        assert_eq!((net.switches().len(), net.terminals().len()), (9, 64));
+        assert_eq!(net.cable_count(), 6 * 3 + 64);
+        assert!(is_connected(&net));
+        assert_eq!(
+            hosts_per_switch(&net),
+            vec![11, 11, 11, 11, 10, 10, 0, 0, 0]
+        );
+        for (x, &s) in net.switches().iter().enumerate() {
+            let (level, label) = xgft_node_level_and_label(&[6], &[3], true, x as u32).unwrap();
+            assert_eq!(
+                xgft_node_switch_index(&[6], &[3], true, level, &label),
+                Some(x as u32)
+            );
+            let expect = if level == 0 {
+                3 + hosts_per_switch(&net)[x]
+            } else {
+                6
+            };
+            assert_eq!(net.degree(s), expect, "{}", net.node(s).name);
+            assert_eq!(net.node(s).ports as usize, expect);
+        }
+        assert_eq!(net.node(net.switches()[0]).name, "s0-0");
+        assert_eq!(net.node(net.switches()[6]).name, "s1-0");
+        // Terminal order is leaf order, on ports after the up ports.
+        for t in 0..64u32 {
+            let host = net.terminal(t as usize);
+            let (leaf, slot) = xgft_terminal_leaf(6, 64, u64::from(t)).unwrap();
+            let ch = net.channel(net.channel_at(host, PortId(1)).unwrap());
+            assert_eq!(ch.dst, NodeId(leaf as u32));
+            assert_eq!(ch.dst_port, xgft_leaf_terminal_port(&[3], slot as u32));
+            assert_eq!(net.degree(host), 1);
+        }
+        assert_eq!(
+            net.structure(),
+            &Structure::Xgft {
+                m: vec![6],
+                w: vec![3],
+                kary_ntree: false,
+                leaf_terminals: Some(64),
+            }
+        );
+        // Leaves 0 and 5 differ in a_1: one switch hop up and one down.
+        assert_eq!(
+            count_shortest_paths(&net, net.terminal(0), net.terminal(63)),
+            3
+        );
+    }
+
+    /// Table I's larger trees: ports stay within 36, as in the paper.
+    #[test]
+    fn table_one_trees_fit_36_port_switches() {
+        for (spec, switches) in [
+            ("xgft:m=18x18,w=9x9,terminals=4096", 324 + 162 + 81),
+            ("xgft:m=6x6,w=3x3,terminals=512", 36 + 18 + 9),
+            ("kary-ntree:k=18,n=3,terminals=4096", 3 * 324),
+            ("kary-ntree:k=6,n=2,terminals=64", 12),
+            ("kary-ntree:k=16,n=2,terminals=256", 32),
+        ] {
+            let net = spec::build(spec).unwrap();
+            assert_eq!(net.switches().len(), switches, "{spec}");
+            assert!(is_connected(&net), "{spec}");
+            let most = net.switches().iter().map(|&s| net.degree(s)).max();
+            assert!(most.unwrap() <= 36, "{spec}: {most:?}");
+            let hosts: usize = hosts_per_switch(&net).iter().sum();
+            assert_eq!(hosts, net.terminals().len());
+        }
+    }
+
+    /// A k-ary n-tree with leaf terminals has the k-ary n-tree's switch
+    /// graph: XGFT(n-1; k..k; k..k) with leaf switches.
+    #[test]
+    fn kary_ntree_with_leaf_terminals() {
+        let net = kary_ntree_with_terminals(4, 3, 70).unwrap();
+        let plain = kary_ntree(4, 3).unwrap();
+        assert_eq!(net.switches().len(), plain.switches().len());
+        assert_eq!(net.terminals().len(), 70);
+        assert_eq!(net.structure().family(), "kary-ntree");
+        let Structure::Xgft {
+            m,
+            w,
+            kary_ntree: true,
+            leaf_terminals: Some(70),
+        } = net.structure()
+        else {
+            panic!("{:?}", net.structure());
+        };
+        assert_eq!((m.as_slice(), w.as_slice()), (&[4, 4][..], &[4, 4][..]));
+        // The same switch-to-switch cabling as the plain tree, switch by switch.
+        let links = |n: &Network| -> Vec<Vec<u32>> {
+            n.switches()
+                .iter()
+                .map(|&s| {
+                    let mut v: Vec<u32> = n
+                        .neighbors(s)
+                        .filter(|&x| n.is_switch(x))
+                        .map(|x| x.0)
+                        .collect();
+                    v.sort_unstable();
+                    v
+                })
+                .collect()
+        };
+        assert_eq!(links(&net), links(&plain));
+        assert_eq!(net.node(net.switches()[0]).name, "s1-0.0");
+        assert_eq!(net.node(net.switches()[47]).name, "s3-3.3");
+        let hosts = hosts_per_switch(&net);
+        assert_eq!(
+            &hosts[..16],
+            &[5, 5, 5, 5, 5, 5, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4]
+        );
+        assert!(hosts[16..].iter().all(|&h| h == 0));
+        // Hosts on leaves of different top subtrees: k^(n-1) = 16 routes.
+        assert_eq!(
+            count_shortest_paths(&net, net.terminal(0), net.terminal(69)),
+            16
+        );
+    }
+
+    #[test]
+    fn leaf_terminal_errors() {
+        let e = kary_ntree_with_terminals(4, 1, 8).unwrap_err().to_string();
+        assert!(e.contains("'n'") && e.contains("crossbar"), "{e}");
+        // 2 leaves of 1 up port: at most 2 * 65534 terminals.
+        let e = xgft_with_terminals(&[2], &[1], 200_000)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'terminals'") && e.contains("131068"), "{e}");
+        assert!(xgft_with_terminals(&[2], &[1], 131_068).is_ok());
+        let e = spec::build("xgft:m=4,w=2,terminals=-1")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("terminals"), "{e}");
+        let e = spec::build("kary-ntree:k=4,n=3,hosts=2")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("terminals"), "{e}");
+        // No terminals at all is a valid (empty) fabric.
+        let net = xgft_with_terminals(&[2, 2], &[2, 2], 0).unwrap();
+        assert_eq!((net.switches().len(), net.terminals().len()), (12, 0));
     }
 
     #[test]

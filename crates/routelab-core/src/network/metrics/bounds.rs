@@ -48,6 +48,17 @@
 //! `M_l` divides `floor(T/2)` at the minimising `l`. k-ary n-trees have
 //! `lambda = 1`: every bisection cuts `floor(T/2) = floor(k^n/2)`, as the
 //! all-terminal cut does.
+//! With leaf switches at level 0 (the `terminals=T` trees) holding
+//! uneven numbers of terminals, the same flow works with the subtree's
+//! terminal count in place of `M_l`: flow leaving or entering a level-`l`
+//! subtree (its `M_l` leaves, `l = 0..h-1`) is at most `lambda` times the
+//! terminals on them and spreads evenly over its `W_{l+1}` up cables, and
+//! a terminal cable carries at most `lambda`, so
+//! `lambda = min(1, min_l W_{l+1} / H_l)` with `H_l` the most terminals
+//! any level-`l` subtree holds. Cuts of whole subtrees, as many as fit in
+//! `floor(T/2)` terminals and one more, are tried; they meet the bound
+//! when the terminals divide evenly, and otherwise the heuristic searches
+//! and the result is exact only if it meets the bound.
 //! A leaf-spine with `mult` cables from every leaf to each of `P` spines
 //! is the same argument with `lambda = min(1, mult P / max hosts per
 //! leaf)`: full when the uplinks cover the hosts.
@@ -94,7 +105,18 @@ pub(crate) fn plan(net: &Network, shape: Option<&Shape>) -> Plan {
             cuts.push(switch_cut(net, |i| i >> (n - 1) & 1 == 0));
             Some(flow_bound(s, u64::from(*c), t, (u128::from(s), 1)))
         }
-        Some(Shape::Xgft { m, w, sizes }) => Some(xgft(net, m, w, sizes, &mut cuts)),
+        Some(Shape::Xgft {
+            m,
+            w,
+            sizes,
+            leaf_hosts: None,
+        }) => Some(xgft(net, m, w, sizes, &mut cuts)),
+        Some(Shape::Xgft {
+            m,
+            w,
+            sizes,
+            leaf_hosts: Some(hosts),
+        }) => Some(xgft_leaves(net, m, w, sizes, hosts, &mut cuts)),
         Some(Shape::LeafSpine {
             hosts,
             spines,
@@ -210,6 +232,78 @@ fn xgft(net: &Network, m: &[u32], w: &[u32], sizes: &[u64], cuts: &mut Vec<Vec<b
             side[v.index()] = (x as u64) / mm[l] < q;
         }
         cuts.push(side);
+    }
+    lower
+}
+
+/// The tree bound of an XGFT with leaf switches holding `hosts` terminals
+/// each (see the module notes), and cuts of whole level-`l` subtrees.
+fn xgft_leaves(
+    net: &Network,
+    m: &[u32],
+    w: &[u32],
+    sizes: &[u64],
+    hosts: &[u64],
+    cuts: &mut Vec<Vec<bool>>,
+) -> u64 {
+    let h = m.len();
+    let t: u64 = hosts.iter().sum();
+    let half = t / 2;
+    let mut mm = vec![1u64; h + 1];
+    let mut ww = vec![1u64; h + 1];
+    for l in 1..=h {
+        mm[l] = mm[l - 1] * u64::from(m[l - 1]);
+        ww[l] = ww[l - 1] * u64::from(w[l - 1]);
+    }
+    // Terminals per level-l subtree, l = 0..h (M_l consecutive leaves).
+    let mut per: Vec<Vec<u64>> = vec![hosts.to_vec()];
+    for l in 1..=h {
+        let next = per[l - 1]
+            .chunks(m[l - 1].max(1) as usize)
+            .map(|c| c.iter().sum())
+            .collect();
+        per.push(next);
+    }
+    let lower = (0..h)
+        .filter_map(|l| {
+            let most = per[l].iter().copied().max().unwrap_or(0);
+            (most > 0).then(|| {
+                div_ceil(u128::from(ww[l + 1]) * u128::from(half), u128::from(most)) as u64
+            })
+        })
+        .fold(half, u64::min);
+    // Level of each switch and its index within the level.
+    let mut level_of = Vec::with_capacity(net.switches().len());
+    for (l, &size) in sizes.iter().enumerate() {
+        level_of.extend((0..size).map(|x| (l, x)));
+    }
+    for l in 0..h {
+        // The first q subtrees hold at most half the terminals; try q and q + 1.
+        let mut q = 0u64;
+        let mut held = 0u64;
+        while (q as usize) < per[l].len() && held + per[l][q as usize] <= half {
+            held += per[l][q as usize];
+            q += 1;
+        }
+        for take in [q, q + 1] {
+            if take == 0 || take as usize >= per[l].len() {
+                continue;
+            }
+            let mut side = vec![false; net.node_count()];
+            for (i, &s) in net.switches().iter().enumerate() {
+                let (j, x) = level_of[i];
+                if j <= l {
+                    // Positions above l are a-digits; below them W_j and m_{j+1}..m_l.
+                    side[s.index()] = x / (ww[j] * mm[l] / mm[j]) < take;
+                }
+            }
+            for &v in net.terminals() {
+                if let Some(s) = net.neighbors(v).next() {
+                    side[v.index()] = side[s.index()];
+                }
+            }
+            cuts.push(side);
+        }
     }
     lower
 }

@@ -63,7 +63,12 @@ pub(crate) fn distances_within(net: &Network, max_work: u64) -> Distances {
             spines,
             ..
         }) => leaf_spine(&hosts, leaves, spines),
-        Some(Shape::Xgft { m, sizes, .. }) => xgft_levels(net, &m, &sizes),
+        Some(Shape::Xgft {
+            m,
+            sizes,
+            leaf_hosts,
+            ..
+        }) => xgft_levels(net, &m, &sizes, leaf_hosts.as_deref()),
         None => by_bfs(net, max_work),
     }
 }
@@ -135,26 +140,39 @@ fn leaf_spine(hosts: &[u64], leaves: u64, spines: u64) -> Distances {
 
 /// XGFT: two terminals whose labels first differ (from the top) in
 /// position `L` meet at level `L`, `2(L - 1)` inter-switch hops apart; of
-/// the other terminals, `M_L - M_{L-1}` do so (`M_L = m_1 .. m_L`). Switch
-/// metrics come from one BFS per level.
-fn xgft_levels(net: &Network, m: &[u32], sizes: &[u64]) -> Distances {
-    let t = sizes[0];
-    let mut pairs = 0u128;
-    let (mut below, mut upto) = (1u64, 1u64);
-    for (l, &ml) in m.iter().enumerate() {
-        upto *= u64::from(ml);
-        pairs += u128::from(upto - below) * 2 * l as u128;
-        below = upto;
-    }
-    let avg_distance = if t < 2 {
-        0.0
-    } else {
-        pairs as f64 / (t - 1) as f64
+/// the other terminals, `M_L - M_{L-1}` do so (`M_L = m_1 .. m_L`). With
+/// leaf switches (`leaf_hosts`), terminals on leaves that first differ in
+/// position `L` are `2L` hops apart, and the pairs are counted from the
+/// terminals of each subtree (see [`leaf_pairs_mean`]). Switch metrics
+/// come from one BFS per level.
+fn xgft_levels(net: &Network, m: &[u32], sizes: &[u64], leaf_hosts: Option<&[u64]>) -> Distances {
+    let avg_distance = match leaf_hosts {
+        Some(hosts) => leaf_pairs_mean(m, hosts),
+        None => {
+            let t = sizes[0];
+            let mut pairs = 0u128;
+            let (mut below, mut upto) = (1u64, 1u64);
+            for (l, &ml) in m.iter().enumerate() {
+                upto *= u64::from(ml);
+                pairs += u128::from(upto - below) * 2 * l as u128;
+                below = upto;
+            }
+            if t < 2 {
+                0.0
+            } else {
+                pairs as f64 / (t - 1) as f64
+            }
+        }
     };
     let g = SwitchGraph::new(net);
     let mut reps = Vec::new();
     let mut first = 0u64;
-    for &size in &sizes[1..] {
+    let switch_levels = if leaf_hosts.is_some() {
+        sizes
+    } else {
+        &sizes[1..]
+    };
+    for &size in switch_levels {
         if size > 0 {
             reps.push((first as u32, size));
         }
@@ -179,6 +197,33 @@ fn xgft_levels(net: &Network, m: &[u32], sizes: &[u64]) -> Distances {
         exact: true,
         method: "xgft-levels".into(),
     }
+}
+
+/// Mean inter-switch hops over ordered pairs of distinct terminals of an
+/// XGFT with leaf switches holding `hosts` terminals each (leaves in label
+/// order, so a level-`l` subtree is `M_l` consecutive leaves). With `S_l`
+/// the sum over level-`l` subtrees of their squared terminal counts (`S_0`
+/// per leaf), `S_L - S_{L-1}` ordered pairs meet first at level `L`, `2L`
+/// hops apart.
+fn leaf_pairs_mean(m: &[u32], hosts: &[u64]) -> f64 {
+    let t: u64 = hosts.iter().sum();
+    if t < 2 {
+        return 0.0;
+    }
+    let mut counts: Vec<u128> = hosts.iter().map(|&h| u128::from(h)).collect();
+    let squares = |c: &[u128]| c.iter().map(|x| x * x).sum::<u128>();
+    let mut prev = squares(&counts);
+    let mut sum = 0u128;
+    for (l, &ml) in m.iter().enumerate() {
+        counts = counts
+            .chunks(ml.max(1) as usize)
+            .map(|c| c.iter().sum())
+            .collect();
+        let now = squares(&counts);
+        sum += (now - prev) * 2 * (l as u128 + 1);
+        prev = now;
+    }
+    sum as f64 / (u128::from(t) * u128::from(t - 1)) as f64
 }
 
 /// Sums over sources; integers, so the parallel reduction is exact and the
@@ -321,6 +366,7 @@ fn by_bfs(net: &Network, max_work: u64) -> Distances {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::network::build::tree::{kary_ntree_with_terminals, xgft_with_terminals};
     use crate::network::build::{clos, crossbar, hypercube, kary_ntree, mesh, torus, xgft};
     use crate::network::{NetworkBuilder, PortId};
 
@@ -346,6 +392,13 @@ mod tests {
             xgft(&[3, 2, 4], &[2, 3, 2]).unwrap(),
             xgft(&[2, 3], &[1, 1]).unwrap(),
             xgft(&[4], &[2]).unwrap(),
+            xgft_with_terminals(&[3, 2], &[2, 2], 14).unwrap(),
+            xgft_with_terminals(&[6], &[3], 64).unwrap(),
+            xgft_with_terminals(&[2, 3, 2], &[1, 2, 2], 5).unwrap(),
+            xgft_with_terminals(&[2, 2], &[2, 2], 0).unwrap(),
+            xgft_with_terminals(&[2, 2], &[2, 2], 1).unwrap(),
+            kary_ntree_with_terminals(4, 3, 50).unwrap(),
+            kary_ntree_with_terminals(3, 2, 10).unwrap(),
         ];
         for net in &nets {
             let f = distances(net);

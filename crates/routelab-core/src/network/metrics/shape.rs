@@ -21,11 +21,15 @@ pub(crate) enum Shape {
     /// Binary n-cube with `c` single-homed terminals per switch.
     Hypercube { n: u32, c: u32 },
     /// XGFT(h; m; w) with exactly the generator's cabling; `sizes[l]` nodes
-    /// on level `l` (level 0: terminals).
+    /// on level `l` (level 0: terminals, or leaf switches when `leaf_hosts`
+    /// is set).
     Xgft {
         m: Vec<u32>,
         w: Vec<u32>,
         sizes: Vec<u64>,
+        /// With leaf switches: the terminals on each leaf, in label order
+        /// (each on one cable, as counted on the cabling).
+        leaf_hosts: Option<Vec<u64>>,
     },
     /// Two levels: leaves (the switches holding terminals, each terminal on
     /// one cable) and spines (the others), every leaf cabled exactly `mult`
@@ -57,10 +61,27 @@ pub(crate) fn recognise(net: &Network) -> Option<Shape> {
                 c: *concentration,
             })
         }
-        Structure::Xgft { m, w, .. } => xgft(net, m, w).map(|sizes| Shape::Xgft {
+        Structure::Xgft {
+            m,
+            w,
+            leaf_terminals: None,
+            ..
+        } => xgft(net, m, w).map(|sizes| Shape::Xgft {
             m: m.clone(),
             w: w.clone(),
             sizes,
+            leaf_hosts: None,
+        }),
+        Structure::Xgft {
+            m,
+            w,
+            leaf_terminals: Some(t),
+            ..
+        } => xgft_leaves(net, m, w, *t).map(|(sizes, hosts)| Shape::Xgft {
+            m: m.clone(),
+            w: w.clone(),
+            sizes,
+            leaf_hosts: Some(hosts),
         }),
         _ => None,
     };
@@ -207,6 +228,67 @@ fn xgft(net: &Network, m: &[u32], w: &[u32]) -> Option<Vec<u64>> {
     Some(sizes)
 }
 
+/// XGFT with leaf switches at level 0 (the `terminals=T` form): checks
+/// every down cable of levels `1..=h` against the labels, that each of the
+/// `terminals` terminals hangs off a leaf switch by one cable, and that
+/// there are no other cables. Returns the level sizes and the terminals on
+/// each leaf.
+fn xgft_leaves(
+    net: &Network,
+    m: &[u32],
+    w: &[u32],
+    terminals: u32,
+) -> Option<(Vec<u64>, Vec<u64>)> {
+    let h = m.len();
+    if h == 0
+        || w.len() != h
+        || m.iter()
+            .chain(w)
+            .any(|&x| x == 0 || x > u32::from(u16::MAX))
+    {
+        return None;
+    }
+    let sizes = xgft_sizes(m, w)?;
+    let switches: u64 = sizes.iter().try_fold(0u64, |a, &x| a.checked_add(x))?;
+    let cables = (1..=h).try_fold(u64::from(terminals), |a, l| {
+        a.checked_add(sizes[l].checked_mul(u64::from(m[l - 1]))?)
+    })?;
+    if net.switches().len() as u64 != switches
+        || net.terminals().len() as u64 != u64::from(terminals)
+        || net.cable_count() as u64 != cables
+    {
+        return None;
+    }
+    let sw = net.switches();
+    let (mut below, mut first) = (0usize, sizes[0] as usize);
+    for level in 1..=h {
+        let low: u64 = w[..level - 1].iter().map(|&x| u64::from(x)).product();
+        let (wl, ml) = (u64::from(w[level - 1]), u64::from(m[level - 1]));
+        for x in 0..sizes[level] {
+            let (lo, hi) = (x % low, x / (low * wl));
+            let node = sw[first + x as usize];
+            for a in 0..ml {
+                let child = sw[below + (hi * ml * low + a * low + lo) as usize];
+                if !leads_to(net, node, PortId(a as u16 + 1), child) {
+                    return None;
+                }
+            }
+        }
+        below = first;
+        first += sizes[level] as usize;
+    }
+    let mut hosts = vec![0u64; sizes[0] as usize];
+    for &t in net.terminals() {
+        let s = net.neighbors(t).next()?;
+        let leaf = net.kind_index(s);
+        if net.degree(t) != 1 || !net.is_switch(s) || leaf >= hosts.len() {
+            return None;
+        }
+        hosts[leaf] += 1;
+    }
+    Some((sizes, hosts))
+}
+
 fn single(net: &Network) -> Option<Shape> {
     let &[s] = net.switches() else {
         return None;
@@ -311,7 +393,28 @@ mod tests {
         ));
         assert!(matches!(
             recognise(&spec::build("xgft:m=3x2x4,w=2x3x2").unwrap()),
-            Some(Shape::Xgft { .. })
+            Some(Shape::Xgft {
+                leaf_hosts: None,
+                ..
+            })
+        ));
+        match recognise(&spec::build("xgft:m=3x2,w=2x2,terminals=13").unwrap()) {
+            Some(Shape::Xgft {
+                sizes,
+                leaf_hosts: Some(hosts),
+                ..
+            }) => {
+                assert_eq!(sizes, vec![6, 4, 4]);
+                assert_eq!(hosts, vec![3, 2, 2, 2, 2, 2]);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            recognise(&spec::build("kary-ntree:k=3,n=3,terminals=30").unwrap()),
+            Some(Shape::Xgft {
+                leaf_hosts: Some(_),
+                ..
+            })
         ));
         match recognise(&clos(8, 14).unwrap()) {
             Some(Shape::LeafSpine {
@@ -358,6 +461,59 @@ mod tests {
         assert_eq!(recognise(&b.build().unwrap()), None);
     }
 
+    /// A leaf-switch tree whose terminal moved to another switch, or whose
+    /// structure claims another terminal count, is no XGFT for the metrics.
+    #[test]
+    fn edited_leaf_trees_lose_their_shape() {
+        let net = spec::build("xgft:m=3x2,w=2x2,terminals=13").unwrap();
+        let moved = {
+            let (mut b, sc, tc) = crate::NetworkBuilder::with_default_classes("moved");
+            for &s in net.switches() {
+                let n = net.node(s);
+                b.add_switch(n.name.clone(), n.ports + 1);
+            }
+            for &t in net.terminals() {
+                b.add_terminal(net.node(t).name.clone(), 1);
+            }
+            for c in net.channels().chunks(2) {
+                let c = &c[0];
+                // The last terminal hangs off a level-1 switch instead.
+                let moved = net.is_terminal(c.dst) && c.dst == net.terminal(12);
+                let (src, port) = if moved {
+                    (
+                        net.switches()[6],
+                        PortId(net.node(net.switches()[6]).ports + 1),
+                    )
+                } else {
+                    (c.src, c.src_port)
+                };
+                let class = if net.is_terminal(c.dst) { tc } else { sc };
+                b.connect(src, port, c.dst, c.dst_port, class).unwrap();
+            }
+            b.set_structure(net.structure().clone());
+            b.build().unwrap()
+        };
+        assert_eq!(moved.cable_count(), net.cable_count());
+        assert!(!matches!(recognise(&moved), Some(Shape::Xgft { .. })));
+        let mut b = net.to_builder();
+        b.set_structure(Structure::Xgft {
+            m: vec![3, 2],
+            w: vec![2, 2],
+            kary_ntree: false,
+            leaf_terminals: Some(12),
+        });
+        assert_eq!(recognise(&b.build().unwrap()), None);
+        // The plain XGFT structure on a leaf-switch tree does not fit either.
+        let mut b = net.to_builder();
+        b.set_structure(Structure::Xgft {
+            m: vec![3, 2],
+            w: vec![2, 2],
+            kary_ntree: false,
+            leaf_terminals: None,
+        });
+        assert_eq!(recognise(&b.build().unwrap()), None);
+    }
+
     #[test]
     fn false_structures_are_rejected_without_panics() {
         let net = torus(&[4, 2], 1).unwrap();
@@ -394,16 +550,31 @@ mod tests {
                 m: vec![4, 2],
                 w: vec![1, 2],
                 kary_ntree: false,
+                leaf_terminals: None,
             },
             Structure::Xgft {
                 m: vec![u32::MAX; 3],
                 w: vec![1, 0, 2],
                 kary_ntree: false,
+                leaf_terminals: None,
             },
             Structure::Xgft {
                 m: vec![2],
                 w: vec![],
                 kary_ntree: false,
+                leaf_terminals: None,
+            },
+            Structure::Xgft {
+                m: vec![4, 2],
+                w: vec![1, 2],
+                kary_ntree: false,
+                leaf_terminals: Some(8),
+            },
+            Structure::Xgft {
+                m: vec![u32::MAX; 3],
+                w: vec![1, 0, 2],
+                kary_ntree: false,
+                leaf_terminals: Some(u32::MAX),
             },
         ];
         for lie in lies {
