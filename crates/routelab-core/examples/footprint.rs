@@ -55,8 +55,14 @@ fn main() {
         out.push(format!("\"rss_mb_after_build\": {:.1}", peak_rss_mb()));
         let start = Instant::now();
         let s = metrics::summary(&net);
-        out.push(format!("\"summary_s\": {:.4}", start.elapsed().as_secs_f64()));
-        out.push(format!("\"diameter\": {}, \"bisection\": {}", s.diameter, s.bisection_width));
+        out.push(format!(
+            "\"summary_s\": {:.4}",
+            start.elapsed().as_secs_f64()
+        ));
+        out.push(format!(
+            "\"diameter\": {}, \"bisection\": {}",
+            s.diameter, s.bisection_width
+        ));
         if let Some(engine) = &engine {
             let opts = RoutingOptions {
                 max_lanes: 15,
@@ -76,7 +82,10 @@ fn main() {
                 };
                 let r = flow::ebb(&net, &routes, &opts)
                     .unwrap_or_else(|e| fail(format!("{text}: {e}")));
-                out.push(format!("\"ebb_patterns\": {ebb_patterns}, \"ebb_avg\": {:.4}", r.avg));
+                out.push(format!(
+                    "\"ebb_patterns\": {ebb_patterns}, \"ebb_avg\": {:.4}",
+                    r.avg
+                ));
                 out.push(format!("\"ebb_s\": {:.4}", r.seconds));
             }
         }
