@@ -34,9 +34,15 @@ pub(crate) fn sim_spec(text: &str, sets: Vec<(String, String)>) -> PyResult<Stri
 /// Runs one simulation; returns the result as JSON.
 #[pyfunction]
 #[pyo3(signature = (text, sets = Vec::new()))]
-pub(crate) fn simulate(py: Python<'_>, text: &str, sets: Vec<(String, String)>) -> PyResult<String> {
+pub(crate) fn simulate(
+    py: Python<'_>,
+    text: &str,
+    sets: Vec<(String, String)>,
+) -> PyResult<String> {
     let spec = parse(text, &sets)?;
-    let result = py.allow_threads(move || sim::simulate(&spec)).map_err(sim_err)?;
+    let result = py
+        .allow_threads(move || sim::simulate(&spec))
+        .map_err(sim_err)?;
     serde_json::to_string(&result).map_err(|e| SimulationError::new_err(e.to_string()))
 }
 
@@ -53,7 +59,9 @@ pub(crate) fn saturate(
     let spec = parse(text, &sets)?;
     let mut o = SaturateOptions::default();
     for (k, v) in options {
-        let bad = |range: &str| ConfigError::new_err(format!("saturate option '{k}' = {v}: expected {range}"));
+        let bad = |range: &str| {
+            ConfigError::new_err(format!("saturate option '{k}' = {v}: expected {range}"))
+        };
         match k.as_str() {
             "low" if v >= 0.0 => o.low = v,
             "high" if v > 0.0 => o.high = Some(v),
@@ -69,6 +77,8 @@ pub(crate) fn saturate(
             }
         }
     }
-    let result = py.allow_threads(move || sim::saturate(&spec, &o)).map_err(sim_err)?;
+    let result = py
+        .allow_threads(move || sim::saturate(&spec, &o))
+        .map_err(sim_err)?;
     serde_json::to_string(&result).map_err(|e| SimulationError::new_err(e.to_string()))
 }
