@@ -18,11 +18,15 @@
 //!
 //! Engines use the `deadlock` layer below (cycle search, layer assignment);
 //! nothing here is used by `deadlock`.
+//!
+//! [`adaptive`] holds the hop-by-hop routers the simulator drives (the
+//! `HopRouter` interface, its registry, and `Routes` wrapped as a router).
 
 mod error;
 mod fabric;
 mod routes;
 
+pub mod adaptive;
 pub mod dfsssp;
 pub mod dmodk;
 pub mod dor;

@@ -14,11 +14,14 @@
 //! routing_delay = "0ns"        # input pipeline of a switch, paid by every flit
 //! speedup = 1                  # crossbar input speedup
 //! selection = "max-credits"    # first | random | max-credits
-//! flow_control = "credit"
+//! flow_control = "credit"      # credit | stop-go (Myrinet; wormhole only)
+//! stop_threshold = 56          # stop-go: send stop above this many flits
+//! go_threshold = 40            # stop-go: send go below this many flits
 //!
 //! [routing]
 //! algorithm = "dor"            # a routing engine (tables) or an adaptive router
 //! datelines = true             # engine options: max_lanes, datelines, root, heuristic, seed
+//! options = { }                # options of a hop router by name (each router lists its own)
 //!
 //! [traffic]
 //! workload = "open"            # open | ping-pong | exchange
@@ -27,6 +30,7 @@
 //! load_unit = "flits"          # flits (per node per cycle) | gbps (per node) | bisection
 //! packet_flits = 1             # or packet_bytes = "512B"
 //! message_packets = 1          # open loop: messages of M packets to one destination
+//! injection_limit = 2.4        # NIC: packets offered to the switch at most at this rate (load_unit)
 //!
 //! [run]
 //! warmup_cycles = 10000
@@ -38,6 +42,7 @@
 //! are errors that name the key and list the valid ones.
 
 use super::error::ConfigError;
+pub use crate::routing::adaptive::{PathChoice, Selection};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -97,24 +102,20 @@ pub enum Switching {
     Wormhole,
 }
 
-/// How a switch picks among the available candidates a router returns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Selection {
-    /// The first available candidate, in the router's order.
-    First,
-    /// A uniformly random available candidate.
-    Random,
-    /// The available candidate with the most free credits (first on ties).
-    MaxCredits,
-}
-
 /// Link-level flow control.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FlowControl {
     /// Credits per virtual channel, returned over the reverse channel.
     Credit,
+    /// Myrinet's stop & go (flich2000 §4.3): per input buffer (the slack
+    /// buffer, `buffer_flits`), the receiver sends a stop when it holds
+    /// more than `stop_threshold` flits and a go when it drops below
+    /// `go_threshold`; each takes the channel's latency back to the
+    /// sender, which sends only between a go and a stop. Buffer
+    /// occupancy counts every flit that has physically arrived (those
+    /// still in the routing pipeline included). Wormhole switching only.
+    StopGo,
 }
 
 /// `[router]`: switch micro-architecture.
@@ -142,6 +143,17 @@ pub struct RouterSpec {
     pub speedup: u32,
     pub selection: Selection,
     pub flow_control: FlowControl,
+    /// Stop & go: the receiver sends stop once its buffer holds more
+    /// flits than this. Default: 70% of the buffer (56 of Myrinet's 80).
+    /// The buffer must absorb what arrives during a round trip:
+    /// `buffer_flits >= stop_threshold + 1 + ceil(2 latency / flit time)`
+    /// on every channel into a switch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_threshold: Option<u32>,
+    /// Stop & go: the receiver sends go once its buffer holds fewer
+    /// flits than this. Default: 50% of the buffer (40 of 80).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub go_threshold: Option<u32>,
 }
 
 impl Default for RouterSpec {
@@ -156,20 +168,10 @@ impl Default for RouterSpec {
             speedup: 1,
             selection: Selection::MaxCredits,
             flow_control: FlowControl::Credit,
+            stop_threshold: None,
+            go_threshold: None,
         }
     }
-}
-
-/// How a packet picks among several source routes of a path set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PathChoice {
-    /// Uniformly at random per packet.
-    Random,
-    /// Always the first path.
-    First,
-    /// Round robin per source over its paths to each destination.
-    RoundRobin,
 }
 
 /// `[routing]`: a routing engine (its tables and lanes wrapped as a hop
@@ -177,8 +179,9 @@ pub enum PathChoice {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RoutingSpec {
-    /// An engine of [`crate::routing::ENGINES`] or an adaptive router of
-    /// [`super::router::ADAPTIVE`].
+    /// A hop router of [`crate::routing::adaptive::ADAPTIVE`] (which wins
+    /// on a shared name, as `dor`) or an engine of
+    /// [`crate::routing::ENGINES`].
     pub algorithm: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_lanes: Option<u8>,
@@ -194,6 +197,10 @@ pub struct RoutingSpec {
     /// Routes with several paths per pair: how a packet picks one.
     #[serde(default = "default_path_choice")]
     pub path_choice: PathChoice,
+    /// Options of a hop router by name (`{ eta = 2.0 }`); each router
+    /// names the ones it knows when given another.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub options: BTreeMap<String, toml::Value>,
 }
 
 fn default_path_choice() -> PathChoice {
@@ -210,6 +217,7 @@ impl RoutingSpec {
             heuristic: None,
             seed: None,
             path_choice: PathChoice::Random,
+            options: BTreeMap::new(),
         }
     }
 }
@@ -283,8 +291,18 @@ pub struct TrafficSpec {
     /// Bytes per packet (the MTU for closed-loop messages).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub packet_bytes: Option<Size>,
-    /// Open loop: packets per message, all to the same destination.
+    /// Open loop: packets per message, all to the same destination,
+    /// generated together. Message latency runs from the generation to
+    /// the delivery of its last packet.
     pub message_packets: u32,
+    /// The fastest rate at which a NIC offers packets to its switch, in
+    /// `load_unit` (versaci2013 offers a message's packets at 2.4 in
+    /// bisection units): a packet of `F` flits starts at least
+    /// `F / injection_limit` cycles after the previous one did. Applies
+    /// to every packet a NIC sends. Default: no limit beyond the
+    /// injection channel.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub injection_limit: Option<f64>,
     /// Closed loop: bytes per message (default 8KB).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message_bytes: Option<Size>,
@@ -307,6 +325,7 @@ impl Default for TrafficSpec {
             packet_flits: None,
             packet_bytes: None,
             message_packets: 1,
+            injection_limit: None,
             message_bytes: None,
             rounds: 10,
             messages: 10,

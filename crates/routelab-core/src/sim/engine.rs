@@ -1,7 +1,7 @@
 //! The event queue: small `Copy` events in integer picoseconds, delivered
 //! in (time, insertion) order by a calendar queue.
 //!
-//! Buckets of `2^shift` picoseconds form a ring; an event goes into the
+//! Events are 24-byte `Copy` values. Buckets of `2^shift` picoseconds form a ring; an event goes into the
 //! bucket of its time, appended, so every bucket is in insertion order.
 //! When the clock reaches a bucket, its events of the current lap move to
 //! a batch that a stable sort on time (linear on the already-ordered runs
@@ -12,10 +12,12 @@
 //! function of the pushes, so runs are repeatable bit for bit.
 
 /// What an event asks a component to do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[repr(u8)]
 pub(super) enum Kind {
-    /// The oldest flit in flight on channel `obj` reaches the receiver.
+    /// Flit (`pkt`, `idx`, `vc`) on channel `obj` becomes usable at the
+    /// receiver.
+    #[default]
     Arrive,
     /// The sender of channel `obj` may act: its port is free again or
     /// credits it waited for have arrived.
@@ -26,22 +28,78 @@ pub(super) enum Kind {
     Generate,
     /// Packet `obj`, held at a terminal in transit, is re-injected.
     Reinject,
+    /// Stop & go: a flit of VC `vc` on channel `obj` physically enters the
+    /// receiver's buffer (before the routing pipeline).
+    Enter,
+    /// A flow-control message for VC `vc` of channel `obj` reaches the
+    /// sender: a credit, stop or go (`idx`).
+    Credit,
 }
 
-/// One event: 16 bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One event: 24 bytes. A flit in flight travels inside its `Arrive`
+/// event, so links keep no per-flit state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(super) struct Event {
     pub time: u64,
     pub obj: u32,
+    /// `Arrive`: the packet of the flit.
+    pub pkt: u32,
+    /// `Arrive`: the flit's index in its packet; `Credit`: its tag.
+    pub idx: u16,
+    /// `Arrive`, `Enter`, `Credit`: the VC.
+    pub vc: u8,
     pub kind: Kind,
 }
 
+impl Event {
+    #[inline]
+    pub fn new(time: u64, kind: Kind, obj: u32) -> Self {
+        Event {
+            time,
+            obj,
+            kind,
+            ..Event::default()
+        }
+    }
+}
+
+/// Events per block of a bucket's list.
+const BLOCK: usize = 64;
+const NO_BLOCK: u32 = u32::MAX;
+
+/// One ring slot: a list of blocks in the shared pool.
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
+    head: u32,
+    tail: u32,
+    /// Events in the tail block.
+    tail_len: u32,
+    /// It may hold events of a later lap.
+    far: bool,
+}
+
+const EMPTY: Bucket = Bucket {
+    head: NO_BLOCK,
+    tail: NO_BLOCK,
+    tail_len: 0,
+    far: false,
+};
+
 /// The calendar queue. See the module docs.
+///
+/// A bucket is a list of fixed-size blocks taken from one pool, so memory
+/// follows the events waiting (plus one partly filled block per bucket),
+/// however they spread over the ring, and nothing is copied as buckets
+/// grow; a bucket is copied once into the batch when the clock reaches it.
 #[derive(Debug)]
 pub(super) struct Calendar {
     shift: u32,
     mask: u64,
-    buckets: Vec<Vec<Event>>,
+    buckets: Vec<Bucket>,
+    blocks: Vec<[Event; BLOCK]>,
+    /// Next block of each block's list.
+    next: Vec<u32>,
+    free: Vec<u32>,
     /// The bucket number (time >> shift) of `batch`.
     cur: u64,
     batch: Vec<Event>,
@@ -57,7 +115,10 @@ impl Calendar {
         Calendar {
             shift,
             mask: n as u64 - 1,
-            buckets: (0..n).map(|_| Vec::new()).collect(),
+            buckets: vec![EMPTY; n],
+            blocks: Vec::new(),
+            next: Vec::new(),
+            free: Vec::new(),
             cur: 0,
             batch: Vec::new(),
             pos: 0,
@@ -81,21 +142,64 @@ impl Calendar {
     }
 
     /// Schedules `ev`; its time must not be before the last popped event.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, ev: Event) {
         let b = ev.time >> self.shift;
         debug_assert!(b >= self.cur, "event scheduled in the past");
         if b == self.cur {
-            let rest = &self.batch[self.pos..];
-            let at = self.pos + rest.partition_point(|e| e.time <= ev.time);
-            if at == self.batch.len() {
-                self.batch.push(ev);
-            } else {
-                self.batch.insert(at, ev);
-            }
+            self.push_current(ev);
         } else {
-            self.buckets[(b & self.mask) as usize].push(ev);
+            let idx = (b & self.mask) as usize;
+            let far = b - self.cur > self.mask;
+            self.append(idx, ev, far);
             self.len += 1;
+        }
+    }
+
+    /// Appends `ev` to the list of ring slot `idx`.
+    #[inline(always)]
+    fn append(&mut self, idx: usize, ev: Event, far: bool) {
+        let bk = &mut self.buckets[idx];
+        bk.far |= far;
+        if bk.tail == NO_BLOCK || bk.tail_len as usize == BLOCK {
+            self.new_block(idx);
+        }
+        let bk = &mut self.buckets[idx];
+        self.blocks[bk.tail as usize][bk.tail_len as usize] = ev;
+        bk.tail_len += 1;
+    }
+
+    /// Links a fresh block at the end of slot `idx`'s list.
+    #[inline(never)]
+    fn new_block(&mut self, idx: usize) {
+        let nb = match self.free.pop() {
+            Some(b) => b,
+            None => {
+                self.blocks.push([Event::default(); BLOCK]);
+                self.next.push(NO_BLOCK);
+                (self.blocks.len() - 1) as u32
+            }
+        };
+        self.next[nb as usize] = NO_BLOCK;
+        let bk = &mut self.buckets[idx];
+        if bk.tail == NO_BLOCK {
+            bk.head = nb;
+        } else {
+            self.next[bk.tail as usize] = nb;
+        }
+        bk.tail = nb;
+        bk.tail_len = 0;
+    }
+
+    /// Schedules `ev` into the bucket being served.
+    #[inline(never)]
+    fn push_current(&mut self, ev: Event) {
+        let rest = &self.batch[self.pos..];
+        let at = self.pos + rest.partition_point(|e| e.time <= ev.time);
+        if at == self.batch.len() {
+            self.batch.push(ev);
+        } else {
+            self.batch.insert(at, ev);
         }
     }
 
@@ -127,19 +231,13 @@ impl Calendar {
         while self.cur < end {
             self.cur += 1;
             let idx = (self.cur & self.mask) as usize;
-            if !self.buckets[idx].is_empty() && self.load(idx) {
+            if self.buckets[idx].head != NO_BLOCK && self.load(idx) {
                 return true;
             }
             scanned += 1;
             if scanned > lap {
                 // A whole lap without events: jump to the earliest one.
-                let next = self
-                    .buckets
-                    .iter()
-                    .flatten()
-                    .map(|e| e.time >> self.shift)
-                    .min()
-                    .expect("events remain");
+                let next = self.earliest().expect("events remain");
                 self.cur = next.min(end) - 1;
                 scanned = 0;
             }
@@ -147,23 +245,60 @@ impl Calendar {
         false
     }
 
+    /// The smallest bucket number of any waiting event.
+    fn earliest(&self) -> Option<u64> {
+        let mut best: Option<u64> = None;
+        for idx in 0..self.buckets.len() {
+            self.each(idx, |e| {
+                let b = e.time >> self.shift;
+                best = Some(best.map_or(b, |x| x.min(b)));
+            });
+        }
+        best
+    }
+
+    /// Calls `f` on the events of slot `idx`, in insertion order.
+    fn each(&self, idx: usize, mut f: impl FnMut(&Event)) {
+        let bk = self.buckets[idx];
+        let mut blk = bk.head;
+        while blk != NO_BLOCK {
+            let n = if blk == bk.tail {
+                bk.tail_len as usize
+            } else {
+                BLOCK
+            };
+            self.blocks[blk as usize][..n].iter().for_each(&mut f);
+            blk = self.next[blk as usize];
+        }
+    }
+
     /// Moves the events of bucket `cur` out of ring slot `idx` into the
-    /// batch, in (time, insertion) order.
+    /// batch, in (time, insertion) order; events of later laps stay.
     fn load(&mut self, idx: usize) -> bool {
         let (shift, cur) = (self.shift, self.cur);
-        let bucket = &mut self.buckets[idx];
-        if bucket.iter().all(|e| e.time >> shift == cur) {
-            std::mem::swap(&mut self.batch, bucket);
-        } else {
-            let batch = &mut self.batch;
-            bucket.retain(|e| {
-                if e.time >> shift == cur {
-                    batch.push(*e);
-                    false
-                } else {
-                    true
+        let bk = std::mem::replace(&mut self.buckets[idx], EMPTY);
+        let mut blk = bk.head;
+        while blk != NO_BLOCK {
+            let n = if blk == bk.tail {
+                bk.tail_len as usize
+            } else {
+                BLOCK
+            };
+            if !bk.far {
+                self.batch
+                    .extend_from_slice(&self.blocks[blk as usize][..n]);
+            } else {
+                let events = self.blocks[blk as usize];
+                for &e in &events[..n] {
+                    if e.time >> shift == cur {
+                        self.batch.push(e);
+                    } else {
+                        self.append(idx, e, true);
+                    }
                 }
-            });
+            }
+            self.free.push(blk);
+            blk = self.next[blk as usize];
         }
         self.len -= self.batch.len();
         if !self.batch.is_sorted_by_key(|e| e.time) {
@@ -196,11 +331,7 @@ mod tests {
                     } else {
                         rng.gen_range(0..300)
                     };
-                    let ev = Event {
-                        time: now + dt,
-                        obj: id,
-                        kind: Kind::Output,
-                    };
+                    let ev = Event::new(now + dt, Kind::Output, id);
                     q.push(ev);
                     reference.push((ev.time, id));
                     present.insert((ev.time, id));
@@ -216,11 +347,7 @@ mod tests {
             assert!(present.is_empty());
             let mut q = Calendar::new(shift, logb);
             for &(t, i) in &reference {
-                q.push(Event {
-                    time: t,
-                    obj: i,
-                    kind: Kind::Arrive,
-                });
+                q.push(Event::new(t, Kind::Arrive, i));
             }
             let mut all = Vec::new();
             while let Some(e) = q.pop_until(u64::MAX) {
@@ -236,29 +363,13 @@ mod tests {
     #[test]
     fn stops_at_the_horizon_and_accepts_pushes_there() {
         let mut q = Calendar::new(4, 6);
-        q.push(Event {
-            time: 10_000,
-            obj: 1,
-            kind: Kind::Generate,
-        });
+        q.push(Event::new(10_000, Kind::Generate, 1));
         assert_eq!(q.pop_until(500), None);
-        q.push(Event {
-            time: 500,
-            obj: 2,
-            kind: Kind::Generate,
-        });
-        q.push(Event {
-            time: 500,
-            obj: 3,
-            kind: Kind::Generate,
-        });
+        q.push(Event::new(500, Kind::Generate, 2));
+        q.push(Event::new(500, Kind::Generate, 3));
         assert_eq!(q.pop_until(500).map(|e| e.obj), Some(2));
         // Same time, pushed while its bucket is being served: after 3.
-        q.push(Event {
-            time: 500,
-            obj: 4,
-            kind: Kind::Generate,
-        });
+        q.push(Event::new(500, Kind::Generate, 4));
         assert_eq!(q.pop_until(500).map(|e| e.obj), Some(3));
         assert_eq!(q.pop_until(500).map(|e| e.obj), Some(4));
         assert_eq!(q.pop_until(u64::MAX).map(|e| e.obj), Some(1));

@@ -8,15 +8,16 @@
 //! `run.drain_cycles`). Closed loop: the workload runs from time 0 until
 //! every pair completes.
 
-use super::config::{LoadUnit, Spec, Switching, Workload};
+use super::config::{FlowControl, LoadUnit, RoutingSpec, Spec, Switching, Workload};
 use super::engine::Kind;
 use super::error::{ConfigError, SimError};
 use super::load;
-use super::router::{self, HopRouter};
 use super::state::{Params, Sim};
 use super::stats::{close, SimResult};
 use super::workload::Closed;
 use crate::network::{self, Network};
+use crate::routing::adaptive::{self, AnyRouter, HopRouter, RouterOptions};
+use crate::routing::RoutingOptions;
 use crate::traffic::{BoundPattern, Pattern};
 use crate::units::{Bandwidth, Picos};
 use std::collections::BTreeMap;
@@ -26,12 +27,49 @@ use std::time::Instant;
 pub struct Experiment {
     spec: Spec,
     net: Network,
-    router: Box<dyn HopRouter>,
+    router: AnyRouter,
     pattern: Option<BoundPattern>,
     pairs: Vec<(u32, u32)>,
     params: Params,
     /// versaci2013's unit of load in flits per cycle, when asked for.
     gamma0_flits: Option<f64>,
+}
+
+/// The options a spec gives to a router or engine.
+pub fn router_options(spec: &RoutingSpec, run_seed: u64) -> Result<RouterOptions, SimError> {
+    let mut o = RoutingOptions {
+        seed: spec.seed.unwrap_or(run_seed),
+        ..RoutingOptions::default()
+    };
+    if let Some(l) = spec.max_lanes {
+        o.set("max_lanes", &l.to_string())?;
+    }
+    if let Some(d) = spec.datelines {
+        o.datelines = d;
+    }
+    if let Some(r) = &spec.root {
+        o.set("root", r)?;
+    }
+    if let Some(h) = &spec.heuristic {
+        o.set("heuristic", h)?;
+    }
+    o.validate()?;
+    let params = spec
+        .options
+        .iter()
+        .map(|(k, v)| {
+            let text = match v {
+                toml::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            (k.clone(), text)
+        })
+        .collect();
+    Ok(RouterOptions {
+        routing: o,
+        path_choice: spec.path_choice,
+        params,
+    })
 }
 
 /// Builds the spec's network with its channel classes applied.
@@ -93,17 +131,32 @@ impl Experiment {
     /// Builds the network and the router the spec names.
     pub fn new(spec: &Spec) -> Result<Self, SimError> {
         let net = build_network(spec)?;
-        let router = router::build(&net, &spec.routing, spec.run.seed)?;
-        Self::with_router(spec, net, router)
+        let opts = router_options(&spec.routing, spec.run.seed)?;
+        let router =
+            adaptive::build(&net, &spec.routing.algorithm, &opts).map_err(|e| match e {
+                crate::routing::RoutingError::UnknownEngine { name, valid } => {
+                    ConfigError::invalid("routing.algorithm", name, format!("one of {valid}"))
+                        .into()
+                }
+                e => SimError::from(e),
+            })?;
+        Self::with_any_router(spec, net, router)
     }
 
-    /// An experiment on a given network with a given router (the spec's
-    /// `[network]` and `[routing]` are then only labels).
+    /// An experiment on a given network with a router of one's own (the
+    /// spec's `[network]` and `[routing]` are then only labels).
     pub fn with_router(
         spec: &Spec,
         net: Network,
         router: Box<dyn HopRouter>,
     ) -> Result<Self, SimError> {
+        Self::with_any_router(spec, net, AnyRouter::Custom(router))
+    }
+
+    /// An experiment on a given network with a given router: one of the
+    /// registry ([`adaptive::build`]), a [`adaptive::TableRouter`], or one's
+    /// own.
+    pub fn with_any_router(spec: &Spec, net: Network, router: AnyRouter) -> Result<Self, SimError> {
         let (r, t, run) = (&spec.router, &spec.traffic, &spec.run);
         let bad = |key: &str, value: String, expected: &str| -> SimError {
             ConfigError::invalid(key, value, expected).into()
@@ -171,6 +224,50 @@ impl Experiment {
         } else {
             r.vcs
         };
+        if vcs > 64 {
+            return Err(bad("router.vcs", vcs.to_string(), "at most 64"));
+        }
+        let stop_go = r.flow_control == FlowControl::StopGo;
+        let (stop_at, go_at) = if stop_go {
+            if r.switching != Switching::Wormhole {
+                return Err(bad(
+                    "router.flow_control",
+                    "stop-go".into(),
+                    "credit with cut-through and store-and-forward (stop & go is for wormhole)",
+                ));
+            }
+            let stop = r.stop_threshold.unwrap_or((buf * 7 / 10) as u32);
+            let go = r.go_threshold.unwrap_or((buf / 2) as u32);
+            if u64::from(stop) >= buf || stop == 0 {
+                return Err(bad(
+                    "router.stop_threshold",
+                    stop.to_string(),
+                    &format!("1..{buf} flits (below buffer_flits)"),
+                ));
+            }
+            if go > stop || go == 0 {
+                return Err(bad(
+                    "router.go_threshold",
+                    go.to_string(),
+                    &format!("1..={stop} flits (at most stop_threshold)"),
+                ));
+            }
+            (stop, go)
+        } else {
+            for (key, v) in [
+                ("router.stop_threshold", r.stop_threshold),
+                ("router.go_threshold", r.go_threshold),
+            ] {
+                if let Some(v) = v {
+                    return Err(bad(
+                        key,
+                        v.to_string(),
+                        "only with flow_control = \"stop-go\"",
+                    ));
+                }
+            }
+            (0, 0)
+        };
         router
             .check(vcs)
             .map_err(|e| SimError::router(router.name(), e))?;
@@ -228,17 +325,22 @@ impl Experiment {
         let params = Params {
             switching: r.switching,
             vcs: usize::from(vcs),
+            vshift: u32::from(vcs).next_power_of_two().trailing_zeros(),
             buf: buf as u32,
             flit_bytes: r.flit_bytes,
             routing_delay_ps,
             speedup: u64::from(r.speedup),
             selection: r.selection,
+            stop_go,
+            stop_at,
+            go_at,
             packet_flits: packet_flits as u16,
             message_packets: t.message_packets,
             mtu_bytes,
             cycle_ps,
             watchdog_ps: run.watchdog_cycles.max(1).saturating_mul(cycle_ps),
             message_rate: 0.0,
+            inject_ps_per_flit: 0.0,
             seed,
         };
         if t.workload != Workload::Open && r.switching != Switching::Wormhole {
@@ -251,7 +353,7 @@ impl Experiment {
                 ));
             }
         }
-        Ok(Experiment {
+        let mut exp = Experiment {
             spec: spec.clone(),
             net,
             router,
@@ -259,7 +361,19 @@ impl Experiment {
             pairs,
             params,
             gamma0_flits,
-        })
+        };
+        if let Some(limit) = t.injection_limit {
+            let flits = exp.load_in_flits(limit);
+            if !(limit.is_finite() && flits > 0.0) {
+                return Err(bad(
+                    "traffic.injection_limit",
+                    limit.to_string(),
+                    "a rate > 0 in the unit of traffic.load",
+                ));
+            }
+            exp.params.inject_ps_per_flit = exp.params.cycle_ps as f64 / flits;
+        }
+        Ok(exp)
     }
 
     pub fn network(&self) -> &Network {
@@ -267,7 +381,7 @@ impl Experiment {
     }
 
     pub fn router(&self) -> &dyn HopRouter {
-        self.router.as_ref()
+        &self.router
     }
 
     pub fn spec(&self) -> &Spec {
@@ -304,18 +418,13 @@ impl Experiment {
         let mut params = self.params.clone();
         params.message_rate =
             flits / (f64::from(params.packet_flits) * f64::from(params.message_packets));
-        let mut sim = Sim::new(
-            &self.net,
-            self.router.as_ref(),
-            &params,
-            self.pattern.as_ref(),
-        )?;
+        let mut sim = Sim::new(&self.net, &self.router, &params, self.pattern.as_ref())?;
         let run = &self.spec.run;
         let cyc = params.cycle_ps;
         let (window_ps, converged, drained, periods) = if self.pattern.is_some() {
             if params.message_rate > 0.0 {
                 for t in 0..self.net.terminals().len() {
-                    if sim.nic.inj[t] != super::packet::NONE {
+                    if sim.nic[t].inj != super::packet::NONE {
                         let gap = sim.next_gap(t);
                         sim.schedule(gap, Kind::Generate, t as u32);
                     }
@@ -424,7 +533,7 @@ impl Experiment {
         let offered = per_node(c.win_gen_flits);
         let accepted = per_node(c.win_delivered_flits);
         let util: Vec<f64> = sim
-            .util_ps
+            .util
             .iter()
             .map(|&u| u as f64 / window_ps as f64)
             .collect();
@@ -464,6 +573,9 @@ impl Experiment {
             latency_max: ns(c.lat.max() as f64),
             network_latency_mean: ns(c.net_lat.mean()),
             network_latency_p99: ns(c.net_lat.quantile(0.99)),
+            message_latency_mean: ns(c.msg_lat.mean()),
+            message_latency_p99: ns(c.msg_lat.quantile(0.99)),
+            messages_measured_delivered: c.msg_lat.count(),
             latency_histogram: c.lat.bins_ns(),
             avg_hops: if c.lat.count() == 0 {
                 0.0
@@ -484,6 +596,9 @@ impl Experiment {
             channel_util_max: util_max,
             channel_utilisation: self.spec.run.channel_stats.then_some(util),
             counters,
+            flow_control: if p.stop_go { "stop-go" } else { "credit" }.into(),
+            stop_signals: p.stop_go.then_some(c.stops),
+            buffer_occupancy_max: p.stop_go.then_some(c.occupancy_max),
             converged,
             drained,
             warmup_periods: periods,

@@ -1,25 +1,21 @@
 //! Links: the only way components talk. A channel carries flits forward
-//! and its credits back, each delivered after the channel's latency.
+//! and flow-control messages (credits, or stop & go signals) back, each
+//! delivered after the channel's latency as an event
+//! ([`super::engine::Event`]): a flit travels inside its `Arrive` event, a
+//! credit is a `Credit` event, so a link holds no per-message state.
 //!
-//! Per channel (structure of arrays, indexed by [`crate::ChannelId`]):
-//! the timing (flit serialisation, latency, and the delay until a flit
-//! is usable at the receiver), the sender's side (busy until, credits and
-//! the packet holding each VC) and two FIFO rings of timestamped messages
-//! in flight: flits towards the receiver and credits towards the sender.
-//! Sends on one channel are ordered in time and its latency is constant,
-//! so each ring is ordered by arrival time; flits announce themselves
-//! with an `Arrive` event, credits are read by the sender when it next
-//! looks (or wake it if it waits for them).
+//! Per channel, one cache line ([`Chan`]) holds what its sender reads at
+//! every look and what its receiver reads on arrival: timing, busy-until
+//! times of both ends, pending wake-ups, the VCs held, the round-robin
+//! pointer. Per `(channel, VC)` one record ([`Vc`]) holds both the input
+//! buffer the channel fills and the sender's credits for it, so the
+//! sender that allocates a VC and the receiver that takes the flit a few
+//! nanoseconds later touch the same memory.
+//!
+//! Under stop & go the sender's credit count for a VC is
+//! [`SINK_CREDITS`] while the receiver says go and 0 once it said stop.
 
 use super::packet::NONE;
-
-/// A flit in flight: its packet, its index in the packet and its VC.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct Flit {
-    pub pkt: u32,
-    pub idx: u16,
-    pub vc: u8,
-}
 
 /// `i mod cap` for `i < 2 cap`, without a division.
 #[inline]
@@ -31,197 +27,157 @@ pub(super) fn wrap(i: u32, cap: u32) -> u32 {
     }
 }
 
-/// Credits a sender may hold for a terminal's input (never exhausted).
+/// Credits a sender may hold for a terminal's input (never exhausted),
+/// and what a stop & go sender holds while allowed to send.
 pub(super) const SINK_CREDITS: u32 = u32::MAX / 2;
 
-#[derive(Debug)]
-pub(super) struct Links {
-    pub vcs: usize,
+/// Tags of a flow-control message: a credit, stop or go.
+pub(super) const TAG_CREDIT: u16 = 0;
+pub(super) const TAG_STOP: u16 = 1;
+pub(super) const TAG_GO: u16 = 2;
+
+/// What a channel connects.
+pub(super) const SWITCHES: u8 = 0;
+/// A NIC's injection channel: `term` is the sending terminal.
+pub(super) const FROM_TERM: u8 = 1;
+/// A switch's ejection channel: `term` is the receiving terminal.
+pub(super) const TO_TERM: u8 = 2;
+
+/// One channel: its timing, the sender's side and the receiver's side,
+/// in one cache line.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
+pub(super) struct Chan {
+    /// Sender: transmitting until.
+    pub busy: u64,
+    /// Sender: time of the earliest pending `Output` event, or `u64::MAX`.
+    pub wake: u64,
+    /// Receiver: the input port the channel enters may read again at.
+    pub in_busy: u64,
+    /// Receiver: time of the pending `Input` event, or `u64::MAX`.
+    pub in_wake: u64,
+    /// Sender: bit `v` set while VC `v` is held by a packet.
+    pub held: u64,
     /// Serialisation of one flit.
-    pub flit_ps: Vec<u64>,
-    pub lat_ps: Vec<u64>,
-    /// From the start of a flit's transmission until the receiver can use
-    /// it: serialisation + latency + the receiver's routing delay.
-    pub arrive_ps: Vec<u64>,
-    /// Terminal index of the receiver, or `NONE` for a switch.
-    pub to_term: Vec<u32>,
-    /// Terminal index of the sender, or `NONE` for a switch.
-    pub from_term: Vec<u32>,
-    /// Sender side.
-    pub busy: Vec<u64>,
-    pub credits: Vec<u32>,
-    /// Input buffer (switch) holding each `(channel, vc)`, or `NONE`.
-    pub held: Vec<u32>,
-    /// The sender waits for credits that are not yet on their way.
-    pub starved: Vec<bool>,
-    /// Time of the earliest pending `Output` event, or `u64::MAX`.
-    pub wake: Vec<u64>,
+    pub flit_ps: u32,
+    /// Latency.
+    pub lat_ps: u32,
+    /// The terminal at one end ([`FROM_TERM`], [`TO_TERM`]).
+    pub term: u32,
+    /// The receiving node and the input port the channel enters.
+    pub node: u32,
+    pub in_port: u16,
+    /// [`SWITCHES`], [`FROM_TERM`] or [`TO_TERM`].
+    pub kind: u8,
     /// Round-robin pointer over the VCs (switch allocation).
-    pub rr: Vec<u8>,
-    /// Flits in flight: a ring per channel in `fl`.
-    fl_ring: Vec<Ring>,
-    fl: Vec<Flit>,
-    /// Credits in flight back to the sender: a ring per channel in
-    /// `cr_time` and `cr_vc`.
-    cr_ring: Vec<Ring>,
-    cr_time: Vec<u64>,
-    cr_vc: Vec<u8>,
+    pub rr: u8,
+    /// Heads wait for one of its VCs ([`super::state::Sim::waiters`]).
+    pub waiting: bool,
 }
 
-/// A FIFO ring's place in a shared array: one cache line per visit.
-#[derive(Debug, Clone, Copy, Default)]
-struct Ring {
-    base: u32,
-    cap: u32,
-    head: u32,
-    len: u32,
+impl Chan {
+    /// Terminal index of the receiver, or `NONE` for a switch.
+    #[inline]
+    pub fn receiver_term(&self) -> u32 {
+        if self.kind == TO_TERM {
+            self.term
+        } else {
+            NONE
+        }
+    }
+
+    /// Terminal index of the sender, or `NONE` for a switch.
+    #[inline]
+    pub fn sender_term(&self) -> u32 {
+        if self.kind == FROM_TERM {
+            self.term
+        } else {
+            NONE
+        }
+    }
 }
 
-impl Ring {
-    /// Index of the slot after the last entry.
-    #[inline]
-    fn tail(&self) -> usize {
-        (self.base + wrap(self.head + self.len, self.cap)) as usize
-    }
+/// One `(channel, VC)`: the input buffer at the receiver (a switch) and
+/// the sender's view of it. The buffer keeps its front flit here and the
+/// flits behind it in `Sim::slots`, so a visit to a buffer holding at
+/// most one flit, the common case below saturation, reads one record.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(32))]
+pub(super) struct Vc {
+    /// Packet of the front flit (valid when `len > 0`).
+    pub front: u32,
+    /// First of the flits behind the front in the slot ring.
+    pub head: u32,
+    /// Flits in the buffer, front included.
+    pub len: u32,
+    /// The output `(channel, vc)` the front packet holds, or `NONE`.
+    pub alloc: u32,
+    /// Bumped whenever the front head is allocated (stale waits).
+    pub gen: u32,
+    /// Flits of the front packet already sent on.
+    pub front_sent: u16,
+    /// Stop & go: the last signal sent upstream was stop.
+    pub stopped: bool,
+    /// Sender: free slots it knows of in the buffer.
+    pub credits: u32,
+    /// Sender: the input buffer (switch) whose packet holds the VC, or
+    /// `NONE`.
+    pub held: u32,
+}
 
-    #[inline]
-    fn front(&self) -> usize {
-        (self.base + self.head) as usize
-    }
-
-    #[inline]
-    fn advance(&mut self) {
-        self.head = wrap(self.head + 1, self.cap);
-        self.len -= 1;
+impl Vc {
+    pub fn new(credits: u32) -> Self {
+        Vc {
+            front: NONE,
+            head: 0,
+            len: 0,
+            alloc: NONE,
+            gen: 0,
+            front_sent: 0,
+            stopped: false,
+            credits,
+            held: NONE,
+        }
     }
 }
 
 /// What the builder needs per channel.
 pub(super) struct ChannelTiming {
-    pub flit_ps: u64,
-    pub lat_ps: u64,
-    pub arrive_ps: u64,
-    pub to_term: u32,
-    pub from_term: u32,
-    /// Most credits that can be in flight back at once (0 for a terminal).
-    pub credit_ring: u32,
-    /// Credits the sender starts with per VC.
-    pub credits: u32,
+    pub flit_ps: u32,
+    pub lat_ps: u32,
+    pub kind: u8,
+    pub term: u32,
+    pub node: u32,
+    pub in_port: u16,
 }
 
-impl Links {
-    pub fn new(vcs: usize, timing: &[ChannelTiming]) -> Self {
-        let n = timing.len();
-        let mut l = Links {
-            vcs,
-            flit_ps: Vec::with_capacity(n),
-            lat_ps: Vec::with_capacity(n),
-            arrive_ps: Vec::with_capacity(n),
-            to_term: Vec::with_capacity(n),
-            from_term: Vec::with_capacity(n),
-            busy: vec![0; n],
-            credits: Vec::with_capacity(n * vcs),
-            held: vec![NONE; n * vcs],
-            starved: vec![false; n],
-            wake: vec![u64::MAX; n],
-            rr: vec![0; n],
-            fl_ring: Vec::with_capacity(n),
-            fl: Vec::new(),
-            cr_ring: Vec::with_capacity(n),
-            cr_time: Vec::new(),
-            cr_vc: Vec::new(),
-        };
-        let (mut fb, mut cb) = (0u32, 0u32);
-        for t in timing {
-            l.flit_ps.push(t.flit_ps);
-            l.lat_ps.push(t.lat_ps);
-            l.arrive_ps.push(t.arrive_ps);
-            l.to_term.push(t.to_term);
-            l.from_term.push(t.from_term);
-            l.credits.extend(std::iter::repeat_n(t.credits, vcs));
-            // A sender transmits at most one flit per flit time.
-            let cap = (t.arrive_ps / t.flit_ps.max(1) + 2) as u32;
-            l.fl_ring.push(Ring {
-                base: fb,
-                cap,
-                ..Ring::default()
-            });
-            fb += cap;
-            l.cr_ring.push(Ring {
-                base: cb,
-                cap: t.credit_ring,
-                ..Ring::default()
-            });
-            cb += t.credit_ring;
+impl Chan {
+    pub fn new(t: &ChannelTiming) -> Self {
+        Chan {
+            busy: 0,
+            wake: u64::MAX,
+            in_busy: 0,
+            in_wake: u64::MAX,
+            held: 0,
+            flit_ps: t.flit_ps,
+            lat_ps: t.lat_ps,
+            term: t.term,
+            node: t.node,
+            in_port: t.in_port,
+            kind: t.kind,
+            rr: 0,
+            waiting: false,
         }
-        l.fl = vec![Flit::default(); fb as usize];
-        l.cr_time = vec![0; cb as usize];
-        l.cr_vc = vec![0; cb as usize];
-        l
     }
+}
 
-    #[inline]
-    pub fn push_flit(&mut self, c: u32, f: Flit) {
-        let r = &mut self.fl_ring[c as usize];
-        debug_assert!(r.len < r.cap, "flit ring overflow");
-        self.fl[r.tail()] = f;
-        r.len += 1;
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    #[inline]
-    pub fn pop_flit(&mut self, c: u32) -> Flit {
-        let r = &mut self.fl_ring[c as usize];
-        debug_assert!(r.len > 0, "no flit in flight");
-        let f = self.fl[r.front()];
-        r.advance();
-        f
-    }
-
-    /// Sends a credit for `vc` back to the sender of `c`, arriving at `at`.
-    /// Returns true if the sender was starved and must be woken at `at`.
-    #[inline]
-    pub fn push_credit(&mut self, c: u32, vc: u8, at: u64) -> bool {
-        let r = &mut self.cr_ring[c as usize];
-        debug_assert!(r.len < r.cap, "credit ring overflow");
-        let i = r.tail();
-        r.len += 1;
-        self.cr_time[i] = at;
-        self.cr_vc[i] = vc;
-        std::mem::take(&mut self.starved[c as usize])
-    }
-
-    /// Whether credits of `c` are on their way back.
-    #[inline]
-    pub fn credits_pending(&self, c: u32) -> bool {
-        self.cr_ring[c as usize].len > 0
-    }
-
-    /// Applies the credits of `c` that have arrived by `now`; true if any.
-    #[inline]
-    pub fn drain(&mut self, c: u32, now: u64) -> bool {
-        let r = &mut self.cr_ring[c as usize];
-        let mut any = false;
-        while r.len > 0 {
-            let i = r.front();
-            if self.cr_time[i] > now {
-                break;
-            }
-            self.credits[c as usize * self.vcs + usize::from(self.cr_vc[i])] += 1;
-            r.advance();
-            any = true;
-        }
-        any
-    }
-
-    /// Arrival time of the next credit of `c`, if one is on its way.
-    #[inline]
-    pub fn next_credit(&self, c: u32) -> Option<u64> {
-        let r = &self.cr_ring[c as usize];
-        (r.len > 0).then(|| self.cr_time[r.front()])
-    }
-
-    /// Flits in flight on all channels (for accounting).
-    pub fn flits_in_flight(&self) -> u64 {
-        self.fl_ring.iter().map(|r| u64::from(r.len)).sum()
+    #[test]
+    fn records_fit_cache_lines() {
+        assert_eq!(std::mem::size_of::<Chan>(), 64);
+        assert_eq!(std::mem::size_of::<Vc>(), 32);
     }
 }

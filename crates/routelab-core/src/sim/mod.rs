@@ -17,13 +17,16 @@
 //! # Model
 //! Time is integer picoseconds. Switches and terminals (NICs) are
 //! components that talk only through links carrying timestamped messages
-//! with a latency (`link.rs`); events are 16-byte `Copy` values in a
-//! calendar queue (`engine.rs`), packets live in an arena (`packet.rs`),
-//! and all state is in flat vectors indexed by channel, `(channel, vc)`
-//! or terminal, so nothing is allocated per flit or event once buffers
-//! have grown. All randomness comes from [`crate::rng::stream`] with one
-//! purpose per terminal and per switch: a spec and seed give the same
-//! result bit for bit.
+//! with a latency (`link.rs`): a flit in flight is its own `Arrive`
+//! event, a credit its own `Credit` event, both 24-byte `Copy` values in a
+//! calendar queue (`engine.rs`). Packets live in an arena (`packet.rs`);
+//! all other state is in flat vectors of small records indexed by
+//! channel (one cache line each), `(channel, vc)` (a 32-byte record
+//! shared by the input buffer and its upstream sender) or terminal, so
+//! nothing is allocated per flit or event once buffers have grown. All
+//! randomness comes from [`crate::rng::stream`] with one purpose per
+//! terminal and per switch: a spec and seed give the same result bit for
+//! bit.
 //!
 //! How a flit advances (all times per channel class, `flit_bytes` at the
 //! class bandwidth giving the flit time `s`, latency `L`; `r` the
@@ -39,7 +42,9 @@
 //!    output (round robin among the VCs holding it) and per input (the
 //!    input is busy `s / speedup`).
 //! 4. When a flit leaves a switch's input buffer, a credit for its slot
-//!    reaches the upstream sender `L` later.
+//!    reaches the upstream sender `L` later (a sender short of credits
+//!    resumes when it lands: one VC of `B` flits carries at most
+//!    `B s / (s + r + 2 L)` of a link).
 //! 5. A terminal consumes flits as they arrive; the packet is delivered
 //!    with its tail.
 //!
@@ -48,20 +53,36 @@
 //! `H (s + L) + (H - 1) r + (F - 1) s` with wormhole or cut-through, and
 //! `H (F s + L) + (H - 1) r` with store-and-forward.
 //!
-//! Flow control is credit-based per VC. Myrinet's stop & go is not
-//! modelled (credit flow control with a buffer of the slack size stands in
-//! for it).
+//! Flow control is credit-based per VC, or Myrinet's stop & go
+//! (`router.flow_control = "stop-go"`, flich2000 §4.3): each input buffer
+//! is a slack buffer whose receiver counts the flits that have physically
+//! arrived (those in the routing pipeline too) and sends stop upstream
+//! when it holds more than `stop_threshold` flits, go when it drops below
+//! `go_threshold`; the signals take the channel latency and the sender
+//! transmits only between a go and a stop. The spec is refused unless
+//! every slack buffer absorbs a round trip
+//! (`buffer_flits >= stop_threshold + 1 + ceil(2 L / s)`), so nothing is
+//! ever lost.
+//!
+//! Traffic: open loop in messages of `message_packets` packets generated
+//! together (message latency runs to the delivery of the last one),
+//! optionally paced at the NIC (`traffic.injection_limit`), or
+//! closed-loop workloads ([`Workload`]).
 //!
 //! # Interfaces
 //! - [`Spec`] ([`config`]): the TOML experiment spec.
 //! - [`simulate`], [`saturate`]: one run, or a saturation search.
 //! - [`Experiment`]: a spec resolved once and run at several loads, or
-//!   with a router of one's own ([`Experiment::with_router`]).
-//! - [`HopRouter`] ([`router`]): the routing interface; oblivious routes
-//!   are wrapped by [`TableRouter`], [`DuatoRouter`] is minimal adaptive.
+//!   with a router of one's own ([`Experiment::with_router`],
+//!   [`Experiment::with_any_router`]).
+//! - Routing comes from the routing layer above
+//!   ([`crate::routing::adaptive`]): the [`HopRouter`] interface, the
+//!   registry ([`AnyRouter`], [`ADAPTIVE`]), oblivious routes wrapped by
+//!   [`TableRouter`], [`DorRouter`] and [`DuatoRouter`]. The simulator
+//!   implements [`LocalView`] over its own state and never lets routers
+//!   see it otherwise.
 
 pub mod config;
-mod duato;
 mod engine;
 mod error;
 mod experiment;
@@ -69,25 +90,23 @@ mod link;
 pub mod load;
 mod nic;
 mod packet;
-pub mod router;
 mod saturate;
 mod state;
 mod stats;
 mod switch;
-mod tables;
 mod watchdog;
 mod workload;
 
+pub use crate::routing::adaptive::{
+    AnyRouter, Candidate, Candidates, DorRouter, DuatoRouter, Header, Here, HopRouter, LocalView,
+    RouterCtx, RouterOptions, TableRouter, ADAPTIVE,
+};
 pub use config::{
     FlowControl, LinkSpec, LoadUnit, NetworkSpec, PathChoice, RouterSpec, RoutingSpec, RunSpec,
     Selection, Size, Spec, Switching, TrafficSpec, Workload,
 };
 pub use error::{ConfigError, DeadlockInfo, SimError, WaitingBuffer};
-pub use experiment::{build_network, Experiment};
-pub use router::{
-    Candidate, Candidates, DuatoRouter, Header, Here, HopRouter, LocalView, RouterCtx, TableRouter,
-    ADAPTIVE,
-};
+pub use experiment::{build_network, router_options, Experiment};
 pub use saturate::{saturate, saturate_experiment, SaturateOptions, SaturatePoint, SaturateResult};
 pub use stats::{HistogramBin, PairResult, SimResult, WorkloadResult};
 

@@ -4,16 +4,20 @@
 //! A NIC injects one packet at a time, flit by flit at its injection
 //! channel's rate, on a VC the router allows and that has credits (one
 //! per flit; the whole packet first for cut-through and
-//! store-and-forward). Packets a router keeps in transit at this terminal
-//! ([`super::router::HopRouter::arrived`]) wait `delay` and then go
-//! ahead of the source queue. The sink consumes flits as they arrive;
-//! a packet is delivered when its tail arrives.
+//! store-and-forward), and, with `traffic.injection_limit`, starts a
+//! packet of `F` flits no sooner than `F / limit` after the previous one.
+//! Packets a router keeps in transit at this terminal
+//! ([`HopRouter::arrived`]) wait `delay` and then go ahead of the source
+//! queue. The sink consumes flits as they arrive; a packet is delivered
+//! when its tail arrives, and an open-loop message when its last packet
+//! is.
 
-use super::config::{Selection, Switching};
+use super::config::Switching;
 use super::engine::Kind;
-use super::link::Flit;
+use super::error::SimError;
 use super::packet::{flag, Header, NONE};
-use super::router::RouterCtx;
+use super::state::View;
+use crate::routing::adaptive::{select, HopRouter, RouterCtx};
 use rand::Rng;
 
 impl super::state::Sim<'_> {
@@ -28,7 +32,7 @@ impl super::state::Sim<'_> {
             ..Header::default()
         };
         let p = self.pk.alloc(hdr, self.now, msg, flags);
-        self.nic.source_q[t as usize].push(&mut self.pk.next, p);
+        self.nic[t as usize].source_q.push(&mut self.pk.next, p);
         self.c.gen_packets += 1;
         self.c.gen_flits += u64::from(flits);
         if self.c.measuring {
@@ -51,18 +55,24 @@ impl super::state::Sim<'_> {
         let mut n = 1;
         if rate > 1.0 {
             let whole = rate.floor();
-            n = whole as u64 + u64::from(self.nic.rng[ti].gen::<f64>() < rate - whole);
+            n = whole as u64 + u64::from(self.nic_rng[ti].gen::<f64>() < rate - whole);
         }
         let flags = if self.c.measuring { flag::MEASURED } else { 0 };
+        let m = self.p.message_packets;
         for _ in 0..n {
-            let seq = self.nic.seq[ti];
-            self.nic.seq[ti] += 1;
-            let dst = pattern.destination(ti, seq, &mut self.nic.rng[ti]) as u32;
+            let seq = self.nic[ti].seq;
+            self.nic[ti].seq += 1;
+            let dst = pattern.destination(ti, seq, &mut self.nic_rng[ti]) as u32;
             if dst == t {
                 continue;
             }
-            for _ in 0..self.p.message_packets {
+            if m == 1 {
                 self.enqueue(t, dst, self.p.packet_flits, NONE, flags);
+            } else {
+                let msg = self.msgs.alloc(m);
+                for _ in 0..m {
+                    self.enqueue(t, dst, self.p.packet_flits, msg, flags | flag::MESSAGE);
+                }
             }
         }
         let gap = self.next_gap(ti);
@@ -77,7 +87,7 @@ impl super::state::Sim<'_> {
         let cycles = if rate >= 1.0 {
             1
         } else {
-            let u: f64 = 1.0 - self.nic.rng[ti].gen::<f64>();
+            let u: f64 = 1.0 - self.nic_rng[ti].gen::<f64>();
             1 + (u.ln() / (1.0 - rate).ln()).floor().min(1e15) as u64
         };
         cycles * self.p.cycle_ps
@@ -86,153 +96,144 @@ impl super::state::Sim<'_> {
     /// Terminal `t` sends what it can on its injection channel.
     pub(super) fn nic_send(&mut self, t: u32) {
         let ti = t as usize;
-        let ch = self.nic.inj[ti];
+        let n = self.nic[ti];
+        let ch = n.inj;
         if ch == NONE {
             return;
         }
-        let busy = self.links.busy[ch as usize];
+        let busy = self.ch[ch as usize].busy;
         if busy > self.now {
-            if self.nic.cur[ti] != NONE
-                || self.nic.transit_q[ti].len > 0
-                || self.nic.source_q[ti].len > 0
-            {
+            if n.cur != NONE || n.transit_q.len > 0 || n.source_q.len > 0 {
                 self.wake_output(ch, busy);
             }
             return;
         }
-        self.links.drain(ch, self.now);
-        if self.nic.cur[ti] == NONE {
+        if n.cur == NONE {
+            if n.transit_q.len == 0 && n.source_q.len == 0 {
+                return;
+            }
+            if n.next_start > self.now {
+                self.wake_output(ch, n.next_start);
+                return;
+            }
             let next = {
-                let (tq, sq) = (&mut self.nic.transit_q[ti], &mut self.nic.source_q[ti]);
+                let nic = &mut self.nic[ti];
+                let (tq, sq) = (&mut nic.transit_q, &mut nic.source_q);
                 tq.pop(&self.pk.next).or_else(|| sq.pop(&self.pk.next))
             };
             let Some(p) = next else {
                 return;
             };
-            self.nic.cur[ti] = p;
-            self.nic.cur_sent[ti] = 0;
-            self.nic.cur_vc[ti] = u8::MAX;
-            let sw = self.nic.switch[ti];
-            if self.router.reads_view() {
-                self.drain_switch(sw);
-            }
-            let router = self.router;
+            let nic = &mut self.nic[ti];
+            nic.cur = p;
+            nic.cur_sent = 0;
+            nic.cur_vc = u8::MAX;
+            let sw = nic.switch;
             let mut hdr = self.pk.hdr[p as usize];
             {
                 let (a, b) = (
                     self.port_base[sw as usize] as usize,
                     self.port_base[sw as usize + 1] as usize,
                 );
-                let view = super::router::LocalView {
+                let view = View {
                     now: self.now,
                     vcs: self.p.vcs,
+                    vshift: self.p.vshift,
                     capacity: self.p.buf,
                     port_ch: &self.port_ch[a..b],
-                    credits: &self.links.credits,
-                    held: &self.links.held,
-                    busy: &self.links.busy,
+                    vc: &self.vc,
+                    ch: &self.ch,
                 };
-                let mut ctx = RouterCtx {
-                    rng: &mut self.nic.rng[ti],
-                    counters: &mut self.counters,
-                };
-                router.source(&mut hdr, &view, &mut ctx);
+                let mut ctx = RouterCtx::new(&mut self.nic_rng[ti], &mut self.counters);
+                self.router.source_in(&mut hdr, &view, &mut ctx);
             }
-            self.pk.flags[p as usize] |= flag::SOURCED;
+            self.pk.meta[p as usize].flags |= flag::SOURCED;
             self.pk.hdr[p as usize] = hdr;
         }
-        let p = self.nic.cur[ti];
+        let p = self.nic[ti].cur;
         let hdr = self.pk.hdr[p as usize];
         let v = self.p.vcs;
-        if self.nic.cur_vc[ti] == u8::MAX {
+        if self.nic[ti].cur_vc == u8::MAX {
             let need_mode = match self.p.switching {
                 Switching::Wormhole => 1,
                 _ => u32::from(hdr.flits),
             };
             self.cands.clear();
             self.router.inject(&hdr, v as u8, &mut self.cands);
-            let mut best: Option<(u8, u8, u32)> = None; // (vc, priority, credits)
-            let mut ties = 0u32;
-            for k in 0..self.cands.items.len() {
-                let c = self.cands.items[k];
-                if usize::from(c.vc) >= v {
-                    self.fault = Some(super::error::SimError::router(
-                        self.router.name(),
-                        format!("offered injection VC {} of {v}", c.vc),
-                    ));
-                    return;
-                }
-                let cr = self.links.credits[ch as usize * v + usize::from(c.vc)];
-                if cr < c.need.max(need_mode) {
-                    continue;
-                }
-                match best {
-                    Some((_, bp, bc)) if c.priority == bp => match self.p.selection {
-                        Selection::First => {}
-                        Selection::MaxCredits => {
-                            if cr > bc {
-                                best = Some((c.vc, c.priority, cr));
-                            }
-                        }
-                        Selection::Random => {
-                            ties += 1;
-                            if self.nic.rng[ti].gen_range(0..ties) == 0 {
-                                best = Some((c.vc, c.priority, cr));
-                            }
-                        }
+            let mut bad = None;
+            let chosen = {
+                let ovc = &self.vc[(ch as usize) << self.p.vshift..][..v];
+                select(
+                    self.p.selection,
+                    self.cands.as_slice(),
+                    |c| {
+                        let Some(o) = ovc.get(usize::from(c.vc)) else {
+                            bad.get_or_insert(c.vc);
+                            return None;
+                        };
+                        (o.credits >= c.need.max(need_mode)).then_some(o.credits)
                     },
-                    Some((_, bp, _)) if c.priority > bp => {}
-                    _ => {
-                        best = Some((c.vc, c.priority, cr));
-                        ties = 1;
-                    }
-                }
+                    &mut self.nic_rng[ti],
+                )
+            };
+            if let Some(vc) = bad {
+                self.fault = Some(SimError::router(
+                    self.router.name(),
+                    format!("offered injection VC {vc} of {v}"),
+                ));
+                return;
             }
-            let Some((vc, _, _)) = best else {
+            let Some((k, _)) = chosen else {
                 if self.cands.is_empty() {
-                    self.fault = Some(super::error::SimError::router(
+                    self.fault = Some(SimError::router(
                         self.router.name(),
                         format!("no injection VC for a packet of terminal {t}"),
                     ));
                     return;
                 }
-                self.need_credit(ch);
+                // The next credit on the channel tries again.
                 return;
             };
-            self.nic.cur_vc[ti] = vc;
-            if self.pk.inject_ps[p as usize] == u64::MAX {
-                self.pk.inject_ps[p as usize] = self.now;
+            self.nic[ti].cur_vc = self.cands.as_slice()[k].vc;
+            let meta = &mut self.pk.meta[p as usize];
+            if meta.inject_ps == u64::MAX {
+                meta.inject_ps = self.now;
                 self.in_net += 1;
             }
         }
-        let vc = self.nic.cur_vc[ti];
-        if self.links.credits[ch as usize * v + usize::from(vc)] == 0 {
-            self.need_credit(ch);
+        let vc = self.nic[ti].cur_vc;
+        if self.vc[self.p.iv(ch, u32::from(vc)) as usize].credits == 0 {
+            // The next credit on the channel tries again.
             return;
         }
-        let idx = self.nic.cur_sent[ti];
+        let idx = self.nic[ti].cur_sent;
+        if idx == 0 && self.p.inject_ps_per_flit > 0.0 {
+            let gap = (f64::from(hdr.flits) * self.p.inject_ps_per_flit).ceil() as u64;
+            self.nic[ti].next_start = self.now + gap;
+        }
         self.transmit(ch, vc, p, idx);
-        self.nic.cur_sent[ti] = idx + 1;
+        let nic = &mut self.nic[ti];
+        nic.cur_sent = idx + 1;
         if idx + 1 == hdr.flits {
-            self.nic.cur[ti] = NONE;
-            if self.nic.transit_q[ti].len == 0 && self.nic.source_q[ti].len == 0 {
+            nic.cur = NONE;
+            if nic.transit_q.len == 0 && nic.source_q.len == 0 {
                 return;
             }
         }
-        self.wake_output(ch, self.links.busy[ch as usize]);
+        let next = self.ch[ch as usize].busy;
+        self.wake_output(ch, next);
     }
 
-    /// A flit reaches terminal `t`.
-    pub(super) fn nic_receive(&mut self, t: u32, f: Flit) {
+    /// The flit `idx` of packet `p` reaches terminal `t`.
+    pub(super) fn nic_receive(&mut self, t: u32, p: u32, idx: u16) {
         self.c.sunk_flits += 1;
         self.last_progress = self.now;
-        let p = f.pkt;
         let mut hdr = self.pk.hdr[p as usize];
-        if f.idx + 1 < hdr.flits {
+        if idx + 1 < hdr.flits {
             return;
         }
         if hdr.target != t {
-            self.fault = Some(super::error::SimError::router(
+            self.fault = Some(SimError::router(
                 self.router.name(),
                 format!(
                     "a packet for terminal {} (from {}) was delivered to terminal {t}",
@@ -241,12 +242,8 @@ impl super::state::Sim<'_> {
             ));
             return;
         }
-        let router = self.router;
-        let mut ctx = RouterCtx {
-            rng: &mut self.nic.rng[t as usize],
-            counters: &mut self.counters,
-        };
-        if let Some(delay) = router.arrived(&mut hdr, &mut ctx) {
+        let mut ctx = RouterCtx::new(&mut self.nic_rng[t as usize], &mut self.counters);
+        if let Some(delay) = self.router.arrived(&mut hdr, &mut ctx) {
             hdr.origin = t;
             hdr.leg_hops = 0;
             self.pk.hdr[p as usize] = hdr;
@@ -262,35 +259,47 @@ impl super::state::Sim<'_> {
     pub(super) fn reinject(&mut self, p: u32) {
         let t = self.pk.hdr[p as usize].origin;
         self.c.reinjected_flits += u64::from(self.pk.hdr[p as usize].flits);
-        self.nic.transit_q[t as usize].push(&mut self.pk.next, p);
+        self.nic[t as usize].transit_q.push(&mut self.pk.next, p);
         self.nic_send(t);
     }
 
     fn deliver(&mut self, p: u32) {
         let pi = p as usize;
         let hdr = self.pk.hdr[pi];
+        let meta = self.pk.meta[pi];
         let flits = u64::from(hdr.flits);
         self.in_net -= 1;
         self.c.delivered_packets += 1;
         self.c.delivered_flits += flits;
-        let lat = self.now - self.pk.gen_ps[pi];
+        let lat = self.now - meta.gen_ps;
         if self.c.measuring {
             self.c.win_delivered_flits += flits;
         }
         self.c.period_flits += flits;
         self.c.period_lat_sum += u128::from(lat);
         self.c.period_n += 1;
-        if self.pk.flags[pi] & flag::MEASURED != 0 {
+        let measured = meta.flags & flag::MEASURED != 0;
+        if measured {
             self.c.measured_outstanding -= 1;
             self.c.lat.record(lat);
-            self.c.net_lat.record(self.now - self.pk.inject_ps[pi]);
+            self.c.net_lat.record(self.now - meta.inject_ps);
             self.c.hops_sum += u64::from(hdr.hops);
             self.c.hops_max = self.c.hops_max.max(u32::from(hdr.hops));
         }
-        let (msg, flags) = (self.pk.msg[pi], self.pk.flags[pi]);
         self.pk.release(p);
-        if msg != NONE {
-            self.closed_delivered(msg, flags, hdr.target);
+        if meta.flags & flag::MESSAGE != 0 {
+            let left = &mut self.msgs.left[meta.msg as usize];
+            *left -= 1;
+            if *left == 0 {
+                self.msgs.free.push(meta.msg);
+                if measured {
+                    self.c.msg_lat.record(lat);
+                }
+            }
+        } else if meta.msg != NONE {
+            self.closed_delivered(meta.msg, meta.flags, hdr.target);
+        } else if measured {
+            self.c.msg_lat.record(lat);
         }
     }
 }

@@ -1,8 +1,8 @@
 //! The packet arena: packets are referred to by index, their slots reused
 //! through a free list, so steady-state traffic allocates nothing.
 //!
-//! The header (what routers read and write) is kept apart from the
-//! bookkeeping the engine alone uses.
+//! The header (what routers read and write, [`Header`]) is kept apart
+//! from the bookkeeping the engine alone uses ([`Meta`]).
 
 /// "No packet", "no channel", "no buffer": the null index.
 pub(super) const NONE: u32 = u32::MAX;
@@ -15,51 +15,33 @@ pub(super) mod flag {
     pub const SOURCED: u8 = 2;
     /// Closed loop: an acknowledgement or a reply.
     pub const REPLY: u8 = 4;
+    /// Open loop: one of a message of several packets (`msg` indexes the
+    /// message table).
+    pub const MESSAGE: u8 = 8;
 }
 
-/// What a router sees of a packet. Terminals are indices into
-/// [`crate::Network::terminals`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Header {
-    /// The terminal that generated the packet.
-    pub src: u32,
-    /// Its final destination.
-    pub dst: u32,
-    /// Where the current leg started: `src`, or the terminal that
-    /// re-injected it (in-transit buffers).
-    pub origin: u32,
-    /// Where the current leg ends: `dst`, or an intermediate terminal.
-    pub target: u32,
-    /// Length in flits.
-    pub flits: u16,
-    /// Channels the head has crossed since generation (injection and
-    /// ejection channels included).
-    pub hops: u16,
-    /// Channels crossed in the current leg.
-    pub leg_hops: u16,
-    /// Router-defined (e.g. the phase of a two-phase route).
-    pub phase: u8,
-    /// Router-defined (e.g. a lane).
-    pub lane: u8,
-    /// Router-defined state (e.g. dateline crossings, a path index).
-    pub state: u32,
-    /// Router-defined (e.g. an intermediate switch).
-    pub aux: u32,
+pub use crate::routing::adaptive::Header;
+
+/// What the engine alone keeps about a packet: one 32-byte record.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Meta {
+    /// Generation time.
+    pub gen_ps: u64,
+    /// When the head first left its source terminal (`u64::MAX` before).
+    pub inject_ps: u64,
+    /// Closed loop: the pair it belongs to; open loop with
+    /// [`flag::MESSAGE`]: its message.
+    pub msg: u32,
+    pub flags: u8,
 }
 
-/// Every packet alive, structure of arrays.
+/// Every packet alive: headers, bookkeeping and queue links apart.
 #[derive(Debug, Default)]
 pub(super) struct Packets {
     pub hdr: Vec<Header>,
-    /// Generation time.
-    pub gen_ps: Vec<u64>,
-    /// When the head first left its source terminal.
-    pub inject_ps: Vec<u64>,
+    pub meta: Vec<Meta>,
     /// Intrusive list link (source and transit queues).
     pub next: Vec<u32>,
-    /// Closed loop: the pair it belongs to.
-    pub msg: Vec<u32>,
-    pub flags: Vec<u8>,
     free: Vec<u32>,
     alive: u64,
 }
@@ -68,33 +50,30 @@ impl Packets {
     pub fn with_capacity(n: usize) -> Self {
         let mut p = Packets::default();
         p.hdr.reserve(n);
-        p.gen_ps.reserve(n);
-        p.inject_ps.reserve(n);
+        p.meta.reserve(n);
         p.next.reserve(n);
-        p.msg.reserve(n);
-        p.flags.reserve(n);
         p
     }
 
     /// A new packet; its slot may be a reused one.
     pub fn alloc(&mut self, hdr: Header, gen_ps: u64, msg: u32, flags: u8) -> u32 {
         self.alive += 1;
+        let meta = Meta {
+            gen_ps,
+            inject_ps: u64::MAX,
+            msg,
+            flags,
+        };
         if let Some(i) = self.free.pop() {
             let k = i as usize;
             self.hdr[k] = hdr;
-            self.gen_ps[k] = gen_ps;
-            self.inject_ps[k] = u64::MAX;
+            self.meta[k] = meta;
             self.next[k] = NONE;
-            self.msg[k] = msg;
-            self.flags[k] = flags;
             i
         } else {
             self.hdr.push(hdr);
-            self.gen_ps.push(gen_ps);
-            self.inject_ps.push(u64::MAX);
+            self.meta.push(meta);
             self.next.push(NONE);
-            self.msg.push(msg);
-            self.flags.push(flags);
             (self.hdr.len() - 1) as u32
         }
     }
@@ -182,7 +161,7 @@ mod tests {
         a.release(p);
         let r = a.alloc(Header::default(), 7, 0, 0);
         assert_eq!(r, p);
-        assert_eq!(a.gen_ps[r as usize], 7);
+        assert_eq!(a.meta[r as usize].gen_ps, 7);
         assert_eq!(a.alive(), 2);
         let mut qu = Queue::default();
         qu.push(&mut a.next, q);

@@ -1,34 +1,45 @@
 //! The simulator's state and its event loop.
 //!
 //! Components are switches and terminals (NICs); they share nothing but
-//! links ([`super::link`]). State is kept as flat vectors indexed by
-//! channel, by `(channel, vc)` (an input buffer is named after the channel
-//! that fills it: `channel * vcs + vc`) and by terminal. The behaviour of
-//! switches is in [`super::switch`], of terminals in [`super::nic`].
+//! links ([`super::link`]). State is kept in flat vectors of small
+//! records grouped by what is read together: per channel its timing and
+//! both ends ([`Chan`], one cache line); per `(channel, vc)` the input
+//! buffer the channel fills and the sender's credits and holder ([`Vc`];
+//! a buffer is named after the channel that fills it: `channel << vshift
+//! | vc`); per terminal its NIC ([`Nic`]). The behaviour of switches is in
+//! [`super::switch`], of terminals in [`super::nic`].
 
 use super::config::{Selection, Switching};
 use super::engine::{Calendar, Event, Kind};
-use super::error::{SimError, WaitingBuffer};
-use super::link::{ChannelTiming, Links, SINK_CREDITS};
+use super::error::{ConfigError, SimError, WaitingBuffer};
+use super::link::{Chan, ChannelTiming, Vc, FROM_TERM, SINK_CREDITS, SWITCHES, TO_TERM};
 use super::packet::{Packets, Queue, NONE};
-use super::router::{Candidates, HopRouter};
 use super::stats::Counters;
 use super::workload::Closed;
 use crate::network::{Network, PortId};
 use crate::rng::{self, Rng};
+use crate::routing::adaptive::{AnyRouter, Candidates, HopRouter, LocalView};
 use crate::traffic::BoundPattern;
+use crate::ChannelId;
 
 /// Settings of one run, resolved from the spec.
 #[derive(Debug, Clone)]
 pub(super) struct Params {
     pub switching: Switching,
     pub vcs: usize,
+    /// VC records of a channel are `1 << vshift` apart (the VC count
+    /// rounded up to a power of two: indices without divisions).
+    pub vshift: u32,
     /// Flits per input buffer (per port and VC).
     pub buf: u32,
     pub flit_bytes: u32,
     pub routing_delay_ps: u64,
     pub speedup: u64,
     pub selection: Selection,
+    /// Stop & go flow control, and its thresholds in flits.
+    pub stop_go: bool,
+    pub stop_at: u32,
+    pub go_at: u32,
     /// Open loop: flits per packet and packets per message.
     pub packet_flits: u16,
     pub message_packets: u32,
@@ -38,6 +49,9 @@ pub(super) struct Params {
     pub watchdog_ps: u64,
     /// Open loop: messages per terminal per cycle.
     pub message_rate: f64,
+    /// NIC injection limit: picoseconds per flit between packet starts
+    /// (0: none).
+    pub inject_ps_per_flit: f64,
     pub seed: u64,
 }
 
@@ -45,116 +59,191 @@ impl Params {
     /// The channel of input buffer (or output VC) `iv`.
     #[inline]
     pub fn ch_of(&self, iv: u32) -> u32 {
-        if self.vcs.is_power_of_two() {
-            iv >> self.vcs.trailing_zeros()
-        } else {
-            iv / self.vcs as u32
-        }
+        iv >> self.vshift
     }
 
     /// The VC of input buffer (or output VC) `iv`.
     #[inline]
     pub fn vc_of(&self, iv: u32) -> u8 {
-        if self.vcs.is_power_of_two() {
-            (iv & (self.vcs as u32 - 1)) as u8
-        } else {
-            (iv % self.vcs as u32) as u8
-        }
+        (iv & ((1 << self.vshift) - 1)) as u8
+    }
+
+    /// The input buffer (or output VC) of `(channel, vc)`.
+    #[inline]
+    pub fn iv(&self, ch: u32, vc: u32) -> u32 {
+        ch << self.vshift | vc
     }
 }
 
-/// One terminal's NIC, structure of arrays.
-#[derive(Debug, Default)]
-pub(super) struct Nics {
+/// One terminal's NIC: what it reads whenever it may send.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Nic {
     /// Injection channel, or `NONE`.
-    pub inj: Vec<u32>,
+    pub inj: u32,
     /// Node id of the switch it injects into.
-    pub switch: Vec<u32>,
-    pub source_q: Vec<Queue>,
-    pub transit_q: Vec<Queue>,
+    pub switch: u32,
     /// Packet being injected, flits of it sent, and its VC (`u8::MAX`
     /// until chosen).
-    pub cur: Vec<u32>,
-    pub cur_sent: Vec<u16>,
-    pub cur_vc: Vec<u8>,
-    pub rng: Vec<Rng>,
+    pub cur: u32,
+    pub cur_sent: u16,
+    pub cur_vc: u8,
+    pub source_q: Queue,
+    pub transit_q: Queue,
     /// Messages generated (the pattern's `seq`).
-    pub seq: Vec<u64>,
+    pub seq: u64,
+    /// Injection limit: the next packet may not start before.
+    pub next_start: u64,
 }
 
-/// One input buffer (port and VC of a switch): a FIFO of flits kept in
-/// `Sim::buf`, and the output VC its front packet holds. Kept together so
-/// that one cache line serves a visit.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Ivc {
-    pub head: u32,
-    pub len: u32,
-    /// The output `(channel * vcs + vc)` the front packet holds, or `NONE`.
-    pub alloc: u32,
-    /// Bumped whenever the front head is allocated (stale waits).
-    pub gen: u32,
-    /// Flits of the front packet already sent on.
-    pub front_sent: u16,
+/// Open-loop messages of several packets still being delivered: packets
+/// left per message, slots reused.
+#[derive(Debug, Default)]
+pub(super) struct Messages {
+    pub left: Vec<u32>,
+    pub free: Vec<u32>,
 }
 
-impl Default for Ivc {
-    fn default() -> Self {
-        Ivc {
-            head: 0,
-            len: 0,
-            alloc: NONE,
-            gen: 0,
-            front_sent: 0,
+impl Messages {
+    pub fn alloc(&mut self, packets: u32) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.left[i as usize] = packets;
+                i
+            }
+            None => {
+                self.left.push(packets);
+                (self.left.len() - 1) as u32
+            }
         }
     }
 }
 
 pub(super) struct Sim<'a> {
     pub net: &'a Network,
-    pub router: &'a dyn HopRouter,
-    pub p: &'a Params,
+    pub router: &'a AnyRouter,
+    /// The settings, kept by value: read at every step.
+    pub p: Params,
     pub pattern: Option<&'a BoundPattern>,
     pub now: u64,
     pub q: Calendar,
-    pub links: Links,
+    /// Per channel.
+    pub ch: Vec<Chan>,
+    /// Per `(channel, vc)`: input buffer and sender state.
+    pub vc: Vec<Vc>,
+    /// The flits behind each buffer's front: `buf - 1` slots per buffer.
+    pub slots: Vec<u32>,
+    /// Stop & go: flits physically in each input buffer (routing
+    /// pipeline included); empty under credits.
+    pub sg_occ: Vec<u32>,
+    /// Per node: its index among switches, or `NONE`.
+    pub sw_of: Vec<u32>,
+    /// Per channel: busy time during the measurement.
+    pub util: Vec<u64>,
     /// Per node: first slot in `port_ch`; per slot: the channel leaving
     /// that port, or `NONE`.
     pub port_base: Vec<u32>,
     pub port_ch: Vec<u32>,
-    // Input buffers, by `channel * vcs + vc` (channels ending at a switch).
-    pub buf: Vec<u32>,
-    /// Per input buffer: its FIFO state and the output it holds.
-    pub ivc: Vec<Ivc>,
-    /// Per channel: the input port it enters may read again at.
-    pub in_busy: Vec<u64>,
-    pub in_wake: Vec<u64>,
     /// Per channel: heads waiting for one of its VCs, `(buffer, gen)`.
     pub waiters: Vec<Vec<(u32, u32)>>,
     pub pool: Vec<Vec<(u32, u32)>>,
     pub cands: Candidates,
     pub sw_rng: Vec<Rng>,
     pub counters: Vec<u64>,
-    pub nic: Nics,
+    pub nic: Vec<Nic>,
+    pub nic_rng: Vec<Rng>,
     pub pk: Packets,
+    pub msgs: Messages,
     pub c: Counters,
-    pub util_ps: Vec<u64>,
     pub closed: Option<Closed>,
     pub fault: Option<SimError>,
     pub last_progress: u64,
     /// Packets injected and not yet delivered.
     pub in_net: u64,
+    /// Flits on channels.
+    pub in_flight: u64,
     pub events: u64,
     pub flit_hops: u64,
+}
+
+/// What a router sees of one switch: its output ports' channels, the
+/// senders' credits and holders, and whether each port transmits.
+pub(super) struct View<'a> {
+    pub now: u64,
+    pub vcs: usize,
+    pub vshift: u32,
+    pub capacity: u32,
+    /// Channel leaving each port (index `port - 1`), or `NONE`.
+    pub port_ch: &'a [u32],
+    pub vc: &'a [Vc],
+    pub ch: &'a [Chan],
+}
+
+impl View<'_> {
+    #[inline]
+    fn out(&self, port: PortId) -> Option<u32> {
+        let c = *self.port_ch.get(usize::from(port.0).wrapping_sub(1))?;
+        (c != NONE).then_some(c)
+    }
+}
+
+impl LocalView for View<'_> {
+    #[inline]
+    fn now_ps(&self) -> u64 {
+        self.now
+    }
+
+    #[inline]
+    fn ports(&self) -> u16 {
+        self.port_ch.len() as u16
+    }
+
+    #[inline]
+    fn vcs(&self) -> u8 {
+        self.vcs as u8
+    }
+
+    #[inline]
+    fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    #[inline]
+    fn channel(&self, port: PortId) -> Option<ChannelId> {
+        self.out(port).map(ChannelId)
+    }
+
+    #[inline]
+    fn credits(&self, port: PortId, vc: u8) -> u32 {
+        match self.out(port) {
+            Some(c) => self.vc[(c as usize) << self.vshift | usize::from(vc)]
+                .credits
+                .min(self.capacity),
+            None => 0,
+        }
+    }
+
+    #[inline]
+    fn is_held(&self, port: PortId, vc: u8) -> bool {
+        match self.out(port) {
+            Some(c) => self.vc[(c as usize) << self.vshift | usize::from(vc)].held != NONE,
+            None => true,
+        }
+    }
+
+    #[inline]
+    fn is_busy(&self, port: PortId) -> bool {
+        self.out(port)
+            .is_some_and(|c| self.ch[c as usize].busy > self.now)
+    }
 }
 
 impl<'a> Sim<'a> {
     pub fn new(
         net: &'a Network,
-        router: &'a dyn HopRouter,
-        p: &'a Params,
+        router: &'a AnyRouter,
+        p: &Params,
         pattern: Option<&'a BoundPattern>,
     ) -> Result<Self, SimError> {
-        let v = p.vcs;
         let name = |n: crate::NodeId| net.node(n).name.clone();
         // Ports.
         let mut port_base = Vec::with_capacity(net.node_count() + 1);
@@ -167,98 +256,152 @@ impl<'a> Sim<'a> {
         }
         port_base.push(port_ch.len() as u32);
         // Channels.
-        let mut timing = Vec::with_capacity(net.channel_count());
+        let stride = 1usize << p.vshift;
+        let nch = net.channel_count();
+        let mut ch = Vec::with_capacity(nch);
+        let mut vc = Vec::with_capacity(nch * stride);
         let (mut min_delay, mut max_delay) = (u64::MAX, p.cycle_ps);
-        for ch in net.channels() {
-            let class = net.class(ch.class);
+        for c in net.channels() {
+            let class = net.class(c.class);
             let flit_ps = class
                 .bandwidth
                 .serialization_ps(u64::from(p.flit_bytes))
                 .max(1);
-            let to_switch = net.is_switch(ch.dst);
-            if !to_switch && !net.is_switch(ch.src) {
+            let to_switch = net.is_switch(c.dst);
+            if !to_switch && !net.is_switch(c.src) {
                 return Err(SimError::router(
                     router.name(),
                     format!(
                         "terminals {} and {} are cabled to each other; terminals must hang off switches",
-                        name(ch.src),
-                        name(ch.dst)
+                        name(c.src),
+                        name(c.dst)
                     ),
                 ));
             }
             let lat_ps = class.latency.0;
             let arrive_ps = flit_ps + lat_ps + if to_switch { p.routing_delay_ps } else { 0 };
+            if arrive_ps > u64::from(u32::MAX) {
+                return Err(ConfigError::invalid(
+                    "network.links",
+                    format!("a flit time plus latency of {arrive_ps} ps"),
+                    "flit times and latencies up to 4.29 ms",
+                )
+                .into());
+            }
             min_delay = min_delay.min(flit_ps);
-            max_delay = max_delay.max(arrive_ps).max(lat_ps);
-            let term = |n: crate::NodeId| {
-                if net.is_terminal(n) {
-                    net.kind_index(n) as u32
-                } else {
-                    NONE
+            max_delay = max_delay.max(arrive_ps);
+            if p.stop_go && to_switch {
+                // What arrives after the stop threshold is crossed: the
+                // flits started during the stop's way back and before.
+                let round = (2 * lat_ps).div_ceil(flit_ps);
+                let need = u64::from(p.stop_at) + 1 + round;
+                if need > u64::from(p.buf) {
+                    return Err(ConfigError::invalid(
+                        "router.stop_threshold",
+                        p.stop_at,
+                        format!(
+                            "a slack buffer (buffer_flits = {}) that absorbs a round trip of \
+                             {round} flits on channel {} -> {}: stop_threshold <= {}, or \
+                             buffer_flits >= {need}",
+                            p.buf,
+                            name(c.src),
+                            name(c.dst),
+                            i64::from(p.buf) - 1 - round as i64
+                        ),
+                    )
+                    .into());
                 }
+            }
+            let term = |n: crate::NodeId| net.kind_index(n) as u32;
+            let (kind, term) = if !to_switch {
+                (TO_TERM, term(c.dst))
+            } else if net.is_terminal(c.src) {
+                (FROM_TERM, term(c.src))
+            } else {
+                (SWITCHES, NONE)
             };
-            timing.push(ChannelTiming {
-                flit_ps,
-                lat_ps,
-                arrive_ps,
-                to_term: term(ch.dst),
-                from_term: term(ch.src),
-                credit_ring: if to_switch { v as u32 * p.buf } else { 0 },
-                credits: if to_switch { p.buf } else { SINK_CREDITS },
-            });
+            ch.push(Chan::new(&ChannelTiming {
+                flit_ps: flit_ps as u32,
+                lat_ps: lat_ps as u32,
+                kind,
+                term,
+                node: c.dst.0,
+                in_port: c.dst_port.0,
+            }));
+            let credits = if !to_switch || p.stop_go {
+                SINK_CREDITS
+            } else {
+                p.buf
+            };
+            vc.extend(std::iter::repeat_n(Vc::new(credits), stride));
         }
-        let links = Links::new(v, &timing);
-        let nch = net.channel_count();
         // Terminals.
         let t = net.terminals().len();
-        let mut nic = Nics::default();
+        let mut nic = Vec::with_capacity(t);
+        let mut nic_rng = Vec::with_capacity(t);
         for (i, &node) in net.terminals().iter().enumerate() {
             let inj = net
                 .out_channels(node)
                 .iter()
                 .copied()
                 .find(|&c| net.is_switch(net.channel(c).dst));
-            nic.inj.push(inj.map_or(NONE, |c| c.0));
-            nic.switch.push(inj.map_or(NONE, |c| net.channel(c).dst.0));
-            nic.rng.push(rng::stream(p.seed, &format!("sim/nic/{i}")));
+            nic.push(Nic {
+                inj: inj.map_or(NONE, |c| c.0),
+                switch: inj.map_or(NONE, |c| net.channel(c).dst.0),
+                cur: NONE,
+                cur_sent: 0,
+                cur_vc: u8::MAX,
+                source_q: Queue::default(),
+                transit_q: Queue::default(),
+                seq: 0,
+                next_start: 0,
+            });
+            nic_rng.push(rng::stream(p.seed, &format!("sim/nic/{i}")));
         }
-        nic.source_q = vec![Queue::default(); t];
-        nic.transit_q = vec![Queue::default(); t];
-        nic.cur = vec![NONE; t];
-        nic.cur_sent = vec![0; t];
-        nic.cur_vc = vec![u8::MAX; t];
-        nic.seq = vec![0; t];
+        let sw_of = net
+            .node_ids()
+            .map(|n| {
+                if net.is_switch(n) {
+                    net.kind_index(n) as u32
+                } else {
+                    NONE
+                }
+            })
+            .collect();
         let sw_rng = (0..net.switches().len())
             .map(|s| rng::stream(p.seed, &format!("sim/switch/{s}")))
             .collect();
-        let nbuf = nch * v;
+        let nbuf = nch << p.vshift;
         Ok(Sim {
             net,
             router,
-            p,
+            p: p.clone(),
             pattern,
             now: 0,
             q: Calendar::for_delays(min_delay.min(p.cycle_ps), max_delay.saturating_mul(2)),
-            links,
+            ch,
+            vc,
+            slots: vec![NONE; nbuf * (p.buf as usize - 1)],
+            sg_occ: if p.stop_go { vec![0; nbuf] } else { Vec::new() },
+            sw_of,
+            util: vec![0; nch],
             port_base,
             port_ch,
-            buf: vec![NONE; nbuf * p.buf as usize],
-            ivc: vec![Ivc::default(); nbuf],
-            in_busy: vec![0; nch],
-            in_wake: vec![u64::MAX; nch],
             waiters: vec![Vec::new(); nch],
             pool: Vec::new(),
             cands: Candidates::default(),
             sw_rng,
             counters: vec![0; router.counters().len()],
             nic,
+            nic_rng,
             pk: Packets::with_capacity(4 * t),
+            msgs: Messages::default(),
             c: Counters::default(),
-            util_ps: vec![0; nch],
             closed: None,
             fault: None,
             last_progress: 0,
             in_net: 0,
+            in_flight: 0,
             events: 0,
             flit_hops: 0,
         })
@@ -266,53 +409,44 @@ impl<'a> Sim<'a> {
 
     #[inline]
     pub fn schedule(&mut self, time: u64, kind: Kind, obj: u32) {
-        self.q.push(Event { time, obj, kind });
+        self.q.push(Event::new(time, kind, obj));
     }
 
     /// Wakes the sender of channel `c` at `t`, unless an earlier wake is
     /// pending (it re-examines everything and re-arms as needed).
     #[inline]
     pub fn wake_output(&mut self, c: u32, t: u64) {
-        let w = self.links.wake[c as usize];
-        if w >= self.now && w <= t {
+        let k = &mut self.ch[c as usize];
+        if k.wake >= self.now && k.wake <= t {
             return;
         }
-        self.links.wake[c as usize] = t;
+        k.wake = t;
         self.schedule(t, Kind::Output, c);
     }
 
     #[inline]
     pub fn wake_input(&mut self, c: u32, t: u64) {
-        let w = self.in_wake[c as usize];
-        if w >= self.now && w <= t {
+        let k = &mut self.ch[c as usize];
+        if k.in_wake >= self.now && k.in_wake <= t {
             return;
         }
-        self.in_wake[c as usize] = t;
+        k.in_wake = t;
         self.schedule(t, Kind::Input, c);
     }
 
-    /// The sender of `c` needs credits: wake it when the next one lands,
-    /// or have the receiver wake it when it sends one.
+    /// Sends a flow-control message (`tag`) for VC `vc` back to the
+    /// sender of `c`: it arrives after the channel's latency.
     #[inline]
-    pub fn need_credit(&mut self, c: u32) {
-        match self.links.next_credit(c) {
-            Some(t) => self.wake_output(c, t.max(self.now)),
-            None => self.links.starved[c as usize] = true,
-        }
-    }
-
-    /// The view of switch `node`'s output ports (credits drained to now).
-    pub fn drain_switch(&mut self, node: u32) {
-        let (a, b) = (
-            self.port_base[node as usize] as usize,
-            self.port_base[node as usize + 1] as usize,
-        );
-        for i in a..b {
-            let c = self.port_ch[i];
-            if c != NONE && self.links.credits_pending(c) {
-                self.links.drain(c, self.now);
-            }
-        }
+    pub fn send_back(&mut self, c: u32, vc: u8, tag: u16) {
+        let at = self.now + u64::from(self.ch[c as usize].lat_ps);
+        self.q.push(Event {
+            time: at,
+            obj: c,
+            pkt: 0,
+            idx: tag,
+            vc,
+            kind: Kind::Credit,
+        });
     }
 
     /// Runs events up to and including time `t_end`.
@@ -321,14 +455,16 @@ impl<'a> Sim<'a> {
             self.now = ev.time;
             self.events += 1;
             match ev.kind {
-                Kind::Arrive => self.arrive(ev.obj),
+                Kind::Arrive => self.arrive(ev),
+                Kind::Credit => self.credit(ev.obj, ev.vc, ev.idx),
                 Kind::Output => self.output_event(ev.obj),
                 Kind::Input => self.input_event(ev.obj),
                 Kind::Generate => self.generate(ev.obj),
                 Kind::Reinject => self.reinject(ev.obj),
+                Kind::Enter => self.enter(ev.obj, ev.vc),
             }
-            if let Some(f) = self.fault.take() {
-                return Err(f);
+            if self.fault.is_some() {
+                return Err(self.fault.take().expect("a fault"));
             }
             if self.in_net > 0 && self.now - self.last_progress > self.p.watchdog_ps {
                 return Err(self.deadlock());
@@ -344,10 +480,11 @@ impl<'a> Sim<'a> {
     }
 
     fn output_event(&mut self, c: u32) {
-        if self.links.wake[c as usize] == self.now {
-            self.links.wake[c as usize] = u64::MAX;
+        let k = &mut self.ch[c as usize];
+        if k.wake == self.now {
+            k.wake = u64::MAX;
         }
-        let t = self.links.from_term[c as usize];
+        let t = k.sender_term();
         if t != NONE {
             self.nic_send(t);
         } else {
@@ -356,27 +493,27 @@ impl<'a> Sim<'a> {
     }
 
     fn input_event(&mut self, c: u32) {
-        if self.in_wake[c as usize] == self.now {
-            self.in_wake[c as usize] = u64::MAX;
+        let k = &mut self.ch[c as usize];
+        if k.in_wake == self.now {
+            k.in_wake = u64::MAX;
         }
-        let v = self.p.vcs as u32;
-        for iv in c * v..(c + 1) * v {
-            let a = self.ivc[iv as usize].alloc;
-            if a != NONE && self.ivc[iv as usize].len > 0 {
-                self.serve_output(self.p.ch_of(a));
+        let first = self.p.iv(c, 0);
+        for iv in first..first + self.p.vcs as u32 {
+            let b = self.vc[iv as usize];
+            if b.alloc != NONE && b.len > 0 {
+                self.serve_output(self.p.ch_of(b.alloc));
             }
         }
     }
 
     /// Describes input buffer `iv` for error reports.
     pub fn describe_buffer(&self, iv: u32) -> WaitingBuffer {
-        let v = self.p.vcs as u32;
-        let ch = self.net.channel(crate::ChannelId(iv / v));
+        let ch = self.net.channel(ChannelId(self.p.ch_of(iv)));
         WaitingBuffer {
             node: self.net.node(ch.dst).name.clone(),
             port: ch.dst_port.0,
-            vc: (iv % v) as u8,
-            flits: self.ivc[iv as usize].len,
+            vc: self.p.vc_of(iv),
+            flits: self.vc[iv as usize].len,
         }
     }
 
@@ -384,20 +521,19 @@ impl<'a> Sim<'a> {
     /// terminals, against the flits found in queues, buffers and links.
     pub fn check_conservation(&self) -> Result<(), SimError> {
         let mut found = 0u64;
-        for t in 0..self.nic.inj.len() {
-            for q in [self.nic.source_q[t], self.nic.transit_q[t]] {
+        for n in &self.nic {
+            for q in [n.source_q, n.transit_q] {
                 found += q
                     .iter(&self.pk.next)
                     .map(|p| u64::from(self.pk.hdr[p as usize].flits))
                     .sum::<u64>();
             }
-            let p = self.nic.cur[t];
-            if p != NONE {
-                found += u64::from(self.pk.hdr[p as usize].flits - self.nic.cur_sent[t]);
+            if n.cur != NONE {
+                found += u64::from(self.pk.hdr[n.cur as usize].flits - n.cur_sent);
             }
         }
-        found += self.ivc.iter().map(|b| u64::from(b.len)).sum::<u64>();
-        found += self.links.flits_in_flight();
+        found += self.vc.iter().map(|b| u64::from(b.len)).sum::<u64>();
+        found += self.in_flight;
         let generated = self.c.gen_flits + self.c.reinjected_flits;
         let consumed = self.c.sunk_flits;
         let packets_ok = self.pk.alive() == self.c.gen_packets - self.c.delivered_packets;

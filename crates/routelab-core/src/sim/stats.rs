@@ -161,6 +161,13 @@ pub(super) struct Counters {
     pub measured: u64,
     pub lat: Histogram,
     pub net_lat: Histogram,
+    /// Open loop: generation of a measured message to the delivery of
+    /// its last packet.
+    pub msg_lat: Histogram,
+    /// Stop & go: stop signals sent, and the most flits seen in one
+    /// input buffer (routing pipeline included).
+    pub stops: u64,
+    pub occupancy_max: u32,
     pub hops_sum: u64,
     pub hops_max: u32,
     // Current warm-up or measurement period (convergence test).
@@ -253,6 +260,13 @@ pub struct SimResult {
     /// Injection of the first flit to delivery of the last (no source queueing).
     pub network_latency_mean: f64,
     pub network_latency_p99: f64,
+    /// Open loop: generation of a message (of `message_packets` packets)
+    /// to the delivery of its last packet, over messages generated during
+    /// the measurement; equal to the packet latency for one-packet
+    /// messages, 0 for closed-loop workloads (see `workload`).
+    pub message_latency_mean: f64,
+    pub message_latency_p99: f64,
+    pub messages_measured_delivered: u64,
     pub latency_histogram: Vec<HistogramBin>,
     /// Channels crossed per measured packet, injection and ejection included.
     pub avg_hops: f64,
@@ -276,6 +290,15 @@ pub struct SimResult {
     pub channel_utilisation: Option<Vec<f64>>,
     /// Counters the router defines.
     pub counters: BTreeMap<String, u64>,
+    /// `credit` or `stop-go`.
+    pub flow_control: String,
+    /// Stop & go: stop signals sent over the whole run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_signals: Option<u64>,
+    /// Stop & go: the most flits one input buffer held at once (flits in
+    /// its routing pipeline included); never above `buffer_flits`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer_occupancy_max: Option<u32>,
     /// Latency and throughput of the two halves of the measurement agree
     /// within `run.convergence`.
     pub converged: bool,

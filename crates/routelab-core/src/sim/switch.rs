@@ -21,14 +21,19 @@
 //! delay, and the freed slot is credited back upstream after the input
 //! channel's latency. With one VC the packet behind a blocked head waits
 //! however free its own output is: head-of-line blocking.
+//!
+//! Under stop & go the receiver counts the flits that have physically
+//! entered each buffer (routing pipeline included) and sends stop or go
+//! upstream when that count crosses the thresholds.
 
-use super::config::{Selection, Switching};
-use super::engine::Kind;
-use super::link::{wrap, Flit};
+use super::config::Switching;
+use super::engine::{Event, Kind};
+use super::error::SimError;
+use super::link::{wrap, FROM_TERM, SINK_CREDITS, TAG_CREDIT, TAG_GO, TAG_STOP, TO_TERM};
 use super::packet::NONE;
-use super::router::{Candidate, Here, RouterCtx};
-use crate::network::ChannelId;
-use rand::Rng;
+use super::state::View;
+use crate::network::{ChannelId, NodeId, PortId};
+use crate::routing::adaptive::{select, Here, HopRouter, RouterCtx};
 
 impl super::state::Sim<'_> {
     /// Credits the switching mode requires to allocate a VC to a packet.
@@ -40,51 +45,130 @@ impl super::state::Sim<'_> {
         }
     }
 
-    /// A flit arrives on channel `c`.
-    pub(super) fn arrive(&mut self, c: u32) {
-        let f = self.links.pop_flit(c);
-        let t = self.links.to_term[c as usize];
-        if t != NONE {
+    /// How long sending a flit of `fp` ps occupies the crossbar input.
+    #[inline]
+    fn input_hold(&self, fp: u64) -> u64 {
+        if self.p.speedup == 1 {
+            fp
+        } else {
+            fp.div_ceil(self.p.speedup)
+        }
+    }
+
+    /// Appends a flit of `pkt` to buffer `iv`.
+    #[inline]
+    fn buf_push(&mut self, iv: u32, pkt: u32) {
+        let i = iv as usize;
+        let cap = self.p.buf - 1;
+        let b = &mut self.vc[i];
+        debug_assert!(b.len <= cap, "input buffer overflow");
+        if b.len == 0 {
+            b.front = pkt;
+        } else {
+            let slot = wrap(b.head + b.len - 1, cap);
+            self.slots[i * cap as usize + slot as usize] = pkt;
+        }
+        b.len += 1;
+    }
+
+    /// Removes the front flit of buffer `iv`; returns its packet.
+    #[inline]
+    fn buf_pop(&mut self, iv: u32) -> u32 {
+        let i = iv as usize;
+        let cap = self.p.buf - 1;
+        let b = &mut self.vc[i];
+        let p = b.front;
+        b.len -= 1;
+        if b.len > 0 {
+            b.front = self.slots[i * cap as usize + b.head as usize];
+            b.head = wrap(b.head + 1, cap);
+        }
+        p
+    }
+
+    /// A flit becomes usable at the receiver of channel `ev.obj`.
+    pub(super) fn arrive(&mut self, ev: Event) {
+        let c = ev.obj;
+        self.in_flight -= 1;
+        let iv = self.p.iv(c, u32::from(ev.vc));
+        let k = &self.ch[c as usize];
+        if k.kind == TO_TERM {
             // A terminal consumes flits at once: its credit is back.
-            self.links.credits[c as usize * self.p.vcs + usize::from(f.vc)] += 1;
-            self.nic_receive(t, f);
+            let t = k.term;
+            if !self.p.stop_go {
+                self.vc[iv as usize].credits += 1;
+            }
+            self.nic_receive(t, ev.pkt, ev.idx);
             return;
         }
-        let v = self.p.vcs as u32;
-        let iv = c * v + u32::from(f.vc);
-        let i = iv as usize;
-        let b = self.p.buf;
-        debug_assert!(self.ivc[i].len < b, "input buffer overflow");
-        let slot = wrap(self.ivc[i].head + self.ivc[i].len, b);
-        self.buf[i * b as usize + slot as usize] = f.pkt;
-        self.ivc[i].len += 1;
-        let a = self.ivc[i].alloc;
-        if a != NONE {
-            if self.ivc[i].len == 1 {
-                self.serve_output(self.p.ch_of(a));
+        self.buf_push(iv, ev.pkt);
+        let b = &self.vc[iv as usize];
+        if b.alloc != NONE {
+            if b.len == 1 {
+                self.serve_output(self.p.ch_of(b.alloc));
             }
-        } else if self.ivc[i].len == 1 {
+        } else if b.len == 1 {
             self.try_route(iv);
-        } else if self.p.switching == Switching::StoreAndForward && self.ivc[i].front_sent == 0 {
+        } else if self.p.switching == Switching::StoreAndForward && b.front_sent == 0 {
             // The front packet may just have become whole.
-            let flits = self.pk.hdr[self.front(iv) as usize].flits;
-            if self.ivc[i].len == u32::from(flits) {
+            if b.len == u32::from(self.pk.hdr[b.front as usize].flits) {
                 self.try_route(iv);
             }
         }
     }
 
+    /// A flow-control message for `(c, vc)` reaches the sender.
+    pub(super) fn credit(&mut self, c: u32, vc: u8, tag: u16) {
+        let r = &mut self.vc[self.p.iv(c, u32::from(vc)) as usize];
+        let was = r.credits;
+        match tag {
+            TAG_CREDIT => r.credits += 1,
+            TAG_STOP => {
+                r.credits = 0;
+                return;
+            }
+            _ => r.credits = SINK_CREDITS,
+        }
+        let k = &self.ch[c as usize];
+        if k.kind == FROM_TERM {
+            let t = k.term;
+            let n = &self.nic[t as usize];
+            let blocked = was == 0 || n.cur_vc == u8::MAX;
+            if blocked && (n.cur != NONE || n.source_q.len > 0 || n.transit_q.len > 0) {
+                self.nic_send(t);
+            }
+        } else if (was == 0 && k.held & 1 << vc != 0) || k.waiting {
+            self.output_ready(c);
+        }
+    }
+
+    /// Stop & go: a flit physically enters buffer `(c, vc)`.
+    pub(super) fn enter(&mut self, c: u32, vc: u8) {
+        let iv = self.p.iv(c, u32::from(vc)) as usize;
+        self.sg_occ[iv] += 1;
+        if self.sg_occ[iv] > self.p.buf {
+            self.fault = Some(SimError::router(
+                self.router.name(),
+                format!(
+                    "internal: stop & go buffer overflow at {:?}",
+                    self.describe_buffer(iv as u32)
+                ),
+            ));
+            return;
+        }
+        if self.sg_occ[iv] > self.p.stop_at && !self.vc[iv].stopped {
+            self.vc[iv].stopped = true;
+            self.c.stops += 1;
+            self.send_back(c, vc, TAG_STOP);
+        }
+        self.c.occupancy_max = self.c.occupancy_max.max(self.sg_occ[iv]);
+    }
+
     /// Whether buffer `iv`'s front is a head waiting for an output.
     #[inline]
     pub(super) fn needs_route(&self, iv: u32) -> bool {
-        let i = iv as usize;
-        self.ivc[i].len > 0 && self.ivc[i].alloc == NONE && self.ivc[i].front_sent == 0
-    }
-
-    #[inline]
-    fn front(&self, iv: u32) -> u32 {
-        let i = iv as usize;
-        self.buf[i * self.p.buf as usize + self.ivc[i].head as usize]
+        let b = &self.vc[iv as usize];
+        b.len > 0 && b.alloc == NONE && b.front_sent == 0
     }
 
     /// Routes and allocates the head at the front of buffer `iv`.
@@ -92,311 +176,347 @@ impl super::state::Sim<'_> {
         if !self.needs_route(iv) {
             return;
         }
-        let pkt = self.front(iv);
+        let b = &self.vc[iv as usize];
+        let pkt = b.front;
+        let len = b.len;
         let mut hdr = self.pk.hdr[pkt as usize];
-        if self.p.switching == Switching::StoreAndForward
-            && self.ivc[iv as usize].len < u32::from(hdr.flits)
-        {
+        if self.p.switching == Switching::StoreAndForward && len < u32::from(hdr.flits) {
             return;
         }
         let v = self.p.vcs as u32;
+        let vshift = self.p.vshift;
         let ch = self.p.ch_of(iv);
-        let (node, in_port) = {
-            let c = self.net.channel(ChannelId(ch));
-            (c.dst, c.dst_port)
-        };
-        let sw = self.net.kind_index(node);
+        let k = &self.ch[ch as usize];
+        let (node, in_port) = (k.node, k.in_port);
+        let sw = self.sw_of[node as usize] as usize;
         let here = Here {
-            switch: node,
+            switch: NodeId(node),
             switch_index: sw as u32,
-            in_port,
+            in_port: PortId(in_port),
             in_vc: self.p.vc_of(iv),
+            vcs: v as u8,
             now_ps: self.now,
         };
-        if self.router.reads_view() {
-            self.drain_switch(node.0);
-        }
+        let base = self.port_base[node as usize] as usize;
+        let nports = self.port_base[node as usize + 1] as usize - base;
         self.cands.clear();
         {
-            let router = self.router;
-            let (a, b) = (
-                self.port_base[node.index()] as usize,
-                self.port_base[node.index() + 1] as usize,
-            );
-            let view = super::router::LocalView {
+            let view = View {
                 now: self.now,
                 vcs: self.p.vcs,
+                vshift,
                 capacity: self.p.buf,
-                port_ch: &self.port_ch[a..b],
-                credits: &self.links.credits,
-                held: &self.links.held,
-                busy: &self.links.busy,
+                port_ch: &self.port_ch[base..base + nports],
+                vc: &self.vc,
+                ch: &self.ch,
             };
-            let mut ctx = RouterCtx {
-                rng: &mut self.sw_rng[sw],
-                counters: &mut self.counters,
-            };
-            router.route(&hdr, &here, &view, &mut ctx, &mut self.cands);
+            let mut ctx = RouterCtx::new(&mut self.sw_rng[sw], &mut self.counters);
+            self.router
+                .route_in(&hdr, &here, &view, &mut ctx, &mut self.cands);
         }
         if self.cands.is_empty() {
-            self.fault = Some(super::error::SimError::router(
+            self.fault = Some(SimError::router(
                 self.router.name(),
                 format!(
                     "no route at switch {} for a packet from terminal {} to terminal {}",
-                    self.net.node(node).name,
+                    self.net.node(NodeId(node)).name,
                     hdr.origin,
                     hdr.target
                 ),
             ));
             return;
         }
-        let base = self.port_base[node.index()] as usize;
         let need_mode = self.mode_need(hdr.flits);
-        let mut best: Option<(Candidate, u32)> = None;
-        let mut ties = 0u32;
-        for k in 0..self.cands.items.len() {
-            let cand = self.cands.items[k];
-            let end = self.port_base[node.index() + 1] as usize;
-            let och = usize::from(cand.port.0)
-                .checked_sub(1)
-                .filter(|p| base + p < end)
-                .map_or(NONE, |p| self.port_ch[base + p]);
-            if och == NONE || usize::from(cand.vc) >= self.p.vcs {
-                self.fault = Some(super::error::SimError::router(
-                    self.router.name(),
-                    format!(
-                        "offered port {} vc {} at switch {}, which has no such channel",
-                        cand.port.0,
-                        cand.vc,
-                        self.net.node(node).name
-                    ),
-                ));
-                return;
-            }
-            if self.links.credits_pending(och) {
-                self.links.drain(och, self.now);
-            }
-            let oi = (och * v + u32::from(cand.vc)) as usize;
-            let credits = self.links.credits[oi];
-            if self.links.held[oi] != NONE || credits < cand.need.max(need_mode) {
-                continue;
-            }
-            match best {
-                None => {
-                    best = Some((cand, credits));
-                    ties = 1;
-                }
-                Some((b, _)) if cand.priority < b.priority => {
-                    best = Some((cand, credits));
-                    ties = 1;
-                }
-                Some((b, bc)) if cand.priority == b.priority => match self.p.selection {
-                    Selection::First => {}
-                    Selection::MaxCredits => {
-                        if credits > bc {
-                            best = Some((cand, credits));
+        let mut bad = None;
+        let chosen = {
+            let (vcs, port_ch) = (&self.vc, &self.port_ch[base..base + nports]);
+            select(
+                self.p.selection,
+                self.cands.as_slice(),
+                |cand| {
+                    let och = match port_ch.get(usize::from(cand.port.0).wrapping_sub(1)) {
+                        Some(&o) if o != NONE && u32::from(cand.vc) < v => o,
+                        _ => {
+                            bad.get_or_insert(*cand);
+                            return None;
                         }
-                    }
-                    Selection::Random => {
-                        ties += 1;
-                        if self.sw_rng[sw].gen_range(0..ties) == 0 {
-                            best = Some((cand, credits));
-                        }
-                    }
+                    };
+                    let o = &vcs[(och << vshift | u32::from(cand.vc)) as usize];
+                    (o.held == NONE && o.credits >= cand.need.max(need_mode)).then_some(o.credits)
                 },
-                _ => {}
-            }
+                &mut self.sw_rng[sw],
+            )
+        };
+        if let Some(cand) = bad {
+            self.fault = Some(SimError::router(
+                self.router.name(),
+                format!(
+                    "offered port {} vc {} at switch {}, which has no such channel",
+                    cand.port.0,
+                    cand.vc,
+                    self.net.node(NodeId(node)).name
+                ),
+            ));
+            return;
         }
-        match best {
-            Some((cand, _)) => {
+        match chosen {
+            Some((k, _)) => {
+                let cand = self.cands.as_slice()[k];
                 let och = self.port_ch[base + usize::from(cand.port.0) - 1];
-                let oi = och * v + u32::from(cand.vc);
-                self.links.held[oi as usize] = iv;
-                self.ivc[iv as usize].alloc = oi;
-                self.ivc[iv as usize].gen = self.ivc[iv as usize].gen.wrapping_add(1);
-                let router = self.router;
-                let mut ctx = RouterCtx {
-                    rng: &mut self.sw_rng[sw],
-                    counters: &mut self.counters,
-                };
-                router.forwarded(&mut hdr, &here, cand, ChannelId(och), &mut ctx);
+                let oi = self.p.iv(och, u32::from(cand.vc));
+                if hdr.flits == 1 && len == 1 && !self.p.stop_go {
+                    let out = &self.ch[och as usize];
+                    if out.held == 0
+                        && out.busy <= self.now
+                        && self.vc[oi as usize].credits > 0
+                        && self.ch[ch as usize].in_busy <= self.now
+                    {
+                        // What allocation and switch allocation do at once
+                        // for a lone one-flit packet on an idle output
+                        // with no other VC held: it leaves now.
+                        let b = &mut self.vc[iv as usize];
+                        b.gen = b.gen.wrapping_add(1);
+                        let mut ctx = RouterCtx::new(&mut self.sw_rng[sw], &mut self.counters);
+                        self.router
+                            .forwarded_in(&mut hdr, &here, cand, ChannelId(och), &mut ctx);
+                        self.pk.hdr[pkt as usize] = hdr;
+                        self.ch[och as usize].rr = cand.vc;
+                        self.vc[iv as usize].len = 0;
+                        self.send_back(ch, here.in_vc, TAG_CREDIT);
+                        let fp = u64::from(self.ch[och as usize].flit_ps);
+                        self.ch[ch as usize].in_busy = self.now + self.input_hold(fp);
+                        self.transmit(och, cand.vc, pkt, 0);
+                        self.retry_waiters(och);
+                        return;
+                    }
+                }
+                self.vc[oi as usize].held = iv;
+                self.ch[och as usize].held |= 1 << cand.vc;
+                let b = &mut self.vc[iv as usize];
+                b.alloc = oi;
+                b.gen = b.gen.wrapping_add(1);
+                let mut ctx = RouterCtx::new(&mut self.sw_rng[sw], &mut self.counters);
+                self.router
+                    .forwarded_in(&mut hdr, &here, cand, ChannelId(och), &mut ctx);
                 self.pk.hdr[pkt as usize] = hdr;
                 self.serve_output(och);
             }
             None => {
                 // Wait on every candidate port.
-                for k in 0..self.cands.items.len() {
-                    let port = self.cands.items[k].port;
-                    let och = self.port_ch[base + usize::from(port.0) - 1];
-                    if k > 0 && self.cands.items[..k].iter().any(|c| c.port == port) {
+                for k in 0..self.cands.len() {
+                    let port = self.cands.as_slice()[k].port;
+                    if self.cands.as_slice()[..k].iter().any(|c| c.port == port) {
                         continue;
                     }
+                    let och = self.port_ch[base + usize::from(port.0) - 1];
                     self.register_wait(och, iv);
-                    self.arm(och);
                 }
             }
         }
     }
 
     fn register_wait(&mut self, o: u32, iv: u32) {
-        let ivc = &self.ivc;
+        let vc = &self.vc;
         let w = &mut self.waiters[o as usize];
-        w.retain(|&(x, g)| ivc[x as usize].gen == g);
+        w.retain(|&(x, g)| vc[x as usize].gen == g);
         if !w.iter().any(|&(x, _)| x == iv) {
-            w.push((iv, ivc[iv as usize].gen));
+            w.push((iv, vc[iv as usize].gen));
         }
+        self.ch[o as usize].waiting = true;
+    }
+
+    /// Bits of every VC of a port.
+    #[inline]
+    fn all_vcs(&self) -> u64 {
+        u64::MAX >> (64 - self.p.vcs)
     }
 
     /// Retries the heads waiting on output `o`, oldest first, while one of
     /// its VCs is free.
+    #[inline(always)]
     pub(super) fn retry_waiters(&mut self, o: u32) {
-        if self.waiters[o as usize].is_empty() {
-            return;
+        if self.ch[o as usize].waiting {
+            self.retry_some(o);
         }
+    }
+
+    #[inline(never)]
+    fn retry_some(&mut self, o: u32) {
         let mut list = self.pool.pop().unwrap_or_default();
         std::mem::swap(&mut list, &mut self.waiters[o as usize]);
-        let v = self.p.vcs as u32;
+        self.ch[o as usize].waiting = false;
+        let all = self.all_vcs();
         let mut i = 0;
         while i < list.len() {
-            let free = (o * v..(o + 1) * v).any(|oi| self.links.held[oi as usize] == NONE);
-            if !free {
+            if self.ch[o as usize].held == all {
                 break;
             }
             let (iv, g) = list[i];
             i += 1;
-            if self.ivc[iv as usize].gen == g && self.needs_route(iv) {
+            if self.vc[iv as usize].gen == g && self.needs_route(iv) {
                 self.try_route(iv);
             }
         }
         for &(iv, g) in &list[i..] {
-            if self.ivc[iv as usize].gen == g {
+            if self.vc[iv as usize].gen == g {
                 self.waiters[o as usize].push((iv, g));
             }
         }
+        self.ch[o as usize].waiting = !self.waiters[o as usize].is_empty();
         list.clear();
         self.pool.push(list);
     }
 
-    /// Makes sure output `o` will be looked at again if anything waits
-    /// for it: when it stops transmitting, when credits arrive.
-    pub(super) fn arm(&mut self, o: u32) {
-        let v = self.p.vcs as u32;
-        let waiting = !self.waiters[o as usize].is_empty();
-        let (mut flits, mut credit) = (false, false);
-        for oi in o * v..(o + 1) * v {
-            let h = self.links.held[oi as usize];
-            let cr = self.links.credits[oi as usize];
-            if h != NONE {
-                if self.ivc[h as usize].len > 0 {
-                    flits = true;
-                    credit |= cr == 0;
-                }
-            } else if waiting && cr < self.p.buf {
-                credit = true;
+    /// After a send: if another flit may go on output `o` once it is free,
+    /// wake it then. (Flits short of credits are woken by the credits.)
+    #[inline]
+    fn arm(&mut self, o: u32) {
+        let k = &self.ch[o as usize];
+        if k.held == 0 || k.busy <= self.now {
+            return;
+        }
+        let (busy, mut b) = (k.busy, k.held);
+        while b != 0 {
+            let x = &self.vc[self.p.iv(o, b.trailing_zeros()) as usize];
+            b &= b - 1;
+            if x.credits > 0 && self.vc[x.held as usize].len > 0 {
+                self.wake_output(o, busy);
+                return;
             }
         }
-        let busy = self.links.busy[o as usize];
-        if flits && busy > self.now {
-            self.wake_output(o, busy);
-        }
-        if credit {
-            self.need_credit(o);
-        }
     }
 
-    /// An `Output` event at a switch's port: credits may have arrived or
-    /// the port finished a flit.
+    /// An `Output` event at a switch's port, or credits it may have
+    /// waited for: serve it, then the heads waiting for a VC if one is
+    /// free and has credits.
     pub(super) fn output_ready(&mut self, o: u32) {
-        self.links.drain(o, self.now);
         self.serve_output(o);
-        let v = self.p.vcs as u32;
-        if !self.waiters[o as usize].is_empty()
-            && (o * v..(o + 1) * v).any(|oi| {
-                self.links.held[oi as usize] == NONE && self.links.credits[oi as usize] > 0
-            })
-        {
-            self.retry_waiters(o);
+        let oi = o as usize;
+        if self.ch[oi].waiting {
+            let mut b = !self.ch[oi].held & self.all_vcs();
+            let mut free = false;
+            while b != 0 {
+                free |= self.vc[self.p.iv(o, b.trailing_zeros()) as usize].credits > 0;
+                b &= b - 1;
+            }
+            if free {
+                self.retry_waiters(o);
+            }
         }
-        self.arm(o);
     }
 
-    /// Switch allocation at output `o`.
+    /// Switch allocation at output `o`: round robin over its held VCs
+    /// from the one after the last served.
     pub(super) fn serve_output(&mut self, o: u32) {
         let now = self.now;
-        if self.links.busy[o as usize] > now {
+        let k = &self.ch[o as usize];
+        if k.busy > now {
             self.arm(o);
             return;
         }
-        self.links.drain(o, now);
-        let v = self.p.vcs as u32;
-        let mut vc = u32::from(self.links.rr[o as usize]);
-        for _ in 0..v {
-            vc = wrap(vc + 1, v);
-            let oi = o * v + vc;
-            let h = self.links.held[oi as usize];
-            if h == NONE || self.ivc[h as usize].len == 0 || self.links.credits[oi as usize] == 0 {
-                continue;
-            }
-            let ich = self.p.ch_of(h);
-            let ib = self.in_busy[ich as usize];
-            if ib > now {
-                self.wake_input(ich, ib);
-                continue;
-            }
-            self.links.rr[o as usize] = vc as u8;
-            self.send_from_buffer(h, o, vc);
-            break;
+        let held = k.held;
+        if held == 0 {
+            return;
         }
-        self.arm(o);
+        let start = wrap(u32::from(k.rr) + 1, self.p.vcs as u32);
+        let above = held & (u64::MAX << start);
+        for mut b in [above, held & !(u64::MAX << start)] {
+            while b != 0 {
+                let vc = b.trailing_zeros();
+                b &= b - 1;
+                let x = &self.vc[self.p.iv(o, vc) as usize];
+                let h = x.held;
+                if x.credits == 0 || self.vc[h as usize].len == 0 {
+                    continue;
+                }
+                let ich = self.p.ch_of(h);
+                let ib = self.ch[ich as usize].in_busy;
+                if ib > now {
+                    self.wake_input(ich, ib);
+                    continue;
+                }
+                self.ch[o as usize].rr = vc as u8;
+                self.send_from_buffer(h, o, vc);
+                self.arm(o);
+                return;
+            }
+        }
     }
 
     /// Sends the front flit of buffer `h` on output `o`, VC `vc`.
+    #[inline]
     fn send_from_buffer(&mut self, h: u32, o: u32, vc: u32) {
-        let v = self.p.vcs as u32;
-        let hi = h as usize;
-        let pkt = self.front(h);
-        let idx = self.ivc[hi].front_sent;
-        self.ivc[hi].head = wrap(self.ivc[hi].head + 1, self.p.buf);
-        self.ivc[hi].len -= 1;
+        let idx = self.vc[h as usize].front_sent;
+        let pkt = self.buf_pop(h);
         // The slot is credited back to the sender of the input channel.
         let ich = self.p.ch_of(h);
-        let at = self.now + self.links.lat_ps[ich as usize];
-        if self.links.push_credit(ich, self.p.vc_of(h), at) {
-            self.wake_output(ich, at);
+        let ivc = self.p.vc_of(h);
+        if !self.p.stop_go {
+            self.send_back(ich, ivc, TAG_CREDIT);
+        } else {
+            let occ = &mut self.sg_occ[h as usize];
+            *occ -= 1;
+            if *occ < self.p.go_at && self.vc[h as usize].stopped {
+                self.vc[h as usize].stopped = false;
+                self.send_back(ich, ivc, TAG_GO);
+            }
         }
-        let fp = self.links.flit_ps[o as usize];
-        self.in_busy[ich as usize] = self.now + fp.div_ceil(self.p.speedup);
+        let fp = u64::from(self.ch[o as usize].flit_ps);
+        self.ch[ich as usize].in_busy = self.now + self.input_hold(fp);
         self.transmit(o, vc as u8, pkt, idx);
         if idx + 1 == self.pk.hdr[pkt as usize].flits {
-            self.ivc[hi].front_sent = 0;
-            self.ivc[hi].alloc = NONE;
-            self.links.held[(o * v + vc) as usize] = NONE;
+            let b = &mut self.vc[h as usize];
+            b.front_sent = 0;
+            b.alloc = NONE;
+            self.vc[self.p.iv(o, vc) as usize].held = NONE;
+            self.ch[o as usize].held &= !(1 << vc);
             self.retry_waiters(o);
-            self.try_route(h);
+            if self.vc[h as usize].len > 0 {
+                self.try_route(h);
+            }
         } else {
-            self.ivc[hi].front_sent = idx + 1;
+            self.vc[h as usize].front_sent = idx + 1;
         }
     }
 
     /// Puts flit `idx` of `pkt` on channel `o`, VC `vc` (switch or NIC).
-    #[inline]
+    #[inline(always)]
     pub(super) fn transmit(&mut self, o: u32, vc: u8, pkt: u32, idx: u16) {
-        let oi = o as usize;
-        self.links.credits[oi * self.p.vcs + usize::from(vc)] -= 1;
-        let fp = self.links.flit_ps[oi];
-        self.links.busy[oi] = self.now + fp;
-        self.links.push_flit(o, Flit { pkt, idx, vc });
-        let at = self.now + self.links.arrive_ps[oi];
-        self.schedule(at, Kind::Arrive, o);
+        if !self.p.stop_go {
+            self.vc[self.p.iv(o, u32::from(vc)) as usize].credits -= 1;
+        }
+        let now = self.now;
+        let k = &mut self.ch[o as usize];
+        let fp = u64::from(k.flit_ps);
+        k.busy = now + fp;
+        let reach = now + fp + u64::from(k.lat_ps);
+        let to_switch = k.kind != TO_TERM;
+        if self.c.measuring {
+            self.util[o as usize] += fp;
+        }
+        let mut ev = Event {
+            time: reach,
+            obj: o,
+            pkt,
+            idx,
+            vc,
+            kind: Kind::Enter,
+        };
+        if to_switch {
+            if self.p.stop_go {
+                self.q.push(ev);
+            }
+            ev.time += self.p.routing_delay_ps;
+        }
+        ev.kind = Kind::Arrive;
+        self.q.push(ev);
+        self.in_flight += 1;
         if idx == 0 {
             let h = &mut self.pk.hdr[pkt as usize];
             h.hops += 1;
             h.leg_hops += 1;
         }
         self.flit_hops += 1;
-        if self.c.measuring {
-            self.util_ps[oi] += fp;
-        }
-        self.last_progress = self.now;
+        self.last_progress = now;
     }
 }

@@ -11,83 +11,72 @@
 
 use super::error::{DeadlockInfo, SimError};
 use super::packet::NONE;
-use super::router::{Here, RouterCtx};
-use crate::network::ChannelId;
+use super::state::View;
+use crate::network::{NodeId, PortId};
+use crate::routing::adaptive::{Here, RouterCtx};
 
 impl super::state::Sim<'_> {
     /// The waits of buffer `iv`, appended to `out`.
     fn waits(&mut self, iv: u32, out: &mut Vec<u32>) {
-        let v = self.p.vcs as u32;
-        let i = iv as usize;
-        if self.ivc[i].len == 0 {
+        let b = self.vc[iv as usize];
+        if b.len == 0 {
             return;
         }
         let downstream = |s: &Self, oi: u32| -> Option<u32> {
-            let och = oi / v;
-            (s.links.to_term[och as usize] == NONE).then_some(oi)
+            let och = s.p.ch_of(oi);
+            (s.ch[och as usize].receiver_term() == NONE).then_some(oi)
         };
-        let a = self.ivc[i].alloc;
-        if a != NONE {
-            if self.links.credits[a as usize] == 0 {
-                out.extend(downstream(self, a));
+        if b.alloc != NONE {
+            if self.vc[b.alloc as usize].credits == 0 {
+                out.extend(downstream(self, b.alloc));
             }
             return;
         }
-        if self.ivc[i].front_sent != 0 {
+        if b.front_sent != 0 {
             return;
         }
-        let pkt = self.buf[i * self.p.buf as usize + self.ivc[i].head as usize];
-        let hdr = self.pk.hdr[pkt as usize];
-        let c = self.net.channel(ChannelId(iv / v));
-        let node = c.dst;
-        let sw = self.net.kind_index(node);
+        let hdr = self.pk.hdr[b.front as usize];
+        let k = self.ch[self.p.ch_of(iv) as usize];
+        let sw = self.sw_of[k.node as usize];
         let here = Here {
-            switch: node,
-            switch_index: sw as u32,
-            in_port: c.dst_port,
-            in_vc: (iv % v) as u8,
+            switch: NodeId(k.node),
+            switch_index: sw,
+            in_port: PortId(k.in_port),
+            in_vc: self.p.vc_of(iv),
+            vcs: self.p.vcs as u8,
             now_ps: self.now,
         };
-        let mut rng = self.sw_rng[sw].clone();
+        let mut rng = self.sw_rng[sw as usize].clone();
         let mut counters = vec![0; self.counters.len()];
+        let base = self.port_base[k.node as usize] as usize;
+        let nports = self.port_base[k.node as usize + 1] as usize - base;
         self.cands.clear();
         {
-            let router = self.router;
-            let (a, b) = (
-                self.port_base[node.index()] as usize,
-                self.port_base[node.index() + 1] as usize,
-            );
-            let view = super::router::LocalView {
+            let view = View {
                 now: self.now,
                 vcs: self.p.vcs,
+                vshift: self.p.vshift,
                 capacity: self.p.buf,
-                port_ch: &self.port_ch[a..b],
-                credits: &self.links.credits,
-                held: &self.links.held,
-                busy: &self.links.busy,
+                port_ch: &self.port_ch[base..base + nports],
+                vc: &self.vc,
+                ch: &self.ch,
             };
-            let mut ctx = RouterCtx {
-                rng: &mut rng,
-                counters: &mut counters,
-            };
-            router.route(&hdr, &here, &view, &mut ctx, &mut self.cands);
+            let mut ctx = RouterCtx::new(&mut rng, &mut counters);
+            self.router
+                .route_in(&hdr, &here, &view, &mut ctx, &mut self.cands);
         }
-        let base = self.port_base[node.index()] as usize;
-        for k in 0..self.cands.items.len() {
-            let cand = self.cands.items[k];
-            let end = self.port_base[node.index() + 1] as usize;
-            let Some(och) = usize::from(cand.port.0)
-                .checked_sub(1)
-                .filter(|p| base + p < end)
-                .map(|p| self.port_ch[base + p])
-            else {
+        for k in 0..self.cands.len() {
+            let cand = self.cands.as_slice()[k];
+            let p = usize::from(cand.port.0).wrapping_sub(1);
+            if p >= nports {
                 continue;
-            };
+            }
+            let och = self.port_ch[base + p];
             if och == NONE || usize::from(cand.vc) >= self.p.vcs {
                 continue;
             }
-            let oi = och * v + u32::from(cand.vc);
-            let h = self.links.held[oi as usize];
+            let oi = self.p.iv(och, u32::from(cand.vc));
+            let h = self.vc[oi as usize].held;
             if h != NONE {
                 out.push(h);
             } else {
@@ -98,7 +87,7 @@ impl super::state::Sim<'_> {
 
     /// Stops the run: what the watchdog saw.
     pub(super) fn deadlock(&mut self) -> SimError {
-        let n = self.ivc.len();
+        let n = self.vc.len();
         // Wait graph (CSR) over non-empty buffers.
         let mut start = vec![0u32; n + 1];
         let mut edges = Vec::new();
@@ -106,7 +95,7 @@ impl super::state::Sim<'_> {
         for iv in 0..n as u32 {
             tmp.clear();
             self.waits(iv, &mut tmp);
-            tmp.retain(|&w| self.ivc[w as usize].len > 0);
+            tmp.retain(|&w| self.vc[w as usize].len > 0);
             edges.extend_from_slice(&tmp);
             start[iv as usize + 1] = edges.len() as u32;
         }

@@ -16,11 +16,13 @@
 //!
 //! Counter `escape_hops`: hops taken on an escape VC.
 
-use super::config::RoutingSpec;
-use super::error::SimError;
-use super::router::{Candidate, Candidates, Header, Here, HopRouter, LocalView, RouterCtx};
+use super::{
+    check_torus_terminals, AnyRouter, BuildRouter, Candidate, Candidates, Header, Here, HopRouter,
+    LocalView, RouterCtx, RouterOptions,
+};
 use crate::network::build::torus::dim_port;
 use crate::network::{ChannelId, Network, PortId, Structure};
+use crate::routing::RoutingError;
 
 /// Duato's minimal adaptive router. See the module docs.
 pub struct DuatoRouter {
@@ -30,51 +32,33 @@ pub struct DuatoRouter {
     escape: u8,
 }
 
-/// Registered as `duato`.
-pub fn factory(net: &Network, _spec: &RoutingSpec) -> Result<Box<dyn HopRouter>, SimError> {
-    Ok(Box::new(DuatoRouter::new(net)?))
+impl BuildRouter for DuatoRouter {
+    fn build(net: &Network, opts: &RouterOptions) -> Result<AnyRouter, RoutingError> {
+        opts.only(&[])?;
+        Ok(AnyRouter::Duato(DuatoRouter::new(net)?))
+    }
 }
 
 impl DuatoRouter {
-    pub fn new(net: &Network) -> Result<Self, SimError> {
+    pub fn new(net: &Network) -> Result<Self, RoutingError> {
         let Structure::Torus {
             dims,
             wrap,
             concentration,
         } = net.structure()
         else {
-            return Err(SimError::router(
-                "duato",
-                format!(
-                    "needs a torus or mesh (coordinates), '{}' is a {}",
-                    net.name(),
-                    net.structure().family()
-                ),
-            ));
-        };
-        let c = *concentration;
-        let n = dims.len() as u16;
-        for (t, &node) in net.terminals().iter().enumerate() {
-            let ok = net.out_channels(node).first().is_some_and(|&ch| {
-                let ch = net.channel(ch);
-                net.is_switch(ch.dst)
-                    && net.kind_index(ch.dst) == t / c.max(1) as usize
-                    && ch.dst_port.0 == 2 * n + 1 + (t as u32 % c.max(1)) as u16
+            return Err(RoutingError::Unfit {
+                engine: "duato",
+                needs: "a torus or mesh (coordinates)".into(),
+                network: net.name().to_string(),
+                found: format!("a {}", net.structure().family()),
             });
-            if !ok {
-                return Err(SimError::router(
-                    "duato",
-                    format!(
-                        "terminal {} is not where the torus generator puts it",
-                        net.node(node).name
-                    ),
-                ));
-            }
-        }
+        };
+        check_torus_terminals(net, "duato", dims.len(), *concentration)?;
         Ok(DuatoRouter {
             dims: dims.clone(),
             wrap: *wrap,
-            concentration: c.max(1),
+            concentration: (*concentration).max(1),
             escape: if *wrap { 2 } else { 1 },
         })
     }
@@ -108,11 +92,11 @@ impl HopRouter for DuatoRouter {
         &self,
         hdr: &Header,
         here: &Here,
-        view: &LocalView,
+        _view: &dyn LocalView,
         _ctx: &mut RouterCtx,
         out: &mut Candidates,
     ) {
-        let vcs = view.vcs();
+        let vcs = here.vcs;
         let n = self.dims.len() as u16;
         let target_switch = hdr.target / self.concentration;
         if here.switch_index == target_switch {

@@ -1,0 +1,314 @@
+//! Dimension-order routing computed hop by hop on tori and meshes.
+//!
+//! The same routes and lanes as the `dor` engine ([`crate::routing::dor`])
+//! wrapped in a [`super::TableRouter`], without its tables (which take 2 bytes per
+//! switch and terminal, 2 GB at 32,768 terminals): a switch corrects the
+//! lowest dimension in which it differs from the target's switch, the
+//! shorter way round a ring (`+` on a tie at distance k/2), towards the
+//! target on a mesh. With datelines (the default on a torus) a packet
+//! travels each dimension on lane 0 and on lane 1 after crossing that
+//! ring's wraparound link, starts the next dimension on lane 0, and keeps
+//! the lane of its last dimension on the ejection channel; lanes map onto
+//! VCs as in [`super::TableRouter`] (lane `l` may use every VC `v` with
+//! `v mod lanes == l`).
+//!
+//! Networks that are not generated tori or meshes (hypercubes, fabrics
+//! with other terminal placements) get the engine's tables instead (the
+//! registry then builds a [`super::TableRouter`]).
+
+use super::{
+    check_torus_terminals, AnyRouter, BuildRouter, Candidate, Candidates, Header, Here, HopRouter,
+    LocalView, RouterCtx, RouterOptions,
+};
+use crate::network::build::torus::dim_port;
+use crate::network::{ChannelId, Network, PortId, Structure};
+use crate::routing::{Datelines, RoutingError};
+
+const NO_RING: u32 = Datelines::NO_RING as u32;
+const CROSSED: u32 = 1 << 8;
+
+/// Dimension order from coordinates. See the module docs.
+pub struct DorRouter {
+    dims: Vec<u32>,
+    /// Coordinates of every switch, `n` per switch.
+    coord: Vec<u16>,
+    wrap: bool,
+    datelines: bool,
+    concentration: u32,
+    lanes: u8,
+}
+
+impl BuildRouter for DorRouter {
+    fn build(net: &Network, opts: &RouterOptions) -> Result<AnyRouter, RoutingError> {
+        opts.only(&[])?;
+        if let Structure::Torus {
+            dims,
+            wrap,
+            concentration,
+        } = net.structure()
+        {
+            let switches: u64 = dims.iter().map(|&k| u64::from(k)).product();
+            let placed = switches == net.switches().len() as u64
+                && dims.iter().all(|&k| k <= 1 << 16)
+                && dims.len() < usize::from(Datelines::NO_RING)
+                && check_torus_terminals(net, "dor", dims.len(), *concentration).is_ok();
+            if placed {
+                let mut coord = Vec::with_capacity(switches as usize * dims.len());
+                for s in 0..switches as u32 {
+                    let mut x = s;
+                    for &k in dims {
+                        coord.push((x % k) as u16);
+                        x /= k;
+                    }
+                }
+                let datelines = *wrap && opts.routing.datelines;
+                return Ok(AnyRouter::Dor(DorRouter {
+                    dims: dims.clone(),
+                    coord,
+                    wrap: *wrap,
+                    datelines,
+                    concentration: (*concentration).max(1),
+                    lanes: if datelines { 2 } else { 1 },
+                }));
+            }
+        }
+        super::table_router(net, "dor", opts)
+    }
+}
+
+impl DorRouter {
+    #[inline]
+    fn push_lane(&self, port: PortId, lane: u8, vcs: u8, out: &mut Candidates) {
+        let mut v = lane;
+        while v < vcs {
+            out.push(port, v);
+            v += self.lanes;
+        }
+    }
+
+    /// The lane of a hop onto a channel of `ring` for a packet in `state`
+    /// (as [`crate::routing::LaneRule::hop_lanes`]).
+    #[inline]
+    fn hop_lane(&self, hdr: &Header, ring: u32) -> u8 {
+        if !self.datelines {
+            return hdr.lane;
+        }
+        let same = ring == NO_RING || ring == hdr.state & 0xff;
+        hdr.lane + u8::from(same && hdr.state & CROSSED != 0)
+    }
+
+    #[inline]
+    fn next(&self, hdr: &Header, here: &Here, out: &mut Candidates) {
+        let n = self.dims.len();
+        let c = self.concentration;
+        let (tsw, local) = if c == 1 {
+            (hdr.target, 0)
+        } else {
+            (hdr.target / c, hdr.target % c)
+        };
+        if here.switch_index == tsw {
+            let port = PortId(2 * n as u16 + 1 + local as u16);
+            let lane = self.hop_lane(hdr, NO_RING);
+            self.push_lane(port, lane, here.vcs, out);
+            return;
+        }
+        let a = &self.coord[here.switch_index as usize * n..][..n];
+        let b = &self.coord[tsw as usize * n..][..n];
+        let Some(d) = (0..n).find(|&i| a[i] != b[i]) else {
+            return;
+        };
+        let (x, y, k) = (u32::from(a[d]), u32::from(b[d]), self.dims[d]);
+        let positive = if self.wrap {
+            let up = if y >= x { y - x } else { y + k - x };
+            2 * up <= k
+        } else {
+            y > x
+        };
+        let lane = self.hop_lane(hdr, d as u32);
+        self.push_lane(dim_port(d, positive), lane, here.vcs, out);
+    }
+
+    #[inline(always)]
+    fn step(&self, hdr: &mut Header, here: &Here, port: PortId) {
+        if !self.datelines {
+            return;
+        }
+        let n = self.dims.len();
+        let p = usize::from(port.0);
+        if p == 0 || p > 2 * n {
+            return;
+        }
+        let (d, positive) = ((p - 1) / 2, (p - 1) % 2 == 0);
+        let x = u32::from(self.coord[here.switch_index as usize * n + d]);
+        if d as u32 != hdr.state & 0xff {
+            hdr.state = d as u32;
+        }
+        let dateline = if positive {
+            x == self.dims[d] - 1
+        } else {
+            x == 0
+        };
+        if dateline {
+            hdr.state |= CROSSED;
+        }
+    }
+}
+
+impl HopRouter for DorRouter {
+    fn name(&self) -> &str {
+        "dor"
+    }
+
+    fn reads_view(&self) -> bool {
+        false
+    }
+
+    fn vcs_needed(&self) -> u8 {
+        self.lanes
+    }
+
+    #[inline]
+    fn source(&self, hdr: &mut Header, _view: &dyn LocalView, _ctx: &mut RouterCtx) {
+        hdr.lane = 0;
+        hdr.state = NO_RING;
+    }
+
+    #[inline]
+    fn inject(&self, hdr: &Header, vcs: u8, out: &mut Candidates) {
+        self.push_lane(PortId(1), hdr.lane, vcs, out);
+    }
+
+    #[inline]
+    fn route(
+        &self,
+        hdr: &Header,
+        here: &Here,
+        _view: &dyn LocalView,
+        _ctx: &mut RouterCtx,
+        out: &mut Candidates,
+    ) {
+        self.next(hdr, here, out);
+    }
+
+    #[inline(always)]
+    fn forwarded(
+        &self,
+        hdr: &mut Header,
+        here: &Here,
+        chosen: Candidate,
+        _channel: ChannelId,
+        _ctx: &mut RouterCtx,
+    ) {
+        self.step(hdr, here, chosen.port);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::spec;
+    use crate::routing::RoutingOptions;
+
+    /// Walks the computed router from every terminal to every other and
+    /// compares ports and lanes with the engine's tables.
+    fn same_as_tables(topology: &str, datelines: bool) {
+        let net = spec::build(topology).unwrap();
+        let mut opts = RouterOptions::default();
+        opts.routing.datelines = datelines;
+        let dor = DorRouter::build(&net, &opts).unwrap();
+        assert!(matches!(dor, AnyRouter::Dor(_)), "{topology}");
+        let ro = RoutingOptions {
+            datelines,
+            ..RoutingOptions::default()
+        };
+        let routes = crate::routing::route(&net, "dor", &ro).unwrap();
+        assert_eq!(dor.vcs_needed(), routes.lanes().max(1), "{topology}");
+        let mut lanes = Vec::new();
+        let vcs = dor.vcs_needed();
+        let mut rng = crate::rng::stream(1, "t");
+        let mut counters = [];
+        let t = net.terminals().len();
+        for s in 0..t {
+            for d in (0..t).filter(|&d| d != s) {
+                let path = routes.path(&net, s, d).unwrap();
+                routes.lane_rule().hop_lanes(0, &path, &mut lanes);
+                let mut hdr = Header {
+                    src: s as u32,
+                    dst: d as u32,
+                    origin: s as u32,
+                    target: d as u32,
+                    flits: 1,
+                    ..Header::default()
+                };
+                let view = NoView;
+                let mut ctx = RouterCtx::new(&mut rng, &mut counters);
+                dor.source(&mut hdr, &view, &mut ctx);
+                let mut out = Candidates::default();
+                dor.inject(&hdr, vcs, &mut out);
+                assert_eq!(out.as_slice()[0].vc, lanes[0]);
+                for (h, &c) in path.iter().enumerate().skip(1) {
+                    let ch = net.channel(c);
+                    let here = Here {
+                        switch: ch.src,
+                        switch_index: net.kind_index(ch.src) as u32,
+                        in_port: PortId(0),
+                        in_vc: 0,
+                        vcs,
+                        now_ps: 0,
+                    };
+                    out.clear();
+                    dor.route(&hdr, &here, &view, &mut ctx, &mut out);
+                    let first = out.as_slice()[0];
+                    assert_eq!(first.port, ch.src_port, "{topology} {s}->{d} hop {h}");
+                    assert_eq!(first.vc, lanes[h], "{topology} {s}->{d} hop {h}");
+                    dor.forwarded(&mut hdr, &here, first, c, &mut ctx);
+                }
+            }
+        }
+    }
+
+    struct NoView;
+    impl LocalView for NoView {
+        fn now_ps(&self) -> u64 {
+            0
+        }
+        fn ports(&self) -> u16 {
+            0
+        }
+        fn vcs(&self) -> u8 {
+            0
+        }
+        fn capacity(&self) -> u32 {
+            0
+        }
+        fn channel(&self, _: PortId) -> Option<ChannelId> {
+            None
+        }
+        fn credits(&self, _: PortId, _: u8) -> u32 {
+            0
+        }
+        fn is_held(&self, _: PortId, _: u8) -> bool {
+            false
+        }
+        fn is_busy(&self, _: PortId) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn computed_routes_and_lanes_match_the_engine_tables() {
+        same_as_tables("torus:4x4", true);
+        same_as_tables("torus:5x3x2", true);
+        same_as_tables("torus:4x3,c=2", true);
+        same_as_tables("torus:6", false);
+        same_as_tables("mesh:4x3", true);
+    }
+
+    #[test]
+    fn hypercubes_fall_back_to_tables() {
+        let net = spec::build("hypercube:3").unwrap();
+        let dor = DorRouter::build(&net, &RouterOptions::default()).unwrap();
+        assert!(matches!(dor, AnyRouter::Table(_)));
+        assert_eq!(dor.name(), "dor");
+    }
+}

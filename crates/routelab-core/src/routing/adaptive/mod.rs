@@ -1,0 +1,772 @@
+//! Hop-by-hop routers: the one routing interface of the simulator.
+//!
+//! At every switch the simulator asks a [`HopRouter`] for the candidate
+//! (output port, virtual channel) pairs of the packet at the head of an
+//! input buffer, given a read-only [`LocalView`] of the switch's output
+//! ports (free credits and occupancy per port and VC). The simulator keeps
+//! the candidates that are available now (VC not held by another packet,
+//! at least [`Candidate::need`] credits and what the switching mode
+//! needs), keeps those of the best (lowest) [`Candidate::priority`], and
+//! lets a [`Selection`] policy pick one ([`select`]). If none is
+//! available the packet waits and the router is asked again when one of
+//! the candidate ports frees a VC or receives credits, so `route` may run
+//! several times per packet and hop: side effects belong in
+//! [`HopRouter::forwarded`], called once the choice is made.
+//!
+//! Hooks around the hops:
+//! - [`HopRouter::source`] runs once per packet and leg when it reaches
+//!   the head of its terminal's queue, with the view of the switch it is
+//!   injected into: choose an intermediate node (`Header::aux`,
+//!   `Header::phase`), a path, or a new leg target.
+//! - [`HopRouter::inject`] gives the VCs (with priorities and needs) the
+//!   packet may take on the injection channel.
+//! - [`HopRouter::arrived`] lets a terminal keep a packet in transit and
+//!   re-inject it after a delay (in-transit buffers).
+//! - [`RouterCtx::count`] counts events the router defines (derouted
+//!   packets by kind, escape hops), reported with the results.
+//!
+//! What the interface offers the torus routers of the literature:
+//! bubble flow control through [`Candidate::need`] (entering an escape
+//! ring asks for two free packet slots, `2 * hdr.flits` credits, moving
+//! along it for one); adaptive and escape VCs through priorities (0 for
+//! adaptive queues, 1 for escape ones: escape queues are used only when no
+//! adaptive queue can take the packet); a source hook at injection that
+//! may read the local output occupancy ([`LocalView::occupancy`]) to pick
+//! an intermediate node; and counters by kind.
+//!
+//! Routers are registered by name, one line each, in the `routers!`
+//! invocation below; the registry builds an [`AnyRouter`], an enum over
+//! the known routers (static dispatch in the simulator's hot loop) with a
+//! variant for routers of one's own ([`AnyRouter::Custom`]). Oblivious
+//! [`Routes`] of any engine are wrapped by [`TableRouter`]. Adding a
+//! router: a file here with a type implementing [`HopRouter`] and
+//! [`BuildRouter`] (which reads its options from [`RouterOptions`]), a
+//! `pub mod` line, and its line in `routers!`.
+//!
+//! | name | file | what it does |
+//! |---|---|---|
+//! | `dor` | `dor.rs` | dimension order on tori and meshes, dateline lanes (computed, no tables; identical to the `dor` engine's routes) |
+//! | `duato` | `duato.rs` | minimal adaptive on tori and meshes with a dimension-order escape channel (Duato's protocol) |
+//! | `abr` | `abr.rs` | Adaptive Bubble Router: fully adaptive minimal VCs (priority 0) over a dimension-order escape VC under bubble flow control (priority 1; two free packets to enter a ring, one to move along it), no datelines |
+//! | `dor-bubble` | `dor_bubble.rs` | dimension order with bubble flow control instead of datelines (one VC suffices on a torus) |
+//! | `por` | `por.rs` | Pick-Orthant Routing: at injection an orthant by versaci2013's profit (eq. 15, `eta` = 1.0), then minimal inside it, ABR-style |
+//! | `ofr` | `ofr.rs` | OutFlank Routing (versaci2013 §3): at injection a Wraparound or OutFlank IDN by eqs. (15)-(17) (`eta` = 2.0, `delta` = 2), two minimal ABR phases, escape split into VS1/VS2 (`split`) |
+//! | `rdr` | `rdr.rs` | Randomized Dynamic Routing (parker §3): a random viable dimension per hop on the adaptive VCs, over an ABR bubble escape (deadlock-free; parker's single-VC rule is not) |
+//! | (helper) | `torus_geometry.rs` | coordinates, minimal directions, bubble needs shared by the torus routers |
+//! | any engine | `table.rs` | the engine's tables or source routes, lanes mapped onto VCs |
+//!
+//! This module sits in the routing layer: it knows networks and routes,
+//! never the simulator. The simulator implements [`LocalView`] over its
+//! own state.
+
+use super::{Routes, RoutingError, RoutingOptions};
+use crate::network::{ChannelId, Network, NodeId, PortId};
+use crate::rng::Rng;
+use rand::Rng as _;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub mod abr;
+pub mod dor;
+pub mod dor_bubble;
+pub mod duato;
+pub mod ofr;
+pub mod por;
+pub mod rdr;
+pub mod table;
+pub mod torus_geometry;
+
+pub use dor::DorRouter;
+pub use duato::DuatoRouter;
+pub use table::TableRouter;
+
+/// What a router sees of a packet. Terminals are indices into
+/// [`Network::terminals`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Header {
+    /// The terminal that generated the packet.
+    pub src: u32,
+    /// Its final destination.
+    pub dst: u32,
+    /// Where the current leg started: `src`, or the terminal that
+    /// re-injected it (in-transit buffers).
+    pub origin: u32,
+    /// Where the current leg ends: `dst`, or an intermediate terminal.
+    pub target: u32,
+    /// Length in flits.
+    pub flits: u16,
+    /// Channels the head has crossed since generation (injection and
+    /// ejection channels included).
+    pub hops: u16,
+    /// Channels crossed in the current leg.
+    pub leg_hops: u16,
+    /// Router-defined (e.g. the phase of a two-phase route).
+    pub phase: u8,
+    /// Router-defined (e.g. a lane).
+    pub lane: u8,
+    /// Router-defined state (e.g. dateline crossings, a path index).
+    pub state: u32,
+    /// Router-defined (e.g. an intermediate switch).
+    pub aux: u32,
+}
+
+/// One choice a router offers: an output port and a VC on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Candidate {
+    pub port: PortId,
+    pub vc: u8,
+    /// Lower is preferred: only the available candidates of the lowest
+    /// priority present are considered (e.g. 0 adaptive, 1 escape).
+    pub priority: u8,
+    /// Credits (free flit slots downstream) needed to take this VC; the
+    /// simulator also requires what the switching mode needs (a whole
+    /// packet for cut-through and store-and-forward). Bubble flow control
+    /// asks for two packets (`2 * hdr.flits`) when entering a ring.
+    pub need: u32,
+}
+
+/// The candidates of one routing decision (a reused buffer).
+#[derive(Debug, Clone, Default)]
+pub struct Candidates {
+    items: Vec<Candidate>,
+}
+
+impl Candidates {
+    /// Adds `(port, vc)` with priority 0 and no extra credit need.
+    #[inline]
+    pub fn push(&mut self, port: PortId, vc: u8) {
+        self.push_with(port, vc, 0, 0);
+    }
+
+    #[inline]
+    pub fn push_with(&mut self, port: PortId, vc: u8, priority: u8, need: u32) {
+        self.items.push(Candidate {
+            port,
+            vc,
+            priority,
+            need,
+        });
+    }
+
+    #[inline]
+    pub fn as_slice(&self) -> &[Candidate] {
+        &self.items
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    #[inline]
+    pub fn clear(&mut self) {
+        self.items.clear();
+    }
+}
+
+/// Where a routing decision is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Here {
+    pub switch: NodeId,
+    /// Index of the switch in [`Network::switches`].
+    pub switch_index: u32,
+    pub in_port: PortId,
+    pub in_vc: u8,
+    /// Virtual channels per port.
+    pub vcs: u8,
+    /// Simulated time in picoseconds.
+    pub now_ps: u64,
+}
+
+/// A read-only view of one switch's output ports, as the switch knows
+/// them: credits are free flit slots of the next input buffer that the
+/// switch has been told about.
+pub trait LocalView {
+    /// Simulated time in picoseconds.
+    fn now_ps(&self) -> u64;
+
+    /// Ports of the switch (cabled or not), numbered from 1.
+    fn ports(&self) -> u16;
+
+    fn vcs(&self) -> u8;
+
+    /// Flits each input buffer (per port and VC) holds.
+    fn capacity(&self) -> u32;
+
+    /// The channel leaving `port`, if it is cabled.
+    fn channel(&self, port: PortId) -> Option<ChannelId>;
+
+    /// Free flit slots known in the next buffer of `(port, vc)`, at most
+    /// [`LocalView::capacity`]; a terminal always has room (reported as the
+    /// capacity); 0 for an uncabled port. Under stop & go flow control:
+    /// the capacity while the receiver says go, 0 once it said stop.
+    fn credits(&self, port: PortId, vc: u8) -> u32;
+
+    /// Whether another packet holds `(port, vc)` (true for an uncabled port).
+    fn is_held(&self, port: PortId, vc: u8) -> bool;
+
+    /// Whether `port` is transmitting a flit now.
+    fn is_busy(&self, port: PortId) -> bool;
+
+    /// Flits occupying (or on their way to) the next buffer of `(port, vc)`.
+    fn occupancy(&self, port: PortId, vc: u8) -> u32 {
+        self.capacity().saturating_sub(self.credits(port, vc))
+    }
+
+    /// Free credits of `port` over all its VCs.
+    fn port_credits(&self, port: PortId) -> u32 {
+        (0..self.vcs()).map(|v| self.credits(port, v)).sum()
+    }
+
+    /// Flits occupying the next buffers of `port` over all its VCs.
+    fn port_occupancy(&self, port: PortId) -> u32 {
+        (0..self.vcs()).map(|v| self.occupancy(port, v)).sum()
+    }
+}
+
+/// Per-run mutable help for a router: its random stream and counters.
+pub struct RouterCtx<'a> {
+    pub rng: &'a mut Rng,
+    counters: &'a mut [u64],
+}
+
+impl<'a> RouterCtx<'a> {
+    /// A context over a random stream and the counters of
+    /// [`HopRouter::counters`] (one slot each).
+    pub fn new(rng: &'a mut Rng, counters: &'a mut [u64]) -> Self {
+        RouterCtx { rng, counters }
+    }
+
+    /// Adds one to counter `i` (an index into [`HopRouter::counters`]).
+    #[inline]
+    pub fn count(&mut self, i: usize) {
+        if let Some(c) = self.counters.get_mut(i) {
+            *c += 1;
+        }
+    }
+}
+
+/// A hop-by-hop router. See the module docs.
+pub trait HopRouter: Send + Sync {
+    fn name(&self) -> &str;
+
+    /// The fewest VCs per port it works with (`router.vcs = 0` uses this).
+    fn vcs_needed(&self) -> u8;
+
+    /// Names of the counters it keeps ([`RouterCtx::count`]), reported
+    /// with the results (derouted packets by kind, ...).
+    fn counters(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Whether `route` and `source` read credits or occupancy from the
+    /// [`LocalView`]. If not, the simulator brings only the candidates'
+    /// ports up to date, which is faster.
+    fn reads_view(&self) -> bool {
+        true
+    }
+
+    /// Called once per run with the VC count; say why it cannot work.
+    fn check(&self, vcs: u8) -> Result<(), String> {
+        if vcs < self.vcs_needed() {
+            Err(format!(
+                "needs at least {} virtual channels, the spec gives {vcs}",
+                self.vcs_needed()
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Source hook, once per packet and leg when it reaches the head of
+    /// its terminal's queue. `view` shows the switch it is injected into.
+    fn source(&self, _hdr: &mut Header, _view: &dyn LocalView, _ctx: &mut RouterCtx) {}
+
+    /// The VCs the packet may take on the injection channel (the port of
+    /// each candidate is ignored; priorities and needs count as at a
+    /// switch). Default: every VC.
+    fn inject(&self, _hdr: &Header, vcs: u8, out: &mut Candidates) {
+        for v in 0..vcs {
+            out.push(PortId(1), v);
+        }
+    }
+
+    /// The candidates for a head at `here`.
+    fn route(
+        &self,
+        hdr: &Header,
+        here: &Here,
+        view: &dyn LocalView,
+        ctx: &mut RouterCtx,
+        out: &mut Candidates,
+    );
+
+    /// The head at `here` was granted `chosen`, leaving on `channel`.
+    fn forwarded(
+        &self,
+        _hdr: &mut Header,
+        _here: &Here,
+        _chosen: Candidate,
+        _channel: ChannelId,
+        _ctx: &mut RouterCtx,
+    ) {
+    }
+
+    /// The packet's tail reached terminal `hdr.target`. `None` delivers
+    /// it; `Some(delay_ps)` keeps it in transit and re-injects it after
+    /// the delay. The default delivers at the final destination and
+    /// otherwise starts the leg to it at once.
+    fn arrived(&self, hdr: &mut Header, _ctx: &mut RouterCtx) -> Option<u64> {
+        if hdr.target == hdr.dst {
+            None
+        } else {
+            hdr.origin = hdr.target;
+            hdr.target = hdr.dst;
+            hdr.leg_hops = 0;
+            Some(0)
+        }
+    }
+}
+
+/// How a switch picks among the available candidates a router returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Selection {
+    /// The first available candidate, in the router's order.
+    First,
+    /// A uniformly random available candidate.
+    Random,
+    /// The available candidate with the most free credits (first on ties).
+    MaxCredits,
+}
+
+/// Picks one of `cands`: among those `avail` reports available (with its
+/// free credits), the ones of the lowest priority, then by `policy`
+/// (`Random` draws from `rng` once per tie). Returns the index and credits.
+#[inline]
+pub fn select(
+    policy: Selection,
+    cands: &[Candidate],
+    mut avail: impl FnMut(&Candidate) -> Option<u32>,
+    rng: &mut Rng,
+) -> Option<(usize, u32)> {
+    let mut best: Option<(usize, u8, u32)> = None;
+    let mut ties = 0u32;
+    for (k, c) in cands.iter().enumerate() {
+        let Some(credits) = avail(c) else {
+            continue;
+        };
+        match best {
+            None => {
+                best = Some((k, c.priority, credits));
+                ties = 1;
+            }
+            Some((_, bp, _)) if c.priority < bp => {
+                best = Some((k, c.priority, credits));
+                ties = 1;
+            }
+            Some((_, bp, bc)) if c.priority == bp => match policy {
+                Selection::First => {}
+                Selection::MaxCredits => {
+                    if credits > bc {
+                        best = Some((k, c.priority, credits));
+                    }
+                }
+                Selection::Random => {
+                    ties += 1;
+                    if rng.gen_range(0..ties) == 0 {
+                        best = Some((k, c.priority, credits));
+                    }
+                }
+            },
+            _ => {}
+        }
+    }
+    best.map(|(k, _, c)| (k, c))
+}
+
+/// Routes with several paths per pair: how a packet picks one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PathChoice {
+    /// Uniformly at random per packet.
+    Random,
+    /// Always the first path.
+    First,
+    /// Round robin per source over its paths to each destination.
+    RoundRobin,
+}
+
+/// What a router is built from: the engine options (datelines, seed,
+/// lanes), how table routes with several paths pick one, and options of
+/// the router itself by name (`eta`, `delta`, ...), which each router
+/// reads with [`RouterOptions::f64`] and friends and checks with
+/// [`RouterOptions::only`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct RouterOptions {
+    pub routing: RoutingOptions,
+    pub path_choice: PathChoice,
+    pub params: BTreeMap<String, String>,
+}
+
+impl Default for RouterOptions {
+    fn default() -> Self {
+        RouterOptions {
+            routing: RoutingOptions::default(),
+            path_choice: PathChoice::Random,
+            params: BTreeMap::new(),
+        }
+    }
+}
+
+impl RouterOptions {
+    /// Fails on a parameter not in `known`, naming it and the valid ones.
+    pub fn only(&self, known: &[&str]) -> Result<(), RoutingError> {
+        match self.params.keys().find(|k| !known.contains(&k.as_str())) {
+            None => Ok(()),
+            Some(k) => Err(RoutingError::BadOption {
+                option: k.clone(),
+                value: self.params[k].clone(),
+                expected: if known.is_empty() {
+                    "no options (this router has none)".into()
+                } else {
+                    format!("one of the router's options: {}", known.join(", "))
+                },
+            }),
+        }
+    }
+
+    fn parsed<T: std::str::FromStr>(
+        &self,
+        key: &str,
+        default: T,
+        expected: &str,
+    ) -> Result<T, RoutingError> {
+        match self.params.get(key) {
+            None => Ok(default),
+            Some(v) => v.trim().parse().map_err(|_| RoutingError::BadOption {
+                option: key.into(),
+                value: v.clone(),
+                expected: expected.into(),
+            }),
+        }
+    }
+
+    /// A real-valued parameter.
+    pub fn f64(&self, key: &str, default: f64) -> Result<f64, RoutingError> {
+        self.parsed(key, default, "a number")
+    }
+
+    /// A non-negative integer parameter.
+    pub fn u32(&self, key: &str, default: u32) -> Result<u32, RoutingError> {
+        self.parsed(key, default, "a non-negative integer")
+    }
+
+    /// A boolean parameter.
+    pub fn bool(&self, key: &str, default: bool) -> Result<bool, RoutingError> {
+        self.parsed(key, default, "true or false")
+    }
+}
+
+/// A router built by name from the registry. It returns the
+/// [`AnyRouter`] to run, usually itself (a router may hand over to
+/// another where it does not fit, as `dor` to the engine's tables on a
+/// hypercube).
+pub trait BuildRouter: Sized {
+    fn build(net: &Network, opts: &RouterOptions) -> Result<AnyRouter, RoutingError>;
+}
+
+/// The registry: one line per router, `"name" => Variant(Type),` after
+/// the `$` that the generated dispatch macro needs; `Type`
+/// implements [`HopRouter`] and [`BuildRouter`]. Generates [`AnyRouter`]
+/// (with [`TableRouter`] and custom variants) and [`ADAPTIVE`].
+macro_rules! routers {
+    ($d:tt $($name:literal => $variant:ident($ty:ty),)*) => {
+        /// A router of the registry, a [`TableRouter`], or one's own.
+        /// Calls through it are static for the known routers.
+        pub enum AnyRouter {
+            /// Oblivious routes of an engine.
+            Table(Box<TableRouter>),
+            $($variant($ty),)*
+            /// A router of one's own.
+            Custom(Box<dyn HopRouter>),
+        }
+
+        /// The hop routers registered by name.
+        pub const ADAPTIVE: &[&str] = &[$($name),*];
+
+        fn build_named(
+            name: &str,
+            net: &Network,
+            opts: &RouterOptions,
+        ) -> Option<Result<AnyRouter, RoutingError>> {
+            match name {
+                $($name => Some(<$ty as BuildRouter>::build(net, opts)),)*
+                _ => None,
+            }
+        }
+
+        /// Calls `$call` on the router inside an [`AnyRouter`], bound to `$r`.
+        macro_rules! dispatch {
+            ($d x:expr, $d r:ident => $d call:expr) => {
+                match $d x {
+                    AnyRouter::Table($d r) => $d call,
+                    $(AnyRouter::$variant($d r) => $d call,)*
+                    AnyRouter::Custom($d r) => $d call,
+                }
+            };
+        }
+    };
+}
+
+routers! { $
+    "dor" => Dor(DorRouter),
+    "duato" => Duato(DuatoRouter),
+    "abr" => Abr(abr::AbrRouter),
+    "dor-bubble" => DorBubble(dor_bubble::DorBubbleRouter),
+    "por" => Por(por::PorRouter),
+    "ofr" => Ofr(ofr::OfrRouter),
+    "rdr" => Rdr(rdr::RdrRouter),
+}
+
+impl AnyRouter {
+    /// [`HopRouter::route`] with the view's type known, so that the calls
+    /// of the known routers into it are static.
+    #[inline]
+    pub fn route_in<V: LocalView>(
+        &self,
+        hdr: &Header,
+        here: &Here,
+        view: &V,
+        ctx: &mut RouterCtx,
+        out: &mut Candidates,
+    ) {
+        dispatch!(self, r => r.route(hdr, here, view, ctx, out))
+    }
+
+    /// [`HopRouter::forwarded`], inlined into the caller.
+    #[inline(always)]
+    pub fn forwarded_in(
+        &self,
+        hdr: &mut Header,
+        here: &Here,
+        chosen: Candidate,
+        channel: ChannelId,
+        ctx: &mut RouterCtx,
+    ) {
+        dispatch!(self, r => r.forwarded(hdr, here, chosen, channel, ctx))
+    }
+
+    /// [`HopRouter::source`] with the view's type known.
+    #[inline]
+    pub fn source_in<V: LocalView>(&self, hdr: &mut Header, view: &V, ctx: &mut RouterCtx) {
+        dispatch!(self, r => r.source(hdr, view, ctx))
+    }
+}
+
+impl HopRouter for AnyRouter {
+    fn name(&self) -> &str {
+        dispatch!(self, r => r.name())
+    }
+    fn vcs_needed(&self) -> u8 {
+        dispatch!(self, r => r.vcs_needed())
+    }
+    fn counters(&self) -> Vec<String> {
+        dispatch!(self, r => r.counters())
+    }
+    fn reads_view(&self) -> bool {
+        dispatch!(self, r => r.reads_view())
+    }
+    fn check(&self, vcs: u8) -> Result<(), String> {
+        dispatch!(self, r => r.check(vcs))
+    }
+    #[inline]
+    fn source(&self, hdr: &mut Header, view: &dyn LocalView, ctx: &mut RouterCtx) {
+        dispatch!(self, r => r.source(hdr, view, ctx))
+    }
+    #[inline]
+    fn inject(&self, hdr: &Header, vcs: u8, out: &mut Candidates) {
+        dispatch!(self, r => r.inject(hdr, vcs, out))
+    }
+    #[inline]
+    fn route(
+        &self,
+        hdr: &Header,
+        here: &Here,
+        view: &dyn LocalView,
+        ctx: &mut RouterCtx,
+        out: &mut Candidates,
+    ) {
+        dispatch!(self, r => r.route(hdr, here, view, ctx, out))
+    }
+    #[inline]
+    fn forwarded(
+        &self,
+        hdr: &mut Header,
+        here: &Here,
+        chosen: Candidate,
+        channel: ChannelId,
+        ctx: &mut RouterCtx,
+    ) {
+        dispatch!(self, r => r.forwarded(hdr, here, chosen, channel, ctx))
+    }
+    #[inline]
+    fn arrived(&self, hdr: &mut Header, ctx: &mut RouterCtx) -> Option<u64> {
+        dispatch!(self, r => r.arrived(hdr, ctx))
+    }
+}
+
+impl std::fmt::Debug for AnyRouter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "AnyRouter({})", self.name())
+    }
+}
+
+impl From<Box<dyn HopRouter>> for AnyRouter {
+    fn from(r: Box<dyn HopRouter>) -> Self {
+        AnyRouter::Custom(r)
+    }
+}
+
+impl From<TableRouter> for AnyRouter {
+    fn from(r: TableRouter) -> Self {
+        AnyRouter::Table(Box::new(r))
+    }
+}
+
+/// Every name a router can be built from: the registered hop routers,
+/// then the routing engines (wrapped as tables).
+pub fn router_names() -> String {
+    let mut v: Vec<&str> = ADAPTIVE.to_vec();
+    v.extend(
+        super::ENGINES
+            .iter()
+            .map(|(n, _)| *n)
+            .filter(|n| !ADAPTIVE.contains(n)),
+    );
+    v.join(", ")
+}
+
+/// The router `name` names: a registered hop router, or a routing engine
+/// whose routes are wrapped in a [`TableRouter`]. A registered name wins
+/// over an engine of the same name (`dor`).
+pub fn build(net: &Network, name: &str, opts: &RouterOptions) -> Result<AnyRouter, RoutingError> {
+    if let Some(r) = build_named(name, net, opts) {
+        return r;
+    }
+    if !super::ENGINES.iter().any(|(n, _)| *n == name) {
+        return Err(RoutingError::UnknownEngine {
+            name: name.to_string(),
+            valid: router_names(),
+        });
+    }
+    opts.only(&[])?;
+    table_router(net, name, opts)
+}
+
+/// The routes of engine `engine` wrapped as a [`TableRouter`].
+pub fn table_router(
+    net: &Network,
+    engine: &str,
+    opts: &RouterOptions,
+) -> Result<AnyRouter, RoutingError> {
+    let routes: Routes = super::route(net, engine, &opts.routing)?;
+    Ok(AnyRouter::Table(Box::new(TableRouter::new(
+        net,
+        routes,
+        opts.path_choice,
+    )?)))
+}
+
+/// Checks that the terminals of a torus or mesh sit where its generator
+/// puts them: terminal `t` on switch `t / c`, port `2n + 1 + t mod c`.
+pub(crate) fn check_torus_terminals(
+    net: &Network,
+    router: &'static str,
+    dims: usize,
+    concentration: u32,
+) -> Result<(), RoutingError> {
+    let c = concentration.max(1);
+    let n = dims as u16;
+    for (t, &node) in net.terminals().iter().enumerate() {
+        let ok = net.out_channels(node).first().is_some_and(|&ch| {
+            let ch = net.channel(ch);
+            net.is_switch(ch.dst)
+                && net.kind_index(ch.dst) == t / c as usize
+                && ch.dst_port.0 == 2 * n + 1 + (t as u32 % c) as u16
+        });
+        if !ok {
+            return Err(RoutingError::Unfit {
+                engine: router,
+                needs: "terminals where the torus generator puts them".into(),
+                network: net.name().to_string(),
+                found: format!("a network with terminal {} elsewhere", net.node(node).name),
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selection_prefers_low_priority_then_policy() {
+        let c = |port: u16, vc: u8, priority: u8| Candidate {
+            port: PortId(port),
+            vc,
+            priority,
+            need: 0,
+        };
+        let cands = [c(1, 0, 1), c(2, 0, 0), c(3, 0, 0), c(4, 0, 0)];
+        let credits = [9, 2, 5, 5];
+        let mut rng = crate::rng::stream(1, "select");
+        let avail = |x: &Candidate| Some(credits[usize::from(x.port.0) - 1]);
+        assert_eq!(
+            select(Selection::First, &cands, avail, &mut rng),
+            Some((1, 2))
+        );
+        assert_eq!(
+            select(Selection::MaxCredits, &cands, avail, &mut rng),
+            Some((2, 5))
+        );
+        let mut seen = [false; 4];
+        for _ in 0..200 {
+            let (k, _) = select(Selection::Random, &cands, avail, &mut rng).unwrap();
+            seen[k] = true;
+        }
+        assert_eq!(seen, [false, true, true, true]);
+        // Only the escape candidate available.
+        let only_escape = |x: &Candidate| (x.priority == 1).then_some(1);
+        assert_eq!(
+            select(Selection::MaxCredits, &cands, only_escape, &mut rng),
+            Some((0, 1))
+        );
+        assert_eq!(select(Selection::First, &cands, |_| None, &mut rng), None);
+    }
+
+    #[test]
+    fn registry_builds_by_name_and_names_the_valid_ones() {
+        let net = crate::network::spec::build("torus:4x4").unwrap();
+        let o = RouterOptions::default();
+        for name in ADAPTIVE {
+            assert_eq!(build(&net, name, &o).unwrap().name(), *name);
+        }
+        assert!(matches!(
+            build(&net, "updown", &o).unwrap(),
+            AnyRouter::Table(_)
+        ));
+        let e = build(&net, "teleport", &o).unwrap_err().to_string();
+        assert!(e.contains("teleport") && e.contains("duato") && e.contains("minhop"));
+        let mut bad = o.clone();
+        bad.params.insert("eta".into(), "2".into());
+        let e = build(&net, "duato", &bad).unwrap_err().to_string();
+        assert!(e.contains("eta"), "{e}");
+    }
+}

@@ -1,0 +1,571 @@
+//! OutFlank Routing (versaci2013 §3) on tori.
+//!
+//! At injection (the source hook, once per packet) the router decides
+//! whether to deroute the packet through an intermediate destination node
+//! (IDN) and which one:
+//! 1. The candidate set `Q` holds the Wraparound IDNs of eq. (1),
+//!    `q_i = floor((s_i + t_i + beta_i k_i) / 2) mod k_i` for every
+//!    `beta` in `{0,1}^n` ([`widn`], [`widns`]), and the OutFlank IDNs of
+//!    eqs. (2)-(3) with `Delta` (default 2) for the `lambda` vectors of
+//!    [`oidn_lambdas`]: Example 2's sets in three dimensions, and in
+//!    general the covering subset described there ([`oidn`], [`oidns`]).
+//!    An IDN that would not deroute the packet (`d(s,q) + d(q,t) =
+//!    d(s,t)`: the WIDN of the minimal orthant), or that is `s` or `t`, is
+//!    dropped, and so are repeats.
+//! 2. For each `q` it computes the profit of eq. (15),
+//!    `pi_q = u_* / u_q + eta d(s,t) / (d(s,q) + d(q,t))`, where `u_q` is
+//!    the mean number of used flit slots (over all VCs) in the next
+//!    buffers of the local outgoing links that are minimal from `s` to
+//!    `q`, `u_*` the least of any outgoing link, and the first fraction is
+//!    1 when `u_q = 0` ([`profit`]); and `pi_0 = u_* / u_0 + eta` for the
+//!    minimal route (eq. 16), `u_0` over the minimal links towards `t`.
+//! 3. If no `pi_q` exceeds `pi_0` the packet goes minimally; otherwise
+//!    through `argmax pi_q` (eq. 17; the first on ties, OIDNs listed
+//!    before WIDNs).
+//!
+//! The packet then travels in two minimal phases, `s -> q` and `q -> t`,
+//! each routed as the Adaptive Bubble Router does (see [`super::abr`]):
+//! adaptive VCs on every minimal port (priority 0), an escape VC in
+//! dimension order under bubble flow control (priority 1). The escape
+//! network is split in two virtual subnetworks (Theorem 1): VC 0 (VS1)
+//! carries packets towards their IDN, VC 1 (VS2) packets towards their
+//! destination (from the source if they were not derouted), VCs `2..` are
+//! adaptive. Entering VS2 from VS1 at the IDN is an entry into a ring, so
+//! it needs two free packet slots, as an injection does. With
+//! `split = false` one escape VC (VC 0) serves both phases and VCs `1..`
+//! are adaptive: a packet that reaches its IDN on an escape ring of a high
+//! dimension may then need one of a lower dimension, against the
+//! dimension order (the deadlock §3.3 warns about).
+//!
+//! Derouting happens only in the source hook, once per packet: the
+//! decision is kept in the header and never revisited, and both phases are
+//! minimal, so a packet crosses exactly `d(s,q) + d(q,t)` switch hops
+//! (Theorem 2). Header use: `aux` is the IDN's switch ([`NO_IDN`] if
+//! none), `phase` 0 on the way to the IDN and 1 after it (or without
+//! one), `state` the decision ([`DECIDED_MINIMAL`], [`DECIDED_OIDN`],
+//! [`DECIDED_WIDN`]; 0 before the source hook).
+//!
+//! Options: `eta` (2.0), `delta` (2), `split` (true), `adaptive_vcs`
+//! (0: every VC above the escape ones). Counters: `minimal`, `oidn`,
+//! `widn` (packets by decision), `escape_hops`.
+//! Needs cut-through or store-and-forward switching and buffers of at
+//! least two packets per VC.
+
+use super::torus_geometry::{adaptive_vcs, ring_offset, TorusGeometry};
+use super::{
+    AnyRouter, BuildRouter, Candidate, Candidates, Header, Here, HopRouter, LocalView, RouterCtx,
+    RouterOptions,
+};
+use crate::network::build::torus::dim_port;
+use crate::network::{ChannelId, Network, PortId};
+use crate::routing::RoutingError;
+
+/// `Header::aux` of a packet without an IDN.
+pub const NO_IDN: u32 = u32::MAX;
+/// `Header::state` of a packet routed minimally.
+pub const DECIDED_MINIMAL: u32 = 1;
+/// `Header::state` of a packet derouted through an OutFlank IDN.
+pub const DECIDED_OIDN: u32 = 2;
+/// `Header::state` of a packet derouted through a Wraparound IDN.
+pub const DECIDED_WIDN: u32 = 3;
+
+/// The two kinds of intermediate destination nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdnKind {
+    /// OutFlank IDN, eqs. (2)-(3).
+    Oidn,
+    /// Wraparound IDN, eq. (1).
+    Widn,
+}
+
+/// An intermediate destination node of a source and destination.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Idn {
+    pub kind: IdnKind,
+    /// `lambda` of an OIDN in the paper's frame (for a dimension that
+    /// needs travel, `+1` is the side of the minimal link, `-1` the other);
+    /// `beta` of a WIDN.
+    pub choice: Vec<i8>,
+    pub coords: Vec<u32>,
+}
+
+/// The WIDN `q(beta)` of eq. (1): `q_i = floor((s_i + t_i + beta_i k_i) /
+/// 2) mod k_i`.
+pub fn widn(dims: &[u32], s: &[u32], t: &[u32], beta: &[u8]) -> Vec<u32> {
+    (0..dims.len())
+        .map(|i| (s[i] + t[i] + u32::from(beta[i]) * dims[i]) / 2 % dims[i])
+        .collect()
+}
+
+/// The OIDN `q(lambda)` of eqs. (2)-(3), `lambda` in real orientation
+/// (`-1` the `-` side, `+1` the `+` side). Along a dimension that needs
+/// travel (`s_i != t_i`), whose minimal link is the shorter way round
+/// (`+` at a tie): `-1` gives `s_i - Delta` if `i-` is a non-minimal link
+/// and `t_i - Delta` if it is minimal, `+1` gives `s_i + Delta` or
+/// `t_i + Delta` alike, and `0` the midpoint `floor((s_i + t_i) / 2)` of
+/// the minimal arc, taken in the frame where that arc runs `+` from `s_i`
+/// (so `s_i + floor(d_i / 2)` along it; eq. (2)'s formula read with
+/// versaci2013's convention that minimal links are positive). Along a
+/// dimension with `s_i = t_i`: `s_i + lambda_i Delta`, all mod `k_i`.
+pub fn oidn(dims: &[u32], s: &[u32], t: &[u32], lambda: &[i8], delta: u32) -> Vec<u32> {
+    (0..dims.len())
+        .map(|i| {
+            let k = i64::from(dims[i]);
+            let (si, ti, dl) = (i64::from(s[i]), i64::from(t[i]), i64::from(delta));
+            let q = if s[i] == t[i] {
+                si + i64::from(lambda[i]) * dl
+            } else {
+                let (d, plus) = ring_offset(dims[i], s[i], t[i]);
+                match (lambda[i], plus) {
+                    (-1, true) => si - dl,
+                    (-1, false) => ti - dl,
+                    (1, false) => si + dl,
+                    (1, true) => ti + dl,
+                    _ => {
+                        let half = i64::from(d / 2);
+                        if plus {
+                            si + half
+                        } else {
+                            si - half
+                        }
+                    }
+                }
+            };
+            q.rem_euclid(k) as u32
+        })
+        .collect()
+}
+
+/// The `lambda` vectors of the OIDNs used, in the paper's frame (`+1` on
+/// the side of the minimal link), given which dimensions have
+/// `s_i = t_i`.
+///
+/// Three dimensions: Example 2's sets (eqs. 9-14), with the paper's
+/// dimensions 1, 2, 3 standing for the dimensions of the case (for
+/// coplanar `s` and `t` the equal one first; for collinear ones the two
+/// equal ones in order, then the other). Any other `n`: a covering subset
+/// built the same way: for every pair `i < j` of dimensions that need
+/// travel, `(lambda_i, lambda_j) = (-1, +1)` and `(+1, -1)`; for every
+/// dimension with `s_i = t_i`, `lambda_i = +1` and `-1`; and when only one
+/// dimension `m` needs travel, also `(lambda_m, lambda_c) = (-1, +1)` and
+/// `(+1, -1)` with `c` the first equal dimension. In two dimensions that
+/// is Example 1's pair for non-collinear `s`, `t` and Remark 1's covering
+/// subset `q0, q1, q4, q5` of lower dilation for collinear ones. One
+/// dimension: none (no OIDN uses a non-minimal link at both ends).
+pub fn oidn_lambdas(same: &[bool]) -> Vec<Vec<i8>> {
+    let n = same.len();
+    let m: Vec<usize> = (0..n).filter(|&i| !same[i]).collect();
+    let eq: Vec<usize> = (0..n).filter(|&i| same[i]).collect();
+    let with = |pairs: &[(usize, i8)]| {
+        let mut l = vec![0i8; n];
+        for &(i, v) in pairs {
+            l[i] = v;
+        }
+        l
+    };
+    let mut out = Vec::new();
+    if m.is_empty() || n == 1 {
+        return out;
+    }
+    if n == 3 && m.len() == 1 {
+        // Eqs. (13)-(14): (1,0,1), (-1,0,0), (0,1,-1), (0,-1,0).
+        let (a, b, c) = (eq[0], eq[1], m[0]);
+        out.push(with(&[(a, 1), (c, 1)]));
+        out.push(with(&[(a, -1)]));
+        out.push(with(&[(b, 1), (c, -1)]));
+        out.push(with(&[(b, -1)]));
+        return out;
+    }
+    let mut pairs = Vec::new();
+    for (x, &i) in m.iter().enumerate() {
+        for &j in &m[x + 1..] {
+            pairs.push((i, j));
+        }
+    }
+    // Example 2 lists the pair of the two last dimensions first.
+    for &(i, j) in pairs.iter().rev() {
+        out.push(with(&[(i, -1), (j, 1)]));
+        out.push(with(&[(i, 1), (j, -1)]));
+    }
+    for &c in &eq {
+        out.push(with(&[(c, 1)]));
+        out.push(with(&[(c, -1)]));
+    }
+    if m.len() == 1 {
+        let (mm, c) = (m[0], eq[0]);
+        out.push(with(&[(mm, -1), (c, 1)]));
+        out.push(with(&[(mm, 1), (c, -1)]));
+    }
+    out
+}
+
+/// Whether an IDN `q` is worth keeping for `s -> t`: not `s` or `t`, not
+/// already in `seen`, and it deroutes the packet.
+fn keep(geo: &TorusGeometry, s: &[u32], t: &[u32], q: &[u32], seen: &[Idn]) -> bool {
+    q != s
+        && q != t
+        && !seen.iter().any(|x| x.coords == q)
+        && geo.distance_coords(s, q) + geo.distance_coords(q, t) > geo.distance_coords(s, t)
+}
+
+/// The OIDNs OFR considers for `s -> t` on a torus of `dims`.
+pub fn oidns(dims: &[u32], s: &[u32], t: &[u32], delta: u32) -> Vec<Idn> {
+    let geo = TorusGeometry::torus(dims);
+    oidns_in(&geo, s, t, delta)
+}
+
+fn oidns_in(geo: &TorusGeometry, s: &[u32], t: &[u32], delta: u32) -> Vec<Idn> {
+    let dims = &geo.dims;
+    let same: Vec<bool> = (0..dims.len()).map(|i| s[i] == t[i]).collect();
+    let mut out: Vec<Idn> = Vec::new();
+    for lambda in oidn_lambdas(&same) {
+        let real: Vec<i8> = (0..dims.len())
+            .map(|i| {
+                if same[i] || ring_offset(dims[i], s[i], t[i]).1 {
+                    lambda[i]
+                } else {
+                    -lambda[i]
+                }
+            })
+            .collect();
+        let q = oidn(dims, s, t, &real, delta);
+        if keep(geo, s, t, &q, &out) {
+            out.push(Idn {
+                kind: IdnKind::Oidn,
+                choice: lambda,
+                coords: q,
+            });
+        }
+    }
+    out
+}
+
+/// The WIDNs OFR considers for `s -> t` on a torus of `dims`: eq. (1) for
+/// every `beta` but those that would not deroute (the minimal orthant's).
+pub fn widns(dims: &[u32], s: &[u32], t: &[u32]) -> Vec<Idn> {
+    let geo = TorusGeometry::torus(dims);
+    widns_in(&geo, s, t)
+}
+
+fn widns_in(geo: &TorusGeometry, s: &[u32], t: &[u32]) -> Vec<Idn> {
+    let n = geo.n();
+    let mut out: Vec<Idn> = Vec::new();
+    for bits in 0u32..1 << n {
+        let beta: Vec<u8> = (0..n).map(|i| (bits >> i & 1) as u8).collect();
+        let q = widn(&geo.dims, s, t, &beta);
+        if keep(geo, s, t, &q, &out) {
+            out.push(Idn {
+                kind: IdnKind::Widn,
+                choice: beta.iter().map(|&b| b as i8).collect(),
+                coords: q,
+            });
+        }
+    }
+    out
+}
+
+/// Eq. (15): `u_* / u + eta d / dq`, the fraction 1 when `u = 0`. With
+/// `dq = d` it is eq. (16).
+#[inline]
+pub fn profit(u_star: f64, u: f64, eta: f64, d: u32, dq: u32) -> f64 {
+    let f = if u <= 0.0 { 1.0 } else { u_star / u };
+    f + eta * f64::from(d) / f64::from(dq.max(1))
+}
+
+/// Mean of `occ[p - 1]` over the ports minimal from `a` to `b`.
+pub(super) fn mean_minimal(geo: &TorusGeometry, a: &[u32], b: &[u32], occ: &[u32]) -> f64 {
+    let (mut sum, mut n) = (0u64, 0u32);
+    for d in 0..geo.n() {
+        let (plus, minus) = geo.minimal(d, a[d], b[d]);
+        for (yes, positive) in [(plus, true), (minus, false)] {
+            if yes {
+                sum += u64::from(occ[usize::from(dim_port(d, positive).0) - 1]);
+                n += 1;
+            }
+        }
+    }
+    if n == 0 {
+        0.0
+    } else {
+        sum as f64 / f64::from(n)
+    }
+}
+
+/// Used flit slots (all VCs) in the next buffer of each network port.
+pub(super) fn port_occupancy(n: usize, view: &dyn LocalView) -> Vec<u32> {
+    (1..=2 * n as u16)
+        .map(|p| view.port_occupancy(PortId(p)))
+        .collect()
+}
+
+/// OutFlank Routing. See the module docs.
+pub struct OfrRouter {
+    geo: TorusGeometry,
+    eta: f64,
+    delta: u32,
+    split: bool,
+    adaptive: u8,
+}
+
+impl BuildRouter for OfrRouter {
+    fn build(net: &Network, opts: &RouterOptions) -> Result<AnyRouter, RoutingError> {
+        opts.only(&["eta", "delta", "split", "adaptive_vcs"])?;
+        let eta = opts.f64("eta", 2.0)?;
+        if !eta.is_finite() || eta < 0.0 {
+            return Err(RoutingError::BadOption {
+                option: "eta".into(),
+                value: eta.to_string(),
+                expected: "a non-negative number".into(),
+            });
+        }
+        Ok(AnyRouter::Ofr(OfrRouter {
+            geo: TorusGeometry::new(net, "ofr", true)?,
+            eta,
+            delta: opts.u32("delta", 2)?,
+            split: opts.bool("split", true)?,
+            adaptive: opts.u32("adaptive_vcs", 0)?.min(63) as u8,
+        }))
+    }
+}
+
+impl OfrRouter {
+    /// Escape VCs below the adaptive ones.
+    fn escapes(&self) -> u8 {
+        if self.split {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// The IDN (and its kind) eqs. (15)-(17) choose for a packet from
+    /// switch `s` to switch `t`, given the used flit slots `occ[p - 1]` of
+    /// every network port `p` of `s`; `None` to route minimally.
+    pub fn decide(&self, s: u32, t: u32, occ: &[u32]) -> Option<(IdnKind, u32)> {
+        if s == t {
+            return None;
+        }
+        let geo = &self.geo;
+        let (sc, tc) = (geo.coords(s), geo.coords(t));
+        let d = geo.distance_coords(sc, tc);
+        let u_star = f64::from(occ.iter().copied().min().unwrap_or(0));
+        let u0 = mean_minimal(geo, sc, tc, occ);
+        let mut best = profit(u_star, u0, self.eta, d, d);
+        let mut choice = None;
+        let idns = oidns_in(geo, sc, tc, self.delta)
+            .into_iter()
+            .chain(widns_in(geo, sc, tc));
+        for q in idns {
+            let dq = geo.distance_coords(sc, &q.coords) + geo.distance_coords(&q.coords, tc);
+            let uq = mean_minimal(geo, sc, &q.coords, occ);
+            let p = profit(u_star, uq, self.eta, d, dq);
+            if p > best {
+                best = p;
+                choice = Some((q.kind, geo.switch_at(&q.coords)));
+            }
+        }
+        choice
+    }
+
+    /// The decision kept in a header: `None` before the source hook,
+    /// `Some(None)` for a minimal route, `Some(Some((kind, idn switch)))`.
+    pub fn decision(hdr: &Header) -> Option<Option<(IdnKind, u32)>> {
+        match hdr.state {
+            DECIDED_MINIMAL => Some(None),
+            DECIDED_OIDN => Some(Some((IdnKind::Oidn, hdr.aux))),
+            DECIDED_WIDN => Some(Some((IdnKind::Widn, hdr.aux))),
+            _ => None,
+        }
+    }
+
+    /// Whether the packet is past its IDN (or has none) at switch `at`.
+    #[inline]
+    fn second_phase(hdr: &Header, at: u32) -> bool {
+        hdr.phase != 0 || hdr.aux == NO_IDN || hdr.aux == at || hdr.state == 0
+    }
+}
+
+impl HopRouter for OfrRouter {
+    fn name(&self) -> &str {
+        "ofr"
+    }
+
+    fn vcs_needed(&self) -> u8 {
+        self.escapes() + self.adaptive.max(1)
+    }
+
+    fn counters(&self) -> Vec<String> {
+        ["minimal", "oidn", "widn", "escape_hops"]
+            .map(String::from)
+            .to_vec()
+    }
+
+    fn source(&self, hdr: &mut Header, view: &dyn LocalView, ctx: &mut RouterCtx) {
+        if hdr.state != 0 {
+            // Decided once per packet, at its first injection.
+            return;
+        }
+        let s = self.geo.switch_of(hdr.origin);
+        let t = self.geo.switch_of(hdr.target);
+        let occ = port_occupancy(self.geo.n(), view);
+        match self.decide(s, t, &occ) {
+            None => {
+                hdr.state = DECIDED_MINIMAL;
+                hdr.aux = NO_IDN;
+                hdr.phase = 1;
+                ctx.count(0);
+            }
+            Some((kind, q)) => {
+                hdr.aux = q;
+                hdr.phase = 0;
+                if kind == IdnKind::Oidn {
+                    hdr.state = DECIDED_OIDN;
+                    ctx.count(1);
+                } else {
+                    hdr.state = DECIDED_WIDN;
+                    ctx.count(2);
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn route(
+        &self,
+        hdr: &Header,
+        here: &Here,
+        _view: &dyn LocalView,
+        _ctx: &mut RouterCtx,
+        out: &mut Candidates,
+    ) {
+        let at = here.switch_index;
+        let second = Self::second_phase(hdr, at);
+        let goal = if second {
+            self.geo.switch_of(hdr.target)
+        } else {
+            hdr.aux
+        };
+        if second && at == goal {
+            self.geo.eject(hdr.target, here.vcs, out);
+            return;
+        }
+        let escape = if self.split { u8::from(second) } else { 0 };
+        let adaptive = adaptive_vcs(here.vcs, self.escapes(), self.adaptive);
+        self.geo
+            .minimal_hop(here, goal, hdr.flits, escape, adaptive, out);
+    }
+
+    #[inline]
+    fn forwarded(
+        &self,
+        hdr: &mut Header,
+        here: &Here,
+        chosen: Candidate,
+        _channel: ChannelId,
+        ctx: &mut RouterCtx,
+    ) {
+        if hdr.phase == 0 && Self::second_phase(hdr, here.switch_index) {
+            hdr.phase = 1;
+        }
+        if chosen.priority == 1 {
+            ctx.count(3);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::torus_geometry::test_view::FixedView;
+    use super::*;
+    use crate::network::{spec, NodeId};
+
+    fn ofr(topology: &str, opts: &[(&str, &str)]) -> OfrRouter {
+        let net = spec::build(topology).unwrap();
+        let mut o = RouterOptions::default();
+        for (k, v) in opts {
+            o.params.insert(k.to_string(), v.to_string());
+        }
+        let AnyRouter::Ofr(r) = OfrRouter::build(&net, &o).unwrap() else {
+            panic!()
+        };
+        r
+    }
+
+    #[test]
+    fn empty_queues_route_minimally_and_a_busy_minimal_link_deroutes() {
+        let r = ofr("torus:16x16x16", &[]);
+        let g = &r.geo;
+        let s = g.switch_at(&[0, 0, 0]);
+        let t = g.switch_at(&[2, 6, 6]);
+        assert_eq!(r.decide(s, t, &[0; 6]), None);
+        // +x full, the rest empty (u_* = 0, d = 14, pi_0 = 0 + 2): the
+        // OIDN lambda = (-1, 0, 1) leaves on -x, +y, +-z, all empty, for
+        // 4 Delta = 8 more hops: 1 + 2 * 14 / 22 = 2.27; the WIDN flipping
+        // x costs 12 more (2.08); the others use +x (0 + 2 * 14 / dq).
+        let mut occ = [0u32; 6];
+        occ[0] = 16;
+        let (kind, q) = r.decide(s, t, &occ).unwrap();
+        assert_eq!(kind, IdnKind::Oidn);
+        assert_eq!(g.coords(q), &[14, 3, 8]);
+        let dq = g.distance(s, q) + g.distance(q, t);
+        assert_eq!(dq, 14 + 8);
+        // With eta so large that dilation always loses: minimal.
+        let r = ofr("torus:16x16x16", &[("eta", "100")]);
+        assert_eq!(r.decide(s, t, &occ), None);
+    }
+
+    #[test]
+    fn two_phases_on_split_escape_subnetworks() {
+        let r = ofr("torus:8x8", &[]);
+        let view = FixedView::empty(5);
+        let mut rng = crate::rng::stream(1, "t");
+        let mut counters = [0u64; 4];
+        let mut hdr = Header {
+            src: 0,
+            dst: 3,
+            origin: 0,
+            target: 3,
+            flits: 2,
+            ..Header::default()
+        };
+        {
+            let mut ctx = RouterCtx::new(&mut rng, &mut counters);
+            r.source(&mut hdr, &view, &mut ctx);
+        }
+        assert_eq!(OfrRouter::decision(&hdr), Some(None));
+        assert_eq!(counters, [1, 0, 0, 0]);
+        // A packet heading to IDN 2 + 8 * 6 from switch 0.
+        hdr.state = DECIDED_WIDN;
+        hdr.aux = 2 + 8 * 6;
+        hdr.phase = 0;
+        let at = |sw: u32, in_port: u16, in_vc: u8, hdr: &Header| {
+            let here = Here {
+                switch: NodeId(sw),
+                switch_index: sw,
+                in_port: PortId(in_port),
+                in_vc,
+                vcs: 3,
+                now_ps: 0,
+            };
+            let mut rng = crate::rng::stream(1, "t");
+            let mut c = [0u64; 4];
+            let mut ctx = RouterCtx::new(&mut rng, &mut c);
+            let mut out = Candidates::default();
+            r.route(hdr, &here, &view, &mut ctx, &mut out);
+            out.as_slice().to_vec()
+        };
+        let c = at(0, 5, 0, &hdr);
+        let esc = c.iter().find(|c| c.priority == 1).unwrap();
+        assert_eq!((esc.port, esc.vc, esc.need), (PortId(1), 0, 4));
+        assert!(c.iter().filter(|c| c.priority == 0).all(|c| c.vc == 2));
+        // At the IDN, arrived on VS1 travelling -y: to 3 = (3,0) the
+        // escape is VS2 along +x, an entry (two packets).
+        let c = at(hdr.aux, 4, 0, &hdr);
+        let esc = c.iter().find(|c| c.priority == 1).unwrap();
+        assert_eq!((esc.port, esc.vc, esc.need), (PortId(1), 1, 4));
+        // Without the split: one escape VC for both phases.
+        let r2 = ofr("torus:8x8", &[("split", "false")]);
+        assert_eq!(r2.vcs_needed(), 2);
+        assert_eq!(r.vcs_needed(), 3);
+    }
+}
