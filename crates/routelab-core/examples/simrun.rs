@@ -12,15 +12,8 @@ use routelab_core::routing::adaptive;
 use routelab_core::sim::{build_network, router_options, Experiment, Spec};
 use std::time::Instant;
 
-fn peak_rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
+mod common;
+use common::peak_rss_mb;
 
 fn fail(msg: String) -> ! {
     eprintln!("simrun: {msg}");

@@ -22,6 +22,7 @@
 //! Options: `adaptive_vcs` (default 0: every VC above the escape one).
 //! Counter `escape_hops`: hops taken on the escape VC.
 
+use super::bubble::{count_escape_hop, ESCAPE_VC};
 use super::torus_geometry::{adaptive_vcs, TorusGeometry};
 use super::{
     AnyRouter, BuildRouter, Candidate, Candidates, Header, Here, HopRouter, LocalView, RouterCtx,
@@ -29,9 +30,6 @@ use super::{
 };
 use crate::network::{ChannelId, Network};
 use crate::routing::RoutingError;
-
-/// The escape VC of the bubble routers.
-pub const ESCAPE_VC: u8 = 0;
 
 /// The Adaptive Bubble Router. See the module docs.
 pub struct AbrRouter {
@@ -76,11 +74,9 @@ impl HopRouter for AbrRouter {
         _ctx: &mut RouterCtx,
         out: &mut Candidates,
     ) {
-        let goal = self.geo.switch_of(hdr.target);
-        if here.switch_index == goal {
-            self.geo.eject(hdr.target, here.vcs, out);
+        let Some(goal) = self.geo.goal_or_eject(hdr.target, here, out) else {
             return;
-        }
+        };
         let adaptive = adaptive_vcs(here.vcs, ESCAPE_VC + 1, self.adaptive);
         self.geo
             .minimal_hop(here, goal, hdr.flits, ESCAPE_VC, adaptive, out);
@@ -95,9 +91,7 @@ impl HopRouter for AbrRouter {
         _channel: ChannelId,
         ctx: &mut RouterCtx,
     ) {
-        if chosen.priority == 1 {
-            ctx.count(0);
-        }
+        count_escape_hop(chosen, ctx, 0);
     }
 }
 

@@ -16,6 +16,7 @@
 //! with other terminal placements) get the engine's tables instead (the
 //! registry then builds a [`super::TableRouter`]).
 
+use super::table::{dateline_lane, push_lane, CROSSED, NO_RING};
 use super::{
     check_torus_terminals, AnyRouter, BuildRouter, Candidate, Candidates, Header, Here, HopRouter,
     LocalView, RouterCtx, RouterOptions,
@@ -23,9 +24,6 @@ use super::{
 use crate::network::build::torus::dim_port;
 use crate::network::{ChannelId, Network, PortId, Structure};
 use crate::routing::{Datelines, RoutingError};
-
-const NO_RING: u32 = Datelines::NO_RING as u32;
-const CROSSED: u32 = 1 << 8;
 
 /// Dimension order from coordinates. See the module docs.
 pub struct DorRouter {
@@ -79,11 +77,7 @@ impl BuildRouter for DorRouter {
 impl DorRouter {
     #[inline]
     fn push_lane(&self, port: PortId, lane: u8, vcs: u8, out: &mut Candidates) {
-        let mut v = lane;
-        while v < vcs {
-            out.push(port, v);
-            v += self.lanes;
-        }
+        push_lane(port, lane, self.lanes, vcs, out);
     }
 
     /// The lane of a hop onto a channel of `ring` for a packet in `state`
@@ -93,8 +87,7 @@ impl DorRouter {
         if !self.datelines {
             return hdr.lane;
         }
-        let same = ring == NO_RING || ring == hdr.state & 0xff;
-        hdr.lane + u8::from(same && hdr.state & CROSSED != 0)
+        dateline_lane(hdr, ring)
     }
 
     #[inline]

@@ -15,12 +15,12 @@
 //!
 //! No options.
 
-use super::torus_geometry::{continues_ring, TorusGeometry};
+use super::bubble::push_ring_hop;
+use super::torus_geometry::TorusGeometry;
 use super::{
     AnyRouter, BuildRouter, Candidates, Header, Here, HopRouter, LocalView, RouterCtx,
     RouterOptions,
 };
-use crate::network::build::torus::dim_port;
 use crate::network::Network;
 use crate::routing::RoutingError;
 
@@ -60,24 +60,11 @@ impl HopRouter for DorBubbleRouter {
         _ctx: &mut RouterCtx,
         out: &mut Candidates,
     ) {
-        let goal = self.geo.switch_of(hdr.target);
-        if here.switch_index == goal {
-            self.geo.eject(hdr.target, here.vcs, out);
-            return;
-        }
-        let a = self.geo.coords(here.switch_index);
-        let b = self.geo.coords(goal);
-        let Some(d) = (0..self.geo.n()).find(|&d| a[d] != b[d]) else {
+        let Some(goal) = self.geo.goal_or_eject(hdr.target, here, out) else {
             return;
         };
-        let port = dim_port(d, self.geo.offset(d, a[d], b[d]).1);
-        let f = u32::from(hdr.flits);
-        if continues_ring(here.in_port, port) && here.in_vc < here.vcs {
-            out.push_with(port, here.in_vc, 0, f);
-        } else {
-            for v in 0..here.vcs {
-                out.push_with(port, v, 0, 2 * f);
-            }
+        if let Some(port) = self.geo.dor_port(here.switch_index, goal) {
+            push_ring_hop(here, port, hdr.flits, out);
         }
     }
 }

@@ -16,19 +16,19 @@
 //!
 //! Counter `escape_hops`: hops taken on an escape VC.
 
+use super::bubble::{count_escape_hop, ESCAPE_PRIORITY};
+use super::torus_geometry::{adaptive_vcs, push_vcs, TorusGeometry};
 use super::{
-    check_torus_terminals, AnyRouter, BuildRouter, Candidate, Candidates, Header, Here, HopRouter,
-    LocalView, RouterCtx, RouterOptions,
+    AnyRouter, BuildRouter, Candidate, Candidates, Header, Here, HopRouter, LocalView, RouterCtx,
+    RouterOptions,
 };
 use crate::network::build::torus::dim_port;
-use crate::network::{ChannelId, Network, PortId, Structure};
+use crate::network::{ChannelId, Network};
 use crate::routing::RoutingError;
 
 /// Duato's minimal adaptive router. See the module docs.
 pub struct DuatoRouter {
-    dims: Vec<u32>,
-    wrap: bool,
-    concentration: u32,
+    geo: TorusGeometry,
     escape: u8,
 }
 
@@ -41,32 +41,21 @@ impl BuildRouter for DuatoRouter {
 
 impl DuatoRouter {
     pub fn new(net: &Network) -> Result<Self, RoutingError> {
-        let Structure::Torus {
-            dims,
-            wrap,
-            concentration,
-        } = net.structure()
-        else {
-            return Err(RoutingError::Unfit {
-                engine: "duato",
-                needs: "a torus or mesh (coordinates)".into(),
-                network: net.name().to_string(),
-                found: format!("a {}", net.structure().family()),
-            });
-        };
-        check_torus_terminals(net, "duato", dims.len(), *concentration)?;
-        Ok(DuatoRouter {
-            dims: dims.clone(),
-            wrap: *wrap,
-            concentration: (*concentration).max(1),
-            escape: if *wrap { 2 } else { 1 },
-        })
+        let geo = TorusGeometry::new(net, "duato", false)?;
+        let escape = if geo.wrap { 2 } else { 1 };
+        Ok(DuatoRouter { geo, escape })
     }
 
+    /// The escape VC of a hop from `x` to `y` the `positive` way along a
+    /// ring: 0 while the rest of the way crosses the dateline, else 1; 0
+    /// on a mesh.
     #[inline]
-    fn adaptive(&self, port: PortId, vcs: u8, out: &mut Candidates) {
-        for v in self.escape..vcs {
-            out.push(port, v);
+    fn escape_vc(&self, x: u32, y: u32, positive: bool) -> u8 {
+        if self.geo.wrap {
+            let crosses = if positive { y < x } else { y > x };
+            u8::from(!crosses)
+        } else {
+            0
         }
     }
 }
@@ -96,46 +85,25 @@ impl HopRouter for DuatoRouter {
         _ctx: &mut RouterCtx,
         out: &mut Candidates,
     ) {
-        let vcs = here.vcs;
-        let n = self.dims.len() as u16;
-        let target_switch = hdr.target / self.concentration;
-        if here.switch_index == target_switch {
-            let port = PortId(2 * n + 1 + (hdr.target % self.concentration) as u16);
-            for v in 0..vcs {
-                out.push(port, v);
-            }
+        let Some(goal) = self.geo.goal_or_eject(hdr.target, here, out) else {
             return;
-        }
-        let (mut a, mut b) = (here.switch_index, target_switch);
+        };
+        let adaptive = adaptive_vcs(here.vcs, self.escape, 0);
+        let a = self.geo.coords(here.switch_index);
+        let b = self.geo.coords(goal);
         let mut escaped = false;
-        for (d, &k) in self.dims.iter().enumerate() {
-            let (x, y) = (a % k, b % k);
-            a /= k;
-            b /= k;
-            if x == y {
-                continue;
-            }
-            let (plus, minus) = if self.wrap {
-                let up = (y + k - x) % k;
-                (2 * up <= k, 2 * up >= k)
-            } else {
-                (y > x, y < x)
-            };
+        for d in 0..self.geo.n() {
+            let (plus, minus) = self.geo.minimal(d, a[d], b[d]);
             if plus {
-                self.adaptive(dim_port(d, true), vcs, out);
+                push_vcs(dim_port(d, true), adaptive, out);
             }
             if minus {
-                self.adaptive(dim_port(d, false), vcs, out);
+                push_vcs(dim_port(d, false), adaptive, out);
             }
-            if !escaped {
+            if !escaped && (plus || minus) {
                 escaped = true;
-                let vc = if self.wrap {
-                    let crosses = if plus { y < x } else { y > x };
-                    u8::from(!crosses)
-                } else {
-                    0
-                };
-                out.push_with(dim_port(d, plus), vc, 1, 0);
+                let vc = self.escape_vc(a[d], b[d], plus);
+                out.push_with(dim_port(d, plus), vc, ESCAPE_PRIORITY, 0);
             }
         }
     }
@@ -148,8 +116,6 @@ impl HopRouter for DuatoRouter {
         _channel: ChannelId,
         ctx: &mut RouterCtx,
     ) {
-        if chosen.priority == 1 {
-            ctx.count(0);
-        }
+        count_escape_hop(chosen, ctx, 0);
     }
 }

@@ -67,11 +67,13 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub mod abr;
+pub mod bubble;
 pub mod dor;
 pub mod dor_bubble;
 pub mod duato;
 pub mod ofr;
 pub mod por;
+pub mod profit;
 pub mod rdr;
 pub mod table;
 pub mod torus_geometry;

@@ -17,7 +17,7 @@
 //!    the mean number of used flit slots (over all VCs) in the next
 //!    buffers of the local outgoing links that are minimal from `s` to
 //!    `q`, `u_*` the least of any outgoing link, and the first fraction is
-//!    1 when `u_q = 0` ([`profit`]); and `pi_0 = u_* / u_0 + eta` for the
+//!    1 when `u_q = 0` ([`profit`](super::profit::profit)); and `pi_0 = u_* / u_0 + eta` for the
 //!    minimal route (eq. 16), `u_0` over the minimal links towards `t`.
 //! 3. If no `pi_q` exceeds `pi_0` the packet goes minimally; otherwise
 //!    through `argmax pi_q` (eq. 17; the first on ties, OIDNs listed
@@ -51,13 +51,14 @@
 //! Needs cut-through or store-and-forward switching and buffers of at
 //! least two packets per VC.
 
+use super::bubble::count_escape_hop;
+use super::profit::{mean_minimal, profit, undecided};
 use super::torus_geometry::{adaptive_vcs, ring_offset, TorusGeometry};
 use super::{
     AnyRouter, BuildRouter, Candidate, Candidates, Header, Here, HopRouter, LocalView, RouterCtx,
     RouterOptions,
 };
-use crate::network::build::torus::dim_port;
-use crate::network::{ChannelId, Network, PortId};
+use crate::network::{ChannelId, Network};
 use crate::routing::RoutingError;
 
 /// `Header::aux` of a packet without an IDN.
@@ -264,40 +265,6 @@ fn widns_in(geo: &TorusGeometry, s: &[u32], t: &[u32]) -> Vec<Idn> {
     out
 }
 
-/// Eq. (15): `u_* / u + eta d / dq`, the fraction 1 when `u = 0`. With
-/// `dq = d` it is eq. (16).
-#[inline]
-pub fn profit(u_star: f64, u: f64, eta: f64, d: u32, dq: u32) -> f64 {
-    let f = if u <= 0.0 { 1.0 } else { u_star / u };
-    f + eta * f64::from(d) / f64::from(dq.max(1))
-}
-
-/// Mean of `occ[p - 1]` over the ports minimal from `a` to `b`.
-pub(super) fn mean_minimal(geo: &TorusGeometry, a: &[u32], b: &[u32], occ: &[u32]) -> f64 {
-    let (mut sum, mut n) = (0u64, 0u32);
-    for d in 0..geo.n() {
-        let (plus, minus) = geo.minimal(d, a[d], b[d]);
-        for (yes, positive) in [(plus, true), (minus, false)] {
-            if yes {
-                sum += u64::from(occ[usize::from(dim_port(d, positive).0) - 1]);
-                n += 1;
-            }
-        }
-    }
-    if n == 0 {
-        0.0
-    } else {
-        sum as f64 / f64::from(n)
-    }
-}
-
-/// Used flit slots (all VCs) in the next buffer of each network port.
-pub(super) fn port_occupancy(n: usize, view: &dyn LocalView) -> Vec<u32> {
-    (1..=2 * n as u16)
-        .map(|p| view.port_occupancy(PortId(p)))
-        .collect()
-}
-
 /// OutFlank Routing. See the module docs.
 pub struct OfrRouter {
     geo: TorusGeometry,
@@ -401,13 +368,10 @@ impl HopRouter for OfrRouter {
     }
 
     fn source(&self, hdr: &mut Header, view: &dyn LocalView, ctx: &mut RouterCtx) {
-        if hdr.state != 0 {
-            // Decided once per packet, at its first injection.
+        // Decided once per packet, at its first injection.
+        let Some((s, t, occ)) = undecided(&self.geo, hdr, view) else {
             return;
-        }
-        let s = self.geo.switch_of(hdr.origin);
-        let t = self.geo.switch_of(hdr.target);
-        let occ = port_occupancy(self.geo.n(), view);
+        };
         match self.decide(s, t, &occ) {
             None => {
                 hdr.state = DECIDED_MINIMAL;
@@ -467,9 +431,7 @@ impl HopRouter for OfrRouter {
         if hdr.phase == 0 && Self::second_phase(hdr, here.switch_index) {
             hdr.phase = 1;
         }
-        if chosen.priority == 1 {
-            ctx.count(3);
-        }
+        count_escape_hop(chosen, ctx, 3);
     }
 }
 
@@ -477,7 +439,7 @@ impl HopRouter for OfrRouter {
 mod tests {
     use super::super::torus_geometry::test_view::FixedView;
     use super::*;
-    use crate::network::{spec, NodeId};
+    use crate::network::{spec, NodeId, PortId};
 
     fn ofr(topology: &str, opts: &[(&str, &str)]) -> OfrRouter {
         let net = spec::build(topology).unwrap();

@@ -32,8 +32,8 @@
 //! `escape_hops`. Needs cut-through or store-and-forward switching and
 //! buffers of at least two packets per VC.
 
-use super::abr::ESCAPE_VC;
-use super::ofr::{mean_minimal, port_occupancy, profit};
+use super::bubble::{count_escape_hop, ESCAPE_VC};
+use super::profit::{mean_minimal, profit, undecided};
 use super::torus_geometry::{adaptive_vcs, TorusGeometry};
 use super::{
     AnyRouter, BuildRouter, Candidate, Candidates, Header, Here, HopRouter, LocalView, RouterCtx,
@@ -148,12 +148,9 @@ impl HopRouter for PorRouter {
     }
 
     fn source(&self, hdr: &mut Header, view: &dyn LocalView, ctx: &mut RouterCtx) {
-        if hdr.state != 0 {
+        let Some((s, t, occ)) = undecided(&self.geo, hdr, view) else {
             return;
-        }
-        let s = self.geo.switch_of(hdr.origin);
-        let t = self.geo.switch_of(hdr.target);
-        let occ = port_occupancy(self.geo.n(), view);
+        };
         match self.decide(s, t, &occ) {
             None => {
                 hdr.state = DECIDED_MINIMAL;
@@ -175,11 +172,9 @@ impl HopRouter for PorRouter {
         _ctx: &mut RouterCtx,
         out: &mut Candidates,
     ) {
-        let goal = self.geo.switch_of(hdr.target);
-        if here.switch_index == goal {
-            self.geo.eject(hdr.target, here.vcs, out);
+        let Some(goal) = self.geo.goal_or_eject(hdr.target, here, out) else {
             return;
-        }
+        };
         let adaptive = adaptive_vcs(here.vcs, ESCAPE_VC + 1, self.adaptive);
         if hdr.state & ORTHANT != 0 {
             self.geo.orthant_hop(
@@ -206,9 +201,7 @@ impl HopRouter for PorRouter {
         _channel: ChannelId,
         ctx: &mut RouterCtx,
     ) {
-        if chosen.priority == 1 {
-            ctx.count(2);
-        }
+        count_escape_hop(chosen, ctx, 2);
     }
 }
 

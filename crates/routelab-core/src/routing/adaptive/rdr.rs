@@ -25,7 +25,7 @@
 //! Options: `adaptive_vcs` (default 0: every VC above the escape one).
 //! Counter `escape_hops`: hops taken on the escape VC.
 
-use super::abr::ESCAPE_VC;
+use super::bubble::{count_escape_hop, ESCAPE_VC};
 use super::torus_geometry::{adaptive_vcs, mix64, push_vcs, TorusGeometry};
 use super::{
     AnyRouter, BuildRouter, Candidate, Candidates, Header, Here, HopRouter, LocalView, RouterCtx,
@@ -112,11 +112,9 @@ impl HopRouter for RdrRouter {
         _ctx: &mut RouterCtx,
         out: &mut Candidates,
     ) {
-        let goal = self.geo.switch_of(hdr.target);
-        if here.switch_index == goal {
-            self.geo.eject(hdr.target, here.vcs, out);
+        let Some(goal) = self.geo.goal_or_eject(hdr.target, here, out) else {
             return;
-        }
+        };
         if let Some((d, positive)) = self.pick(hdr.state, hdr.hops, here.switch_index, goal) {
             let adaptive = adaptive_vcs(here.vcs, ESCAPE_VC + 1, self.adaptive);
             push_vcs(dim_port(d, positive), adaptive, out);
@@ -135,9 +133,7 @@ impl HopRouter for RdrRouter {
         _channel: ChannelId,
         ctx: &mut RouterCtx,
     ) {
-        if chosen.priority == 1 {
-            ctx.count(0);
-        }
+        count_escape_hop(chosen, ctx, 0);
     }
 }
 

@@ -54,8 +54,30 @@ pub struct TableRouter {
     choice: PathChoice,
 }
 
-const NO_RING: u32 = Datelines::NO_RING as u32;
-const CROSSED: u32 = 1 << 8;
+/// `Header::state` of a packet on no ring yet (else the ring's index).
+pub(super) const NO_RING: u32 = Datelines::NO_RING as u32;
+/// `Header::state` bit of a packet past the dateline of its ring.
+pub(super) const CROSSED: u32 = 1 << 8;
+
+/// Pushes the VCs of `port` that carry `lane` when `lanes` lanes share
+/// `vcs` VCs (VC `v` carries lane `v mod lanes`).
+#[inline]
+pub(super) fn push_lane(port: PortId, lane: u8, lanes: u8, vcs: u8, out: &mut Candidates) {
+    let mut v = lane;
+    while v < vcs {
+        out.push(port, v);
+        v += lanes;
+    }
+}
+
+/// The lane of a hop onto a channel of `ring` for a packet in `hdr.state`
+/// (as [`LaneRule::hop_lanes`]): one up after the dateline of the ring the
+/// packet travels on, else its lane.
+#[inline]
+pub(super) fn dateline_lane(hdr: &Header, ring: u32) -> u8 {
+    let same = ring == NO_RING || ring == hdr.state & 0xff;
+    hdr.lane + u8::from(same && hdr.state & CROSSED != 0)
+}
 
 impl TableRouter {
     pub fn new(net: &Network, routes: Routes, choice: PathChoice) -> Result<Self, RoutingError> {
@@ -139,11 +161,7 @@ impl TableRouter {
 
     #[inline]
     fn push_lane(&self, port: PortId, lane: u8, vcs: u8, out: &mut Candidates) {
-        let mut v = lane;
-        while v < vcs {
-            out.push(port, v);
-            v += self.lanes;
-        }
+        push_lane(port, lane, self.lanes, vcs, out);
     }
 
     /// The lane of a hop onto a channel of `ring` for a packet in `state`.
@@ -152,8 +170,7 @@ impl TableRouter {
         if self.rings.is_none() {
             return hdr.lane;
         }
-        let same = ring == NO_RING || ring == hdr.state & 0xff;
-        hdr.lane + u8::from(same && hdr.state & CROSSED != 0)
+        dateline_lane(hdr, ring)
     }
 
     /// Port and ring of switch `x` towards terminal `t`.

@@ -1,6 +1,7 @@
 //! Torus geometry shared by the torus routers (`abr`, `dor-bubble`, `por`,
-//! `ofr`, `rdr`): coordinates, minimal directions per dimension, distances,
-//! and the two routing steps they all build on.
+//! `ofr`, `rdr`, `duato`): coordinates, minimal directions per dimension,
+//! distances, ejection, and the two routing steps the bubble routers build
+//! on.
 //!
 //! Conventions (those of [`crate::network::build::torus`]): switch `s` sits
 //! at the mixed-radix coordinates of `s`, dimension 0 fastest; its port
@@ -8,17 +9,9 @@
 //! `t / c` on port `2n + 1 + t mod c`. A packet travelling `+d` leaves on
 //! port `2d + 1` and arrives on the neighbour's port `2d + 2`.
 //!
-//! Bubble flow control ([`bubble_need`]): the escape VC of the ports of one
-//! dimension and direction forms a unidirectional ring per line of the
-//! torus. A packet that keeps travelling along the ring it arrived on (same
-//! escape VC, same dimension and direction) needs one free packet slot
-//! downstream; any other packet entering that ring (from the injection
-//! queue, from another dimension or direction, from an adaptive VC or from
-//! another escape VC) needs two. So a ring never fills up: it always keeps
-//! a free packet slot and its packets keep moving. This needs whole-packet
-//! allocation (cut-through or store-and-forward switching) and input
-//! buffers of at least two packets per VC.
+//! The escape candidates follow bubble flow control ([`super::bubble`]).
 
+use super::bubble::push_escape;
 use super::{check_torus_terminals, Candidates, Here};
 use crate::network::build::torus::dim_port;
 use crate::network::{Network, PortId, Structure};
@@ -150,6 +143,17 @@ impl TorusGeometry {
         }
     }
 
+    /// The dimension-order port from switch `at` towards switch `goal`:
+    /// the lowest dimension in which they differ, the direction of
+    /// [`Self::offset`]; `None` if `at == goal`.
+    #[inline]
+    pub fn dor_port(&self, at: u32, goal: u32) -> Option<PortId> {
+        let a = self.coords(at);
+        let b = self.coords(goal);
+        let d = (0..self.n()).find(|&d| a[d] != b[d])?;
+        Some(dim_port(d, self.offset(d, a[d], b[d]).1))
+    }
+
     /// Hops between coordinates `a` and `b`.
     pub fn distance_coords(&self, a: &[u32], b: &[u32]) -> u32 {
         (0..self.n()).map(|d| self.offset(d, a[d], b[d]).0).sum()
@@ -190,7 +194,7 @@ impl TorusGeometry {
             }
         }
         if let Some(p) = esc {
-            out.push_with(p, escape, 1, bubble_need(here, p, escape, flits));
+            push_escape(here, p, escape, flits, out);
         }
     }
 
@@ -221,8 +225,20 @@ impl TorusGeometry {
             esc.get_or_insert(p);
         }
         if let Some(p) = esc {
-            out.push_with(p, escape, 1, bubble_need(here, p, escape, flits));
+            push_escape(here, p, escape, flits, out);
         }
+    }
+
+    /// The switch of terminal `t`, or, if the packet is there already,
+    /// `None` after pushing every VC of the ejection port towards `t`.
+    #[inline]
+    pub fn goal_or_eject(&self, t: u32, here: &Here, out: &mut Candidates) -> Option<u32> {
+        let goal = self.switch_of(t);
+        if here.switch_index == goal {
+            self.eject(t, here.vcs, out);
+            return None;
+        }
+        Some(goal)
     }
 
     /// Pushes every VC of the ejection port towards terminal `t`.
@@ -266,27 +282,6 @@ pub fn ring_offset(k: u32, x: u32, y: u32) -> (u32, bool) {
 pub fn push_vcs(port: PortId, range: (u8, u8), out: &mut Candidates) {
     for v in range.0..range.1 {
         out.push(port, v);
-    }
-}
-
-/// Whether a packet that arrived on `in_port` and leaves on `out_port`
-/// keeps travelling along the same dimension and direction.
-#[inline]
-pub fn continues_ring(in_port: PortId, out_port: PortId) -> bool {
-    let o = out_port.0;
-    o >= 1 && in_port.0 == if o % 2 == 1 { o + 1 } else { o - 1 }
-}
-
-/// Credits a packet of `flits` needs to take escape VC `vc` on `port` under
-/// bubble flow control: one packet when it keeps travelling along the ring
-/// it arrived on in that VC, two when it enters the ring.
-#[inline]
-pub fn bubble_need(here: &Here, port: PortId, vc: u8, flits: u16) -> u32 {
-    let f = u32::from(flits);
-    if here.in_vc == vc && continues_ring(here.in_port, port) {
-        f
-    } else {
-        2 * f
     }
 }
 
@@ -390,25 +385,7 @@ mod tests {
     }
 
     #[test]
-    fn ring_continuation_and_bubble_needs() {
-        // +d leaves on 2d + 1 and arrives on 2d + 2.
-        assert!(continues_ring(PortId(2), PortId(1)));
-        assert!(continues_ring(PortId(1), PortId(2)));
-        assert!(continues_ring(PortId(4), PortId(3)));
-        assert!(!continues_ring(PortId(1), PortId(1)));
-        assert!(!continues_ring(PortId(2), PortId(3)));
-        assert!(!continues_ring(PortId(7), PortId(1)));
-        let here = Here {
-            switch: crate::network::NodeId(0),
-            switch_index: 0,
-            in_port: PortId(2),
-            in_vc: 0,
-            vcs: 3,
-            now_ps: 0,
-        };
-        assert_eq!(bubble_need(&here, PortId(1), 0, 8), 8);
-        assert_eq!(bubble_need(&here, PortId(1), 1, 8), 16);
-        assert_eq!(bubble_need(&here, PortId(3), 0, 8), 16);
+    fn adaptive_vc_ranges() {
         assert_eq!(adaptive_vcs(3, 1, 0), (1, 3));
         assert_eq!(adaptive_vcs(3, 1, 1), (1, 2));
         assert_eq!(adaptive_vcs(3, 2, 5), (2, 3));
