@@ -149,7 +149,7 @@ def test_summary_puts_the_papers_numbers_beside_the_measured_ones(tiny: Path) ->
 
 
 def test_registry_and_command_line(run_cli, tmp_path: Path) -> None:
-    assert reproduce.names() == ["domke2011"]
+    assert "domke2011" in reproduce.names()
     with pytest.raises(routelab.ConfigError, match="domke2011"):
         reproduce.module("nope")
     r = run_cli("reproduce", "nope")

@@ -16,6 +16,8 @@ from routelab._core import ConfigError
 
 REGISTRY: dict[str, str] = {
     "domke2011": "routelab.reproduce.domke2011",
+    "parker": "routelab.reproduce.parker",
+    "versaci2013": "routelab.reproduce.versaci2013",
 }
 
 

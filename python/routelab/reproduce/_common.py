@@ -1,0 +1,138 @@
+"""Helpers shared by the simulation reproductions: progress bars, a two-worker
+job runner, CSV and Markdown tables, Agg figures and ``run.json``."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import platform
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any, TypeVar
+
+import routelab
+
+T = TypeVar("T")
+
+
+class Progress:
+    """Progress bars with rich when it is installed and wanted, else one line per
+    finished task."""
+
+    def __init__(self, enabled: bool):
+        self._rich = None
+        self._lock = threading.Lock()
+        self.enabled = enabled
+        if enabled:
+            try:
+                from rich.progress import (
+                    BarColumn,
+                    MofNCompleteColumn,
+                    TextColumn,
+                    TimeElapsedColumn,
+                )
+                from rich.progress import Progress as RichProgress
+
+                self._rich = RichProgress(
+                    TextColumn("{task.description:<36}"),
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TimeElapsedColumn(),
+                )
+            except ImportError:
+                self._rich = None
+
+    def __enter__(self) -> Progress:
+        if self._rich is not None:
+            self._rich.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._rich is not None:
+            self._rich.__exit__(*exc)
+
+    def task(self, description: str, total: int) -> Callable[[], None]:
+        """Starts a task; returns the function to call once per finished step."""
+        if self._rich is not None:
+            tid = self._rich.add_task(description, total=total)
+            return lambda: self._rich.advance(tid)
+        state = {"done": 0, "t0": time.perf_counter()}
+
+        def step() -> None:
+            with self._lock:
+                state["done"] += 1
+                if self.enabled and state["done"] == total:
+                    took = time.perf_counter() - state["t0"]
+                    print(f"{description}: {total} done in {took:.1f} s", flush=True)
+
+        return step
+
+
+def parallel(jobs: Sequence[Callable[[], T]], workers: int, step: Callable[[], None]) -> list[T]:
+    """Runs independent jobs on ``workers`` threads (the simulator releases the
+    GIL); results in job order."""
+    out: list[Any] = [None] * len(jobs)
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = {pool.submit(job): i for i, job in enumerate(jobs)}
+        for f in as_completed(futures):
+            out[futures[f]] = f.result()
+            step()
+    return out
+
+
+def write_csv(path: Path, fields: Sequence[str], rows: Iterable[dict[str, Any]]) -> None:
+    with path.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(fields), extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+
+
+def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
+    lines = ["| " + " | ".join(map(str, header)) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(map(str, r)) + " |" for r in rows]
+    return lines
+
+
+def fmt(x: Any, digits: int = 2) -> str:
+    """A number for a table; ``-`` for a missing one."""
+    if x is None or x == "":
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.{digits}f}"
+    return str(x)
+
+
+def figure(width: float = 7.5, height: float = 4.2):
+    """A matplotlib figure on the Agg backend (no display needed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), dpi=110)
+
+
+def write_run_json(path: Path, meta: dict[str, Any], workers: int) -> None:
+    doc = dict(meta)
+    doc.update(
+        routelab=routelab.__version__,
+        python=platform.python_version(),
+        machine=platform.machine(),
+        cpus=os.cpu_count(),
+        workers=workers,
+    )
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+
+
+def duration(seconds: float) -> str:
+    """``42 s``, ``3.5 min`` or ``1.2 h``."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -1,0 +1,189 @@
+"""The versaci2013 and parker reproductions on tiny configurations (4x4x4
+tori): every output is written and the numbers obey the physics."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from routelab import reproduce
+from routelab.reproduce import parker, versaci2013
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open() as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def versaci(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("versaci2013")
+    summary = versaci2013.run(out, tiny=True, progress=False)
+    assert summary == out / "summary.md"
+    return out
+
+
+@pytest.fixture(scope="module")
+def parker_out(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("parker")
+    summary = parker.run(out, tiny=True, progress=False)
+    assert summary == out / "summary.md"
+    return out
+
+
+def test_versaci_writes_every_output(versaci: Path) -> None:
+    for name in (
+        "loads.csv",
+        "table2.csv",
+        "table3.csv",
+        "fig4_lifetime.png",
+        "fig5_derouted_butterfly.png",
+        "summary.md",
+        "run.json",
+    ):
+        assert (versaci / name).stat().st_size > 0, name
+    text = (versaci / "summary.md").read_text()
+    assert "Table 2" in text and "Table 3" in text
+    # The paper's numbers stand beside the measured ones (Table 3, OFR total
+    # for butterfly).
+    assert "(0.41)" in text
+
+
+def test_versaci_table2_has_every_router_and_pattern(versaci: Path) -> None:
+    t2 = _rows(versaci / "table2.csv")
+    assert {(r["router"], r["pattern"]) for r in t2} == {
+        (r, p) for r in versaci2013.ROUTERS for p in versaci2013.PATTERNS
+    }
+
+
+def test_gamma_star_is_positive_and_within_the_bisection_bound(versaci: Path) -> None:
+    for r in _rows(versaci / "table2.csv"):
+        g = float(r["gamma_star"])
+        assert 0 < g <= 1.0, r
+        # What was accepted at gamma* never exceeds what the bisection carries.
+        assert float(r["accepted_at_gamma_star"]) <= 1.0 + 0.02, r
+    for r in _rows(versaci / "loads.csv"):
+        if r["status"] == "ok":
+            assert float(r["accepted"]) <= float(r["offered"]) * 1.05, r
+
+
+def test_adaptive_routers_sustain_at_least_dor_on_transpose(versaci: Path) -> None:
+    g = {
+        r["router"]: float(r["gamma_star"])
+        for r in _rows(versaci / "table2.csv")
+        if r["pattern"] == "transpose"
+    }
+    for router in ("abr", "por", "ofr"):
+        assert g[router] >= g["dor"], g
+
+
+def test_derouted_ratios_are_fractions(versaci: Path) -> None:
+    rows = _rows(versaci / "loads.csv")
+    seen = 0
+    for r in rows:
+        for key in ("ratio_oidn", "ratio_widn", "ratio_derouted"):
+            if r[key] != "":
+                assert 0.0 <= float(r[key]) <= 1.0, r
+                seen += 1
+        if r["router"] in ("dor", "abr"):
+            assert int(r["derouted"]) == 0, r
+        if r["router"] == "ofr" and r["ratio_derouted"] != "":
+            total = float(r["ratio_oidn"]) + float(r["ratio_widn"])
+            assert total == pytest.approx(float(r["ratio_derouted"])), r
+    assert seen > 0
+    for r in _rows(versaci / "table3.csv"):
+        for key in ("ofr_oidn", "ofr_widn", "ofr_total", "por"):
+            assert 0.0 <= float(r[key]) <= 1.0, r
+
+
+def test_walks_stop_after_the_first_unsustained_load(versaci: Path) -> None:
+    walks: dict[tuple[str, str], list[dict[str, str]]] = {}
+    for r in _rows(versaci / "loads.csv"):
+        walks.setdefault((r["router"], r["pattern"]), []).append(r)
+    for rows in walks.values():
+        ordered = sorted(rows, key=lambda r: float(r["load"]))
+        sustained = [r["sustained"] == "True" for r in ordered]
+        # Sustained loads first, then at most the one that was not.
+        assert sustained == sorted(sustained, reverse=True), rows
+        assert sustained.count(False) <= 1, rows
+    # Each walk runs the loads of the grid in order.
+    grid = versaci2013.config(tiny=True).loads
+    for rows in walks.values():
+        assert [float(r["load"]) for r in rows] == list(grid[: len(rows)])
+
+
+def test_transposition_runs_on_a_square_number_of_nodes() -> None:
+    assert versaci2013.topology("transpose", 8) == "torus:16x8x8"
+    assert versaci2013.topology("transpose", 16) == "torus:16x16x16"
+    assert versaci2013.topology("uniform", 8) == "torus:8x8x8"
+    rows = [
+        {"load": 0.1, "sustained": True},
+        {"load": 0.2, "sustained": True},
+        {"load": 0.3, "sustained": False},
+    ]
+    assert versaci2013.gamma_star(rows) == 0.2
+    assert versaci2013.gamma_star([{"load": 0.1, "sustained": False}]) == 0.0
+
+
+def test_parker_writes_every_output(parker_out: Path) -> None:
+    for name in (
+        "latency.csv",
+        "bandwidth.csv",
+        "stats.csv",
+        "fig2_latency_dor.png",
+        "fig3_latency_rdr.png",
+        "fig4_latency_dor_rdr.png",
+        "fig5_bandwidth.png",
+        "latency_abr_ofr.png",
+        "summary.md",
+        "run.json",
+    ):
+        assert (parker_out / name).stat().st_size > 0, name
+    assert "2 GB/s" in (parker_out / "summary.md").read_text()
+
+
+def test_parker_pairs_are_disjoint_and_seeded() -> None:
+    p = parker.pairs(1000, 250, 1)
+    assert len(p) == 125
+    nodes = [n for pair in p for n in pair]
+    assert len(set(nodes)) == 250 and all(0 <= n < 1000 for n in nodes)
+    assert parker.pairs(1000, 250, 1) == p
+    assert parker.pairs(1000, 250, 2) != p
+
+
+def test_parker_latencies_are_positive_and_cdfs_monotone(parker_out: Path) -> None:
+    lat = _rows(parker_out / "latency.csv")
+    cfg = parker.config(tiny=True)
+    for router in cfg.routers:
+        for active in cfg.active:
+            xs = [
+                float(r["latency_us"])
+                for r in lat
+                if r["router"] == router and int(r["active"]) == active
+            ]
+            assert len(xs) == active // 2
+            assert all(x > 0 for x in xs)
+            x, y = parker.cdf(xs)
+            assert all(a <= b for a, b in zip(x, x[1:], strict=False))
+            assert all(a < b for a, b in zip(y, y[1:], strict=False)) and y[-1] == 1.0
+
+
+def test_parker_bandwidths_respect_the_links(parker_out: Path) -> None:
+    bw = _rows(parker_out / "bandwidth.csv")
+    assert bw
+    for r in bw:
+        b = float(r["bandwidth_gbytes"])
+        assert b > 0, r
+        # One path of 2 GB/s links under DOR; at most the links of the three
+        # minimal directions under RDR and ABR; at most all six under OFR.
+        links = {"dor": 1, "rdr": 3, "abr": 3, "ofr": 6}[r["router"]]
+        limit = links * parker.LINK_GBYTES
+        assert b <= limit * 1.001, r
+
+
+def test_registry_lists_both() -> None:
+    assert {"versaci2013", "parker"} <= set(reproduce.names())
+    assert reproduce.module("parker") is parker
+    assert reproduce.module("versaci2013") is versaci2013
