@@ -52,7 +52,7 @@
 //! | `por` | `por.rs` | Pick-Orthant Routing: at injection an orthant by versaci2013's profit (eq. 15, `eta` = 1.0), then minimal inside it, ABR-style |
 //! | `ofr` | `ofr.rs` | OutFlank Routing (versaci2013 §3): at injection a Wraparound or OutFlank IDN by eqs. (15)-(17) (`eta` = 2.0, `delta` = 2), two minimal ABR phases, escape split into VS1/VS2 (`split`) |
 //! | `rdr` | `rdr.rs` | Randomized Dynamic Routing (parker §3): a random viable dimension per hop on the adaptive VCs, over an ABR bubble escape (deadlock-free; parker's single-VC rule is not) |
-//! | (helper) | `torus_geometry.rs` | coordinates, minimal directions, bubble needs shared by the torus routers |
+//! | (shared) | `torus_geometry.rs` | coordinates, minimal directions, bubble needs shared by the torus routers |
 //! | any engine | `table.rs` | the engine's tables or source routes, lanes mapped onto VCs |
 //!
 //! This module sits in the routing layer: it knows networks and routes,
