@@ -104,12 +104,14 @@ TABLE1: dict[str, Any] = {
     "run": {"warmup_cycles": 5000, "measure_cycles": 20000, "seed": SEED},
 }
 
-# Router options: the papers' values (also the routers' defaults).
+# Router options: the paper's values. Its links carry three VCs, one adaptive
+# and two escape ones (§4): OFR uses both escape VCs (VS1, VS2); ABR and POR
+# need one escape VC and are given the one adaptive VC too.
 ROUTER_OPTIONS: dict[str, dict[str, Any]] = {
     "dor": {},
-    "abr": {},
-    "por": {"eta": 1.0},
-    "ofr": {"eta": 2.0, "delta": 2, "split": True},
+    "abr": {"adaptive_vcs": 1},
+    "por": {"eta": 1.0, "adaptive_vcs": 1},
+    "ofr": {"eta": 2.0, "delta": 2, "split": True, "adaptive_vcs": 1},
 }
 ROUTERS = ("dor", "abr", "por", "ofr")
 ROUTER_TITLES = {"dor": "DOR", "abr": "ABR", "por": "POR", "ofr": "OFR"}
