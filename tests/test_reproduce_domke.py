@@ -6,6 +6,7 @@ within the limit)."""
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,9 @@ OUTPUTS = (
     "fig7_routing_time.png",
     "fig9_lanes_random.png",
     "heuristics.png",
+    "claims.csv",
+    "ebb/spec.toml",
+    "ebb-multipath/spec.toml",
 )
 
 
@@ -156,3 +160,28 @@ def test_registry_and_command_line(run_cli, tmp_path: Path) -> None:
     assert r.returncode == 2 and "domke2011" in r.stderr
     r = run_cli("reproduce", "domke2011", "--help")
     assert r.returncode == 0 and "--quick" in r.stdout
+
+
+def test_the_report_puts_measured_beside_published(tiny: Path) -> None:
+    path = reproduce.write_report("domke2011", tiny)
+    assert path == tiny / "report.html"
+    text = path.read_text()
+    assert text.startswith("<!DOCTYPE html>")
+    assert "<h2>Measured and published</h2>" in text
+    section = text[text.index("<h2>Measured and published</h2>") : text.index("<h2>Summary</h2>")]
+    head = re.findall(r"<th[^>]*>([^<]*)</th>", section)
+    assert head[:6] == ["table", "measurement", "metric", "published", "measured", "difference"]
+    # the weakest heuristic: published 3-5, the measured mean lanes beside it
+    heur = rows(tiny, "heuristics.csv")
+    lanes = [
+        int(r["lanes_needed"]) for r in heur if r["heuristic"] == "weakest" and r["ports"] == "32"
+    ]
+    mean = sum(lanes) / len(lanes)
+    row = re.search(
+        r"heuristic=weakest, ports=32</td><td[^>]*>lanes_needed</td>"
+        r"<td[^>]*>3-5</td><td>([^<]*)</td>",
+        section,
+    )
+    assert row is not None and float(row.group(1)) == pytest.approx(mean, rel=1e-3)
+    # the bandwidth sweeps are sections of the same page
+    assert "domke2011-ebb-tiny" in text and "domke2011-ebb-multipath-tiny" in text

@@ -98,20 +98,53 @@ def test_derouted_ratios_are_fractions(versaci: Path) -> None:
             assert 0.0 <= float(r[key]) <= 1.0, r
 
 
-def test_walks_stop_after_the_first_unsustained_load(versaci: Path) -> None:
+def test_searches_bracket_gamma_star_from_the_expected_value(versaci: Path) -> None:
     walks: dict[tuple[str, str], list[dict[str, str]]] = {}
     for r in _rows(versaci / "loads.csv"):
         walks.setdefault((r["router"], r["pattern"]), []).append(r)
-    for rows in walks.values():
+    cfg = versaci2013.config(tiny=True)
+    grid = list(cfg.loads)
+    for (router, pattern), rows in walks.items():
+        loads = [float(r["load"]) for r in rows]
+        # The first load is the grid load at or just below the expected gamma*.
+        start = versaci2013.expected_gamma(router, pattern, cfg.sizes[0])
+        assert loads[0] == max(g for g in grid if g <= start + 1e-9), rows
+        # Then one grid step at a time, in one direction, over a contiguous run.
+        steps = {round(b - a, 4) for a, b in zip(loads, loads[1:], strict=False)}
+        assert len(steps) <= 1 and steps <= {0.1, -0.1}, rows
         ordered = sorted(rows, key=lambda r: float(r["load"]))
         sustained = [r["sustained"] == "True" for r in ordered]
-        # Sustained loads first, then at most the one that was not.
+        # Sustained loads below, loads not sustained above.
         assert sustained == sorted(sustained, reverse=True), rows
-        assert sustained.count(False) <= 1, rows
-    # Each walk runs the loads of the grid in order.
-    grid = versaci2013.config(tiny=True).loads
-    for rows in walks.values():
-        assert [float(r["load"]) for r in rows] == list(grid[: len(rows)])
+        # The search stops once bracketed (or at an end of the grid).
+        top, bottom = float(ordered[-1]["load"]), float(ordered[0]["load"])
+        assert sustained[-1] is False or top == grid[-1], rows
+        assert sustained[0] is True or bottom == grid[0], rows
+        assert sustained.count(True) == 1 or sustained.count(False) <= 1, rows
+
+
+def test_search_steps_up_or_down_then_refines(monkeypatch) -> None:
+    cfg = versaci2013.config(quick=True)
+    ran: list[float] = []
+
+    def fake(router, pattern, k, load, cfg):
+        ran.append(load)
+        return {"load": load, "sustained": load <= 0.45 + 1e-9}
+
+    monkeypatch.setattr(versaci2013, "simulate_point", fake)
+    rows = versaci2013.search("abr", "uniform", 8, cfg, start=0.7)
+    assert ran == [0.7, 0.6, 0.5, 0.4, 0.45]
+    assert versaci2013.gamma_star(rows) == 0.45
+    ran.clear()
+    rows = versaci2013.search("abr", "uniform", 8, cfg, start=0.2)
+    assert ran == [0.2, 0.3, 0.4, 0.5, 0.45]
+    assert versaci2013.gamma_star(rows) == 0.45
+    ran.clear()
+    rows = versaci2013.search("abr", "uniform", 8, cfg, start=0.35)
+    assert ran == [0.3, 0.4, 0.5, 0.45]
+    assert versaci2013.expected_gamma("abr", "uniform", 16) == 0.70
+    assert versaci2013.expected_gamma("dor", "uniform", 16, 0.4) == 0.4
+    assert versaci2013.expected_gamma("dor", "uniform", 16) == versaci2013.DEFAULT_START
 
 
 def test_transposition_runs_on_a_square_number_of_nodes() -> None:

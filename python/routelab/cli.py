@@ -186,7 +186,7 @@ def _reproduce(args: argparse.Namespace) -> int:
 
     out = Path(args.out or f"reproduce-{args.name}")
     summary = reproduce.run(args.name, out, quick=args.quick)
-    print(f"wrote {out}/ (summary: {summary})")
+    print(f"wrote {out}/ (summary: {summary}, report: {out / 'report.html'})")
     return 0
 
 
@@ -280,7 +280,8 @@ def _parser() -> argparse.ArgumentParser:
     from routelab.reproduce import names as reproductions
 
     rp = sub.add_parser(
-        "reproduce", help="reproduce a paper's experiments: CSV tables, plots, summary.md"
+        "reproduce",
+        help="reproduce a paper's experiments: CSV tables, plots, summary.md, report.html",
     )
     rp.add_argument("name", choices=reproductions(), help="the reproduction")
     rp.add_argument("--quick", action="store_true", help="smaller networks and fewer samples")

@@ -213,6 +213,12 @@ def run_ebb(params: dict[str, Any]) -> dict[str, Any]:
         if echo in options:
             result.pop(echo, None)
     result["route_seconds"] = routes.seconds
+    stats = routes.stats()
+    for key in ("lanes", "lanes_needed", "deadlock_free", "minimal", "avg_hops", "max_hops"):
+        if key in stats:
+            result.setdefault(key, stats[key])
+    result.setdefault("switches", len(net.switches))
+    result.setdefault("terminals", len(net.terminals))
     return result
 
 

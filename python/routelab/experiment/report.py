@@ -134,12 +134,19 @@ def html_table(df: pd.DataFrame, row_class: list[str] | None = None) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def build(directory: str | Path | Sequence[str | Path], title: str | None = None) -> str:
+def build(
+    directory: str | Path | Sequence[str | Path],
+    title: str | None = None,
+    sections: Sequence[str] = (),
+) -> str:
     """The report of the experiment in ``directory`` as one HTML document; with
-    several directories, one section per experiment under ``title``."""
+    several directories, one section per experiment under ``title``.
+    ``sections`` are HTML fragments put before the experiments (a reproduction's
+    measured and published values, say); with them the page is titled ``title``
+    whatever the number of experiments."""
     dirs = [directory] if isinstance(directory, str | Path) else list(directory)
     stores = [Store.open(d) for d in dirs]
-    single = len(stores) == 1
+    single = len(stores) == 1 and not sections
     name = stores[0].experiment().name if single else (title or "routelab report")
     parts = [
         "<!DOCTYPE html>",
@@ -154,6 +161,7 @@ def build(directory: str | Path | Sequence[str | Path], title: str | None = None
             f'<p class="sub">{len(stores)} experiments · report written '
             f"{datetime.now(UTC):%Y-%m-%d %H:%M UTC}</p>"
         )
+    parts.extend(sections)
     runs = []
     for i, store in enumerate(stores):
         section, df = _section(store, top=1 if single else 2, prefix=f"e{i}")
@@ -259,10 +267,13 @@ def _figures(store: Store, ok: pd.DataFrame, prefix: str = "f") -> list[str]:
 
 
 def write_report(
-    directory: str | Path | Sequence[str | Path], out: str | Path, title: str | None = None
+    directory: str | Path | Sequence[str | Path],
+    out: str | Path,
+    title: str | None = None,
+    sections: Sequence[str] = (),
 ) -> Path:
     """Writes the report of ``directory`` (or of several) to ``out`` (atomically)."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(out, build(directory, title))
+    atomic_write(out, build(directory, title, sections))
     return out

@@ -481,7 +481,7 @@ def _toml_from_document(doc: Mapping[str, Any]) -> str:
             continue
         lines.append(f"[{table}]")
         for k, v in specs.flatten(value).items():
-            lines.append(f"{k[len(table) + 1 :]} = {_toml_value(v)}")
+            lines.append(f"{k} = {_toml_value(v)}")
         lines.append("")
     return "\n".join(lines)
 

@@ -2,8 +2,12 @@
 
 Each reproduction is a module with ``run(out: Path, quick: bool) -> Path`` that
 writes CSV tables, PNG plots and a ``summary.md`` putting the measured numbers
-beside the paper's into ``out`` and returns the summary's path. ``REGISTRY``
-maps a name to its module; modules are imported only when run.
+beside the paper's into ``out`` and returns the summary's path; :func:`run` then
+writes ``report.html``, which joins the paper's published values
+(``papers/<name>.toml``, see :mod:`routelab.reproduce.expected`) onto those
+tables. Fixed grids of runs are sweep specs (``specs/``) run with
+``routelab.sweep`` into subdirectories of ``out``, so a second run resumes.
+``REGISTRY`` maps a name to its module; modules are imported only when run.
 """
 
 from __future__ import annotations
@@ -34,5 +38,17 @@ def module(name: str) -> ModuleType:
 
 
 def run(name: str, out: str | Path, quick: bool = False) -> Path:
-    """Runs reproduction ``name`` into directory ``out``; returns its ``summary.md``."""
-    return module(name).run(Path(out), quick=quick)
+    """Runs reproduction ``name`` into directory ``out`` and writes its
+    ``report.html`` there; returns its ``summary.md``."""
+    summary = module(name).run(Path(out), quick=quick)
+    write_report(name, out)
+    return summary
+
+
+def write_report(name: str, out: str | Path) -> Path:
+    """Writes ``out``/report.html: the paper's published values beside the
+    measured ones (``papers/<name>.toml``), the result tables and the sweeps."""
+    module(name)  # the name is checked
+    from routelab.reproduce import report
+
+    return report.write(name, out)

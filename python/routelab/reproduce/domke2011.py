@@ -43,6 +43,7 @@ import subprocess
 import sys
 import threading
 import time
+import tomllib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -52,8 +53,10 @@ from pathlib import Path
 from typing import Any
 
 import routelab
+from routelab.reproduce import expected
 
 NAME = "domke2011"
+SPECS = Path(__file__).parent / "specs"
 TITLE = "Domke, Hoefler, Nagel: Deadlock-Free Oblivious Routing for Arbitrary Topologies (2011)"
 MAX_LANES = 15
 SEED = 1
@@ -125,14 +128,26 @@ HEURISTIC_PORTS = (32, 20)
 TIME_ENGINES = ("minhop", "sssp", "dfsssp", "updown", "lash", "dmodk")
 RANDOM_TIME_ENGINES = ("minhop", "sssp", "dfsssp", "dfsssp-online", "updown", "lash")
 
-# What the paper states in its text (figures give no printed values).
-PAPER_HEURISTIC_RANGES = {"weakest": (3, 5), "first": (4, 8), "heaviest": (4, 16)}
-PAPER_DFSSSP_SECONDS_4096 = 170.0
-PAPER_ONLINE_SECONDS_4096 = 2 * 3600.0
-PAPER_DFSSSP_EXTRA_MB_4096 = 340.0
-PAPER_RUNTIME_RATIO = 10.0
-PAPER_XGFT_1024_RATIO = 2.0
-PAPER_LANES_CROSSING = 200
+# What the paper states in its text (figures give no printed values), from
+# papers/domke2011.toml.
+PAPER = expected.load(NAME)
+PAPER_HEURISTIC_RANGES = {
+    e.keys["heuristic"]: (int(e.low), int(e.high))
+    for e in PAPER.values
+    if e.table == "heuristics" and e.low is not None and e.high is not None
+}
+PAPER_DFSSSP_SECONDS_4096 = PAPER.find(
+    "routing_time", "seconds", series="kary-ntree", endpoints=4096, engine="dfsssp"
+).value
+PAPER_ONLINE_SECONDS_4096 = PAPER.find(
+    "routing_time", "seconds", series="random", endpoints=4096, engine="dfsssp-online"
+).value
+PAPER_DFSSSP_EXTRA_MB_4096 = PAPER.find("claims", "value", claim="dfsssp_extra_mb").value
+PAPER_RUNTIME_RATIO = PAPER.find("claims", "value", claim="dfsssp_over_minhop_time").value
+PAPER_XGFT_1024_RATIO = PAPER.find(
+    "claims", "value", claim="xgft_1024_dfsssp_over_minhop_ebb"
+).value
+PAPER_LANES_CROSSING = round(PAPER.find("claims", "value", claim="lanes_crossing_links").value)
 
 
 # --------------------------------------------------------------------------
@@ -352,72 +367,111 @@ def _first_line(e: BaseException) -> str:
     return str(e).splitlines()[0] if str(e) else type(e).__name__
 
 
-def _ebb_job(
-    family: str, row: TableRow, engine: str, cfg: Config, shape: dict[str, int]
-) -> dict[str, Any]:
-    spec = row.spec(family)
-    rec: dict[str, Any] = dict.fromkeys(EBB_FIELDS, "")
-    rec.update(
-        family=family,
-        endpoints=row.endpoints,
-        paper_topology=row.paper_name(family),
-        spec=spec,
-        switches=shape["switches"],
-        max_switch_ports=shape["max_switch_ports"],
-        engine=engine,
-        patterns=cfg.patterns,
-    )
-    if engine == "multipath" and row.endpoints > cfg.multipath_max_endpoints:
-        rec.update(status="skipped", error=f"multipath kept to {cfg.multipath_max_endpoints}")
-        return rec
-    net = routelab.topology(spec)
-    try:
-        routes = routelab.route(net, _engine(engine), seed=SEED, **_route_options(engine))
-    except routelab.RoutelabError as e:
-        rec.update(status="failed", error=_first_line(e))
-        return rec
-    stats = routes.stats()
-    result = routelab.ebb(net, routes, patterns=cfg.patterns, seed=SEED)
-    rec.update(
-        status="ok",
-        lanes=routes.lanes,
-        lanes_needed=routes.lanes_needed,
-        deadlock_free=bool(stats["deadlock_free"]),
-        minimal=bool(stats["minimal"]),
-        avg_hops=round(float(stats["avg_hops"]), 4),
-        route_seconds=round(routes.seconds, 6),
-        ebb_avg=result["avg"],
-        ebb_min=result["min"],
-        ebb_max=result["max"],
-        ebb_seconds=round(float(result["seconds"]), 6),
-    )
-    return rec
+# The bandwidth grid is a sweep spec (specs/domke2011-ebb.toml, with multipath
+# in a companion kept to smaller networks), run with routelab.sweep into
+# OUT/ebb/ and OUT/ebb-multipath/: a second run resumes and skips what is done.
+EBB_SPECS = {"ebb": "domke2011-ebb", "ebb-multipath": "domke2011-ebb-multipath"}
 
 
-def run_ebb(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
+def _terminals(spec: str) -> int:
+    m = re.search(r"terminals=(\d+)", spec)
+    if m is None:
+        raise ValueError(f"{spec}: no terminals=N")
+    return int(m.group(1))
+
+
+def ebb_experiments(cfg: Config) -> dict[str, Any]:
+    """The bandwidth sweeps of ``cfg`` by output subdirectory: the spec files
+    themselves in full mode; in quick and tiny mode, their networks up to the
+    mode's sizes and its number of patterns, under a name of their own."""
+    from routelab.experiment import spec as specs
+
+    out: dict[str, Any] = {}
+    for sub, name in EBB_SPECS.items():
+        path = SPECS / f"{name}.toml"
+        doc = tomllib.loads(path.read_text())
+        limit = cfg.max_endpoints
+        if "multipath" in name:
+            limit = min(limit, cfg.multipath_max_endpoints)
+        listed = doc["network"]["topology"]
+        topologies = [t for t in listed if _terminals(t) <= limit]
+        if not topologies:
+            continue
+        if topologies == listed and doc["ebb"]["patterns"] == cfg.patterns:
+            out[sub] = specs.load(path)
+            continue
+        doc["network"]["topology"] = topologies
+        doc["ebb"]["patterns"] = cfg.patterns
+        doc["experiment"]["name"] = f"{name}-{cfg.mode}"
+        out[sub] = specs.from_document(doc)
+    return out
+
+
+def sweep_ebb(cfg: Config, out: Path, quiet: bool = True) -> list[Any]:
+    """Runs (or resumes) the bandwidth sweeps into ``out``/ebb*; their outcomes."""
+    outcomes = []
+    for sub, exp in ebb_experiments(cfg).items():
+        outcomes.append(routelab.sweep(exp, out / sub, workers=cfg.workers, quiet=quiet))
+    return outcomes
+
+
+def _ebb_rows(out: Path, cfg: Config) -> list[dict[str, Any]]:
+    """The sweeps' run tables as the rows of ``ebb.csv``."""
+    from routelab.experiment.store import Store
+
+    where = {row.spec(f): (f, row) for row in TABLE_I for f in FAMILIES}
     shapes: dict[str, dict[str, int]] = {}
-    for row in cfg.table:
-        for family in FAMILIES:
-            spec = row.spec(family)
-            net = routelab.topology(spec)
-            shapes[spec] = {
-                "switches": len(net.switches),
-                "max_switch_ports": max(p for kind, _, _, _, p in net.nodes if kind == "switch"),
-            }
-    jobs = []
-    for row in sorted(cfg.table, key=lambda r: -r.endpoints):
-        for family in FAMILIES:
-            engines = KAUTZ_ENGINES if family == "kautz" else TREE_ENGINES
-            for engine in engines:
-                spec = row.spec(family)
-                jobs.append(
-                    lambda f=family, r=row, e=engine, s=shapes[spec]: _ebb_job(f, r, e, cfg, s)
+    rows = []
+    for sub in EBB_SPECS:
+        if not (out / sub / "spec.toml").is_file():
+            continue
+        for r in Store.open(out / sub).table().to_dict("records"):
+            spec = r["network.topology"]
+            family, row = where[spec]
+            if spec not in shapes:
+                net = routelab.topology(spec)
+                shapes[spec] = {
+                    "switches": len(net.switches),
+                    "max_switch_ports": max(
+                        p for kind, _, _, _, p in net.nodes if kind == "switch"
+                    ),
+                }
+            rec: dict[str, Any] = dict.fromkeys(EBB_FIELDS, "")
+            rec.update(
+                family=family,
+                endpoints=row.endpoints,
+                paper_topology=row.paper_name(family),
+                spec=spec,
+                engine=r["routing.algorithm"],
+                patterns=r["ebb.patterns"],
+                status=r["status"],
+                **shapes[spec],
+            )
+            if r["status"] == "ok":
+                rec.update(
+                    lanes=int(r["lanes"]),
+                    lanes_needed=int(r["lanes_needed"]),
+                    deadlock_free=bool(r["deadlock_free"]),
+                    minimal=bool(r["minimal"]),
+                    avg_hops=round(float(r["avg_hops"]), 4),
+                    route_seconds=round(float(r["route_seconds"]), 6),
+                    ebb_avg=float(r["avg"]),
+                    ebb_min=float(r["min"]),
+                    ebb_max=float(r["max"]),
+                    ebb_seconds=round(float(r["seconds"]), 6),
                 )
-    step = progress.task("effective bisection bandwidth", len(jobs))
-    rows = _parallel(jobs, cfg.workers, step)
+            else:
+                rec["error"] = str(r.get("error") or "").splitlines()[0]
+            rows.append(rec)
     order = {f: i for i, f in enumerate(FAMILIES)}
-    rows.sort(key=lambda r: (order[r["family"]], r["endpoints"]))
+    engines = {e: i for i, e in enumerate(TREE_ENGINES)}
+    rows.sort(key=lambda r: (order[r["family"]], r["endpoints"], engines.get(r["engine"], 99)))
     return rows
+
+
+def run_ebb(cfg: Config, progress: Progress, out: Path) -> list[dict[str, Any]]:
+    sweep_ebb(cfg, out, quiet=not progress.enabled)
+    return _ebb_rows(out, cfg)
 
 
 SPREAD_FIELDS = ("spec", "engine", "top_switches", "tops_used", "level1_used", "tops_per_level1")
@@ -1211,6 +1265,54 @@ def _summary_timing(res: Results) -> list[str]:
     return lines
 
 
+CLAIM_FIELDS = ("claim", "value", "about")
+
+
+def _crossing_at(st: dict[Any, dict]) -> float | None:
+    """The links where the average lanes of LASH and DFSSSP cross (linear
+    interpolation), if they cross once."""
+    diff = []
+    for x in sorted(k[1] for k in st if k[0] == "dfsssp"):
+        d, la = st[("dfsssp", x)]["avg"], st.get(("lash", x), {}).get("avg")
+        if d is not None and la is not None:
+            diff.append((x, d - la))
+    for (x0, d0), (x1, d1) in zip(diff, diff[1:], strict=False):
+        if (d0 < 0 <= d1 or d0 > 0 >= d1) and d0 != d1:
+            return x0 + (x1 - x0) * d0 / (d0 - d1)
+    return None
+
+
+def claims(res: Results) -> list[dict[str, Any]]:
+    """The numbers derived from the tables that the paper states (``claims.csv``);
+    an empty value where this mode does not measure it."""
+    mem = {m["engine"]: m for m in res.memory}
+    extra = None
+    if "extra_mb" in mem.get("dfsssp", {}) and "extra_mb" in mem.get("sssp", {}):
+        extra = round(mem["dfsssp"]["extra_mb"] - mem["sssp"]["extra_mb"], 1)
+    ratios = res.time_ratios()
+    gain = _ratio(res.ebb_avg("xgft", 1024, "dfsssp"), res.ebb_avg("xgft", 1024, "minhop"))
+    crossing = _crossing_at(res.fig9)
+    rows = [
+        ("dfsssp_extra_mb", extra, f"extra memory of DFSSSP over SSSP, `{res.cfg.memory_spec}`"),
+        (
+            "dfsssp_over_minhop_time",
+            round(statistics.fmean(ratios), 3) if ratios else None,
+            "mean DFSSSP/MinHop routing time, k-ary n-trees of 512 endpoints on",
+        ),
+        (
+            "xgft_1024_dfsssp_over_minhop_ebb",
+            round(gain, 4) if gain else None,
+            "DFSSSP/MinHop effective bisection bandwidth, XGFT of 1,024 endpoints",
+        ),
+        (
+            "lanes_crossing_links",
+            round(crossing, 1) if crossing is not None else None,
+            "links where the average lanes of LASH and DFSSSP cross (Figure 9)",
+        ),
+    ]
+    return [{"claim": c, "value": "" if v is None else v, "about": about} for c, v, about in rows]
+
+
 def _crossing(st: dict[Any, dict]) -> str:
     """Where the lanes LASH and DFSSSP need on average cross (linear interpolation);
     averages within 0.05 count as equal."""
@@ -1377,7 +1479,7 @@ def run(
             seconds[name] = time.perf_counter() - t0
             return result
 
-        ebb = timed("bandwidth", lambda: run_ebb(cfg, bar))
+        ebb = timed("bandwidth", lambda: run_ebb(cfg, bar, out))
         spread = timed("spread", lambda: run_top_spread(cfg, bar))
         lanes = timed("lanes", lambda: run_lanes_random(cfg, bar))
         heur = timed("heuristics", lambda: run_heuristics(cfg, bar))
@@ -1398,7 +1500,9 @@ def run(
     plot_lanes_random(lanes, out / "fig9_lanes_random.png")
     plot_heuristics(heur, out / "heuristics.png")
     summary = out / "summary.md"
-    summary.write_text(summarise(Results(cfg, ebb, lanes, heur, timing, memory, seconds, spread)))
+    res = Results(cfg, ebb, lanes, heur, timing, memory, seconds, spread)
+    write_csv(out / "claims.csv", CLAIM_FIELDS, claims(res))
+    summary.write_text(summarise(res))
     meta = {
         "reproduction": NAME,
         "mode": cfg.mode,

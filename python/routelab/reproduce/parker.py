@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import routelab
+from routelab.reproduce import expected
 from routelab.reproduce._common import (
     Progress,
     duration,
@@ -95,8 +96,10 @@ COLORS = {"dor": "tab:gray", "rdr": "tab:purple", "abr": "tab:blue", "ofr": "tab
 
 # What the paper states (its figures give no printed values).
 PAPER_ACTIVE = (100, 250, 500, 1000)
-PAPER_DOR_MAX_GBYTES = 2.0
-PAPER_RDR_MAX_GBYTES = 4.0
+# From papers/parker.toml.
+PAPER = expected.load(NAME)
+PAPER_DOR_MAX_GBYTES = PAPER.find("stats", "bandwidth_max_gbytes", router="dor").high
+PAPER_RDR_MAX_GBYTES = PAPER.find("stats", "bandwidth_max_gbytes", router="rdr").value
 
 
 @dataclass(frozen=True)

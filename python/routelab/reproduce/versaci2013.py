@@ -24,11 +24,15 @@ measurement window), and sustained when every packet generated in the window
 is delivered within the drain limit (twice the window), accepted throughput
 is within 5% of offered and the mean latency and throughput of the window's
 two halves agree within 10% (the test ``routelab.saturate`` applies, with a
-looser convergence: messages of 96 packets make short windows noisy). For
-each router, pattern and size the loads of the grid run upwards from the
-lowest and the walk stops at the first load not sustained, then runs the load
-halfway back to the last sustained one (quick and full modes: a 0.1 grid
-refined to 0.05, the paper's resolution). gamma* is the highest load
+looser convergence: messages of 96 packets make short windows noisy;
+:func:`sustained` is that test). For each router, pattern and size the search
+(:func:`search`) starts at the grid load at or just below the expected gamma*
+(the paper's Table 2 value when it has one, else gamma* on the smaller
+network, else 0.3), steps by 0.1 up while loads are sustained and down while
+they are not until a sustained load sits just below one that is not, then
+runs the load 0.05 below the first one not sustained (quick and full modes: a
+0.1 grid refined to 0.05, the paper's resolution). A search that starts at
+the right place runs three loads. gamma* is the highest load
 sustained below the lowest one that was not (the paper: "the largest shown
 offered load ... is its maximum sustained throughput"); a gamma* at the top
 of the grid means at least that much.
@@ -52,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 import routelab
+from routelab.reproduce import expected
 from routelab.reproduce._common import (
     Progress,
     duration,
@@ -125,54 +130,26 @@ PATTERNS: dict[str, str] = {
     "bit-reverse": "Bit-Reverse",
 }
 
+# The paper's values, from papers/versaci2013.toml.
+PAPER = expected.load(NAME)
 # Table 2: gamma* (gamma0 units), by (pattern, router, k). DOR is not in it.
-PAPER_TABLE2: dict[tuple[str, str, int], float] = {
-    ("butterfly", "abr", 8): 0.30,
-    ("butterfly", "abr", 16): 0.35,
-    ("butterfly", "por", 8): 0.55,
-    ("butterfly", "por", 16): 0.55,
-    ("butterfly", "ofr", 8): 0.60,
-    ("butterfly", "ofr", 16): 0.75,
-    ("transpose", "abr", 8): 0.50,
-    ("transpose", "abr", 16): 0.55,
-    ("transpose", "por", 8): 0.60,
-    ("transpose", "por", 16): 0.70,
-    ("transpose", "ofr", 8): 0.50,
-    ("transpose", "ofr", 16): 0.75,
-    ("rotate3d", "abr", 8): 0.25,
-    ("rotate3d", "abr", 16): 0.20,
-    ("rotate3d", "por", 8): 0.45,
-    ("rotate3d", "por", 16): 0.40,
-    ("rotate3d", "ofr", 8): 0.45,
-    ("rotate3d", "ofr", 16): 0.35,
-    ("uniform", "abr", 8): 0.55,
-    ("uniform", "abr", 16): 0.70,
-    ("uniform", "por", 8): 0.70,
-    ("uniform", "por", 16): 0.80,
-    ("uniform", "ofr", 8): 0.70,
-    ("uniform", "ofr", 16): 0.80,
-    ("bit-reverse", "abr", 8): 0.35,
-    ("bit-reverse", "abr", 16): 0.40,
-    ("bit-reverse", "por", 8): 0.60,
-    ("bit-reverse", "por", 16): 0.50,
-    ("bit-reverse", "ofr", 8): 0.50,
-    ("bit-reverse", "ofr", 16): 0.60,
-}
-
+PAPER_TABLE2: dict[tuple[str, str, int], float] = PAPER.mapping(  # type: ignore[assignment]
+    "table2", "gamma_star", ("pattern", "router", "k")
+)
 # Table 3 (16x16x16): ratio of derouted packets, (OFR OIDN, OFR WIDN, OFR
 # total, POR) per pattern.
-PAPER_TABLE3: dict[str, tuple[float, float, float, float]] = {
-    "butterfly": (0.31, 0.10, 0.41, 0.35),
-    "transpose": (0.04, 0.10, 0.14, 0.10),
-    "rotate3d": (0.32, 0.20, 0.52, 0.53),
-    "uniform": (0.06, 0.12, 0.18, 0.13),
-    "bit-reverse": (0.09, 0.12, 0.21, 0.24),
-}
 PAPER_TABLE3_K = 16
+PAPER_TABLE3: dict[str, tuple[float, float, float, float]] = {
+    pattern: tuple(  # type: ignore[misc]
+        PAPER.find("table3", metric, pattern=pattern, k=PAPER_TABLE3_K).value
+        for metric in ("ofr_oidn", "ofr_widn", "ofr_total", "por")
+    )
+    for pattern in PATTERNS
+}
 # What the text adds: OFR over ABR on 16^3 from +14% (uniform) to +114%
 # (butterfly); OFR over POR up to +36% (butterfly, 16^3).
-PAPER_OFR_OVER_ABR_16 = (0.14, 1.14)
-PAPER_OFR_OVER_POR_16 = 0.36
+PAPER_OFR_OVER_ABR_16 = tuple(PAPER.statements["ofr_over_abr_16"])
+PAPER_OFR_OVER_POR_16 = PAPER.statements["ofr_over_por_16"]
 
 # Full mode on 2 cores: an estimate from a sample of its 16x16x16 walks.
 FULL_MODE_TIME = (
@@ -293,6 +270,13 @@ def _derouted(router: str, counters: dict[str, int]) -> dict[str, Any]:
     return out
 
 
+def sustained(drained: bool, converged: bool, offered: float, accepted: float, cfg: Config) -> bool:
+    """The one test of a sustained load: every packet of the window delivered
+    within the drain limit, the window's two halves in agreement, and accepted
+    throughput within ``cfg.tolerance`` of offered."""
+    return bool(drained) and bool(converged) and accepted >= (1.0 - cfg.tolerance) * offered
+
+
 def simulate_point(router: str, pattern: str, k: int, load: float, cfg: Config) -> dict[str, Any]:
     """One load: the run's row of ``loads.csv``."""
     topo = topology(pattern, k)
@@ -302,14 +286,16 @@ def simulate_point(router: str, pattern: str, k: int, load: float, cfg: Config) 
     try:
         r = routelab.simulate(spec(router, pattern, topo, load, cfg))
     except routelab.DeadlockError as e:
-        row.update(status="deadlock", error=str(e).splitlines()[0], sustained=False)
+        row.update(
+            status="deadlock",
+            error=str(e).splitlines()[0],
+            sustained=False,
+            wall_seconds=round(time.perf_counter() - t0, 2),
+        )
         return row
-    sustained = (
-        bool(r.drained) and bool(r.converged) and r.accepted >= (1.0 - cfg.tolerance) * r.offered
-    )
     row.update(
         status="ok",
-        sustained=sustained,
+        sustained=sustained(r.drained, r.converged, r.offered, r.accepted, cfg),
         drained=bool(r.drained),
         converged=bool(r.converged),
         offered=round(r.offered, 6),
@@ -325,20 +311,72 @@ def simulate_point(router: str, pattern: str, k: int, load: float, cfg: Config) 
     return row
 
 
-def walk(router: str, pattern: str, k: int, cfg: Config) -> list[dict[str, Any]]:
-    """The loads of the grid upwards until the first one not sustained; then,
-    with ``cfg.refine``, the load halfway between the last sustained one and
-    it."""
-    rows = []
-    last = 0.0
-    for load in cfg.loads:
+# Where a search starts when neither the paper nor a smaller network gives a
+# value (DOR, or a size without a smaller one run).
+DEFAULT_START = 0.3
+
+
+def expected_gamma(router: str, pattern: str, k: int, smaller: float | None = None) -> float:
+    """Where the search for gamma* starts: the paper's Table 2 value when it
+    has one, else ``smaller`` (gamma* on the next smaller network), else
+    :data:`DEFAULT_START`."""
+    paper = PAPER_TABLE2.get((pattern, router, k))
+    if paper is not None:
+        return paper
+    if smaller:
+        return smaller
+    return DEFAULT_START
+
+
+def search(
+    router: str,
+    pattern: str,
+    k: int,
+    cfg: Config,
+    start: float | None = None,
+    emit: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """The loads run to find gamma* for one router, pattern and size.
+
+    The first load is the grid load at or just below ``start`` (the lowest
+    grid load when ``start`` is None); the search then steps along the grid,
+    up while loads are sustained and down while they are not, until a
+    sustained load and the next one up that is not are both run (or the grid
+    ends); with ``cfg.refine``, it finally runs the load ``cfg.refine`` below
+    the first one not sustained. ``emit`` sees each row as it is done."""
+    grid = cfg.loads
+    if start is None:
+        i = 0
+    else:
+        below = [j for j, g in enumerate(grid) if g <= start + 1e-9]
+        i = below[-1] if below else 0
+    done: dict[int, bool] = {}
+    rows: list[dict[str, Any]] = []
+
+    def point(load: float) -> bool:
         row = simulate_point(router, pattern, k, load, cfg)
         rows.append(row)
-        if not row["sustained"]:
-            if cfg.refine and load - last > cfg.refine + 1e-9:
-                rows.append(simulate_point(router, pattern, k, round(load - cfg.refine, 4), cfg))
-            break
-        last = load
+        if emit is not None:
+            emit(row)
+        return bool(row["sustained"])
+
+    while True:
+        done[i] = point(grid[i])
+        if done[i]:
+            if i + 1 >= len(grid) or (i + 1) in done:
+                break
+            i += 1
+        else:
+            if i == 0 or (i - 1) in done:
+                break
+            i -= 1
+    failed = [j for j, ok in done.items() if not ok]
+    if cfg.refine and failed:
+        top = grid[min(failed)]
+        held = [grid[j] for j, ok in done.items() if ok and grid[j] < top]
+        last = max(held) if held else 0.0
+        if top - last > cfg.refine + 1e-9:
+            point(round(top - cfg.refine, 4))
     return rows
 
 
@@ -353,15 +391,42 @@ def gamma_star(rows: list[dict[str, Any]]) -> float:
     return best
 
 
+def searches(
+    router: str, pattern: str, sizes: tuple[int, ...], cfg: Config
+) -> list[dict[str, Any]]:
+    """The searches for one router and pattern over ``sizes``, smallest first,
+    each starting at :func:`expected_gamma` (so at the smaller network's gamma*
+    when the paper has no value)."""
+    rows: list[dict[str, Any]] = []
+    smaller = None
+    for k in sorted(sizes):
+        found = search(router, pattern, k, cfg, start=expected_gamma(router, pattern, k, smaller))
+        rows += found
+        smaller = gamma_star(found) or None
+    return rows
+
+
 def run_loads(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
     jobs: list[Callable[[], list[dict[str, Any]]]] = []
-    # Largest networks first: the long walks start early and the two workers
+    # A (router, pattern) the paper has no value for at the larger sizes
+    # searches its sizes in turn, each starting from the smaller one's gamma*;
+    # those chains go first, then the largest networks, so the two workers
     # finish together.
+    big = max(cfg.sizes)
+    chained = [
+        (router, pattern)
+        for router in cfg.routers
+        for pattern in cfg.patterns
+        if len(cfg.sizes) > 1 and (pattern, router, big) not in PAPER_TABLE2
+    ]
+    for router, pattern in chained:
+        jobs.append(lambda r=router, p=pattern: searches(r, p, cfg.sizes, cfg))
     for k in sorted(cfg.sizes, reverse=True):
         for pattern in cfg.patterns:
             for router in cfg.routers:
-                jobs.append(lambda r=router, p=pattern, k=k: walk(r, p, k, cfg))
-    step = progress.task("versaci2013: load walks", len(jobs))
+                if (router, pattern) not in chained:
+                    jobs.append(lambda r=router, p=pattern, k=k: searches(r, p, (k,), cfg))
+    step = progress.task("versaci2013: gamma* searches", len(jobs))
     return [row for rows in parallel(jobs, cfg.workers, step) for row in rows]
 
 
@@ -644,7 +709,9 @@ def summarise(
         f"# {TITLE}",
         "",
         f"Mode `{cfg.mode}`: networks k = {', '.join(map(str, cfg.sizes))}, loads "
-        f"{cfg.loads[0]:g} to {cfg.loads[-1]:g} in steps of {step:g} (gamma0 units){refined}, "
+        f"{cfg.loads[0]:g} to {cfg.loads[-1]:g} in steps of {step:g} (gamma0 units), searched "
+        f"from the expected gamma* (the paper's, else the smaller network's, else "
+        f"{DEFAULT_START:g}) up or down to the first load not sustained{refined}, "
         f"warm-up {cfg.warmup_cycles} and measurement {cfg.measure_cycles} cycles of one "
         f"512-byte flit time on the 64 Gb/s node link (64 ns), seed {SEED}. "
         f"{sims} simulations, {duration(seconds)} on {cfg.workers} workers "
