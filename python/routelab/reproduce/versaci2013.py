@@ -151,10 +151,14 @@ PAPER_TABLE3: dict[str, tuple[float, float, float, float]] = {
 PAPER_OFR_OVER_ABR_16 = tuple(PAPER.statements["ofr_over_abr_16"])
 PAPER_OFR_OVER_POR_16 = PAPER.statements["ofr_over_por_16"]
 
-# Full mode on 2 cores: an estimate from a sample of its 16x16x16 walks.
+# Full mode on 2 cores: an estimate from a sample of its 16x16x16 searches
+# (ABR, 5 patterns, 16 simulations on 2 workers: sustained loads 6-92 s each,
+# loads not sustained 90-660 s, since they run the whole drain limit with
+# the network full; 290-490 s per finished search, more for uniform).
 FULL_MODE_TIME = (
-    "more than 2.5 hours on 2 cores (estimated: two 16x16x16 walks with the full "
-    "windows had not finished after 14 minutes on 2 workers)"
+    "about 1.5-1.75 hours on 2 cores (estimated: 20 searches on 16x16x16 at "
+    "8-10 minutes each, 3-4 loads per search, plus the 8x8x8 ones, each some "
+    "tens of times cheaper)"
 )
 
 
