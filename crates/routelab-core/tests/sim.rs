@@ -761,3 +761,30 @@ fn the_routing_layer_never_reaches_into_the_simulator() {
         );
     }
 }
+
+#[test]
+fn periodic_arrivals_offer_the_load_exactly_and_keep_terminals_in_step() {
+    // Each terminal generates one message every 1 / rate: over the window
+    // it offers the load to within one message (Bernoulli trials wander by
+    // ~ sqrt(rate / (T W)), ten times that here).
+    let mut s = quick("torus:4x4", "dor");
+    s.traffic.load = 0.1;
+    s.run.measure_cycles = 20_000;
+    s.traffic.arrivals = sim::Arrivals::Periodic;
+    let r = run(&s);
+    let slack = 1.0 / s.run.measure_cycles as f64;
+    assert!(
+        (r.offered - 0.1).abs() <= slack,
+        "periodic offered {} for 0.1",
+        r.offered
+    );
+    // Butterfly in step: every terminal is in the same phase, so at a
+    // phase along one ring the load is that ring's alone; with Bernoulli
+    // arrivals the phases mix. Both deliver what they are offered here.
+    s.traffic.pattern = Some("butterfly".into());
+    let periodic = run(&s);
+    s.traffic.arrivals = sim::Arrivals::Bernoulli;
+    let bernoulli = run(&s);
+    assert!((periodic.accepted - 0.1).abs() < 0.01);
+    assert!((bernoulli.accepted - 0.1).abs() < 0.01);
+}

@@ -30,6 +30,7 @@
 //! load_unit = "flits"          # flits (per node per cycle) | gbps (per node) | bisection
 //! packet_flits = 1             # or packet_bytes = "512B"
 //! message_packets = 1          # open loop: messages of M packets to one destination
+//! arrivals = "bernoulli"       # open loop: bernoulli (per cycle) | periodic (every 1/rate, phases in step)
 //! injection_limit = 2.4        # NIC: packets offered to the switch at most at this rate (load_unit)
 //!
 //! [run]
@@ -238,6 +239,21 @@ pub enum Workload {
     Exchange,
 }
 
+/// Open loop: the arrival process of each terminal's messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arrivals {
+    /// A Bernoulli trial per cycle (geometric gaps): terminals drift apart,
+    /// so a pattern that changes with each message (butterfly) is seen at
+    /// every phase at once.
+    Bernoulli,
+    /// One message every `1 / rate`, the first at a random time within the
+    /// first period: all terminals generate their `i`-th message within
+    /// one period of each other, so phased patterns run in step, as in a
+    /// program whose nodes all do stage `i` of an FFT together.
+    Periodic,
+}
+
 /// The unit of `traffic.load`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -295,6 +311,8 @@ pub struct TrafficSpec {
     /// generated together. Message latency runs from the generation to
     /// the delivery of its last packet.
     pub message_packets: u32,
+    /// Open loop: when messages are generated.
+    pub arrivals: Arrivals,
     /// The fastest rate at which a NIC offers packets to its switch, in
     /// `load_unit` (versaci2013 offers a message's packets at 2.4 in
     /// bisection units): a packet of `F` flits starts at least
@@ -325,6 +343,7 @@ impl Default for TrafficSpec {
             packet_flits: None,
             packet_bytes: None,
             message_packets: 1,
+            arrivals: Arrivals::Bernoulli,
             injection_limit: None,
             message_bytes: None,
             rounds: 10,

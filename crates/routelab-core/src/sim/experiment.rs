@@ -340,6 +340,7 @@ impl Experiment {
             cycle_ps,
             watchdog_ps: run.watchdog_cycles.max(1).saturating_mul(cycle_ps),
             message_rate: 0.0,
+            periodic: t.arrivals == super::config::Arrivals::Periodic,
             inject_ps_per_flit: 0.0,
             seed,
         };
@@ -425,8 +426,8 @@ impl Experiment {
             if params.message_rate > 0.0 {
                 for t in 0..self.net.terminals().len() {
                     if sim.nic[t].inj != super::packet::NONE {
-                        let gap = sim.next_gap(t);
-                        sim.schedule(gap, Kind::Generate, t as u32);
+                        let first = sim.first_generation(t);
+                        sim.schedule(first, Kind::Generate, t as u32);
                     }
                 }
             }

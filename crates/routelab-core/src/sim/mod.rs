@@ -102,8 +102,8 @@ pub use crate::routing::adaptive::{
     RouterCtx, RouterOptions, TableRouter, ADAPTIVE,
 };
 pub use config::{
-    FlowControl, LinkSpec, LoadUnit, NetworkSpec, PathChoice, RouterSpec, RoutingSpec, RunSpec,
-    Selection, Size, Spec, Switching, TrafficSpec, Workload,
+    Arrivals, FlowControl, LinkSpec, LoadUnit, NetworkSpec, PathChoice, RouterSpec, RoutingSpec,
+    RunSpec, Selection, Size, Spec, Switching, TrafficSpec, Workload,
 };
 pub use error::{ConfigError, DeadlockInfo, SimError, WaitingBuffer};
 pub use experiment::{build_network, router_options, Experiment};

@@ -53,7 +53,14 @@ impl super::state::Sim<'_> {
         let rate = self.p.message_rate;
         let ti = t as usize;
         let mut n = 1;
-        if rate > 1.0 {
+        if self.p.periodic {
+            // Messages due by the end of this generation's cycle.
+            let k = self.nic[ti].gens;
+            self.nic[ti].gens += 1;
+            if rate > 1.0 {
+                n = ((k + 1) as f64 * rate).floor() as u64 - (k as f64 * rate).floor() as u64;
+            }
+        } else if rate > 1.0 {
             let whole = rate.floor();
             n = whole as u64 + u64::from(self.nic_rng[ti].gen::<f64>() < rate - whole);
         }
@@ -75,9 +82,36 @@ impl super::state::Sim<'_> {
                 }
             }
         }
-        let gap = self.next_gap(ti);
-        self.schedule(self.now + gap, Kind::Generate, t);
+        let next = if self.p.periodic {
+            self.periodic_time(ti, self.nic[ti].gens)
+        } else {
+            self.now + self.next_gap(ti)
+        };
+        self.schedule(next, Kind::Generate, t);
         self.nic_send(t);
+    }
+
+    /// Open loop: the time of terminal `t`'s first generation.
+    pub(super) fn first_generation(&mut self, t: usize) -> u64 {
+        if !self.p.periodic {
+            return self.next_gap(t);
+        }
+        let period = self.period_ps();
+        self.nic[t].phase_ps = (self.nic_rng[t].gen::<f64>() * period) as u64;
+        self.periodic_time(t, 0)
+    }
+
+    /// Periodic arrivals: picoseconds between generations (one cycle when
+    /// several messages are due per cycle).
+    fn period_ps(&self) -> f64 {
+        self.p.cycle_ps as f64 / self.p.message_rate.min(1.0)
+    }
+
+    /// Periodic arrivals: the time of terminal `t`'s `k`-th generation,
+    /// never before now.
+    fn periodic_time(&self, t: usize, k: u64) -> u64 {
+        let at = self.nic[t].phase_ps as f64 + k as f64 * self.period_ps();
+        (at.min(u64::MAX as f64 / 2.0) as u64).max(self.now)
     }
 
     /// Time to the next generation: a whole number of cycles, geometric

@@ -49,6 +49,9 @@ pub(super) struct Params {
     pub watchdog_ps: u64,
     /// Open loop: messages per terminal per cycle.
     pub message_rate: f64,
+    /// Open loop: one message every `1 / message_rate` instead of
+    /// Bernoulli trials.
+    pub periodic: bool,
     /// NIC injection limit: picoseconds per flit between packet starts
     /// (0: none).
     pub inject_ps_per_flit: f64,
@@ -93,6 +96,10 @@ pub(super) struct Nic {
     pub seq: u64,
     /// Injection limit: the next packet may not start before.
     pub next_start: u64,
+    /// Periodic arrivals: the time of the first generation, and the
+    /// generations so far.
+    pub phase_ps: u64,
+    pub gens: u64,
 }
 
 /// Open-loop messages of several packets still being delivered: packets
@@ -355,6 +362,8 @@ impl<'a> Sim<'a> {
                 transit_q: Queue::default(),
                 seq: 0,
                 next_start: 0,
+                phase_ps: 0,
+                gens: 0,
             });
             nic_rng.push(rng::stream(p.seed, &format!("sim/nic/{i}")));
         }
