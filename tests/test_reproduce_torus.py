@@ -123,6 +123,29 @@ def test_searches_bracket_gamma_star_from_the_expected_value(versaci: Path) -> N
         assert sustained.count(True) == 1 or sustained.count(False) <= 1, rows
 
 
+def test_a_second_run_into_the_same_directory_simulates_nothing_again(
+    versaci: Path, monkeypatch
+) -> None:
+    before = _rows(versaci / "loads.csv")
+    kept = (versaci / "points.jsonl").read_text().splitlines()
+    assert len(kept) == len(before)
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("a finished simulation ran again")
+
+    monkeypatch.setattr(versaci2013.routelab, "simulate", refuse)
+    versaci2013.run(versaci, tiny=True, progress=False)
+    assert _rows(versaci / "loads.csv") == before
+    assert (versaci / "points.jsonl").read_text().splitlines() == kept
+
+
+def test_a_subset_of_routers_runs_only_those(tmp_path: Path) -> None:
+    versaci2013.run(tmp_path, tiny=True, progress=False, routers=("abr",))
+    assert {r["router"] for r in _rows(tmp_path / "table2.csv")} == {"abr"}
+    with pytest.raises(ValueError, match="unknown routers"):
+        versaci2013.run(tmp_path, tiny=True, progress=False, routers=("xyz",))
+
+
 def test_search_steps_up_or_down_then_refines(monkeypatch) -> None:
     cfg = versaci2013.config(quick=True)
     ran: list[float] = []
