@@ -681,3 +681,37 @@ fn bubble_adaptive_routers_beat_dimension_order_on_transpose() {
         );
     }
 }
+
+#[test]
+fn bubble_routers_refuse_what_bubble_flow_control_cannot_work_with() {
+    for name in BUBBLE_ROUTERS {
+        let fails = |s: &Spec| match sim::simulate(s) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("{name} accepted a spec it cannot work with"),
+        };
+        // Flit-by-flit allocation: a ring's free packet slot is not a
+        // guarantee any more.
+        let mut s = spec("torus:4x4", name, "uniform", 0.1);
+        s.router.switching = Switching::Wormhole;
+        let e = fails(&s);
+        assert!(
+            e.contains("router.switching") && e.contains("cut-through"),
+            "{name}: {e}"
+        );
+        // Buffers of one packet: a packet entering a ring needs two slots.
+        let mut s = spec("torus:4x4", name, "uniform", 0.1);
+        s.router.buffer_packets = Some(1);
+        let e = fails(&s);
+        assert!(
+            e.contains("router.buffer_flits = 4") && e.contains("8 flits"),
+            "{name}: {e}"
+        );
+        // Too few VCs: the count it needs is named.
+        let mut s = spec("torus:4x4", name, "uniform", 0.1);
+        s.router.vcs = 1;
+        if name != "dor-bubble" {
+            let e = fails(&s);
+            assert!(e.contains("router.vcs = 1"), "{name}: {e}");
+        }
+    }
+}

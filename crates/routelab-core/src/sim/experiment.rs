@@ -16,7 +16,7 @@ use super::state::{Params, Sim};
 use super::stats::{close, SimResult};
 use super::workload::Closed;
 use crate::network::{self, Network};
-use crate::routing::adaptive::{self, AnyRouter, HopRouter, RouterOptions};
+use crate::routing::adaptive::{self, AnyRouter, HopRouter, Resources, RouterOptions};
 use crate::routing::RoutingOptions;
 use crate::traffic::{BoundPattern, Pattern};
 use crate::units::{Bandwidth, Picos};
@@ -269,7 +269,12 @@ impl Experiment {
             (0, 0)
         };
         router
-            .check(vcs)
+            .check(&Resources {
+                vcs,
+                buffer_flits: buf as u32,
+                packet_flits: packet_flits as u32,
+                whole_packets: r.switching != Switching::Wormhole,
+            })
             .map_err(|e| SimError::router(router.name(), e))?;
         if r.speedup == 0 {
             return Err(bad("router.speedup", "0".into(), "at least 1"));

@@ -99,7 +99,7 @@ mod workload;
 
 pub use crate::routing::adaptive::{
     AnyRouter, Candidate, Candidates, DorRouter, DuatoRouter, Header, Here, HopRouter, LocalView,
-    RouterCtx, RouterOptions, TableRouter, ADAPTIVE,
+    Resources, RouterCtx, RouterOptions, TableRouter, ADAPTIVE,
 };
 pub use config::{
     Arrivals, FlowControl, LinkSpec, LoadUnit, NetworkSpec, PathChoice, RouterSpec, RoutingSpec,

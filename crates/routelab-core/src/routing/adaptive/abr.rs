@@ -61,6 +61,10 @@ impl HopRouter for AbrRouter {
         1 + self.adaptive.max(1)
     }
 
+    fn check(&self, res: &super::Resources) -> Result<(), String> {
+        super::bubble::check(res, self.vcs_needed())
+    }
+
     fn counters(&self) -> Vec<String> {
         vec!["escape_hops".into()]
     }

@@ -12,7 +12,7 @@
 //! store-and-forward switching) and input buffers of at least two packets
 //! per VC.
 
-use super::{Candidate, Candidates, Here, RouterCtx};
+use super::{Candidate, Candidates, Here, Resources, RouterCtx};
 use crate::network::PortId;
 
 /// The escape VC of the bubble routers with one escape network.
@@ -75,6 +75,29 @@ pub fn count_escape_hop(chosen: Candidate, ctx: &mut RouterCtx, counter: usize) 
     if chosen.priority == ESCAPE_PRIORITY {
         ctx.count(counter);
     }
+}
+
+/// What bubble flow control needs of the switches: `vcs` VCs per port,
+/// whole-packet allocation, and room for two packets per input buffer (a
+/// packet entering a ring must find two free packet slots).
+pub fn check(res: &Resources, vcs: u8) -> Result<(), String> {
+    res.need_vcs(vcs)?;
+    if !res.whole_packets {
+        return Err(
+            "router.switching = \"wormhole\": bubble flow control allocates whole \
+                    packets; use \"cut-through\" or \"store-and-forward\""
+                .into(),
+        );
+    }
+    let two = 2 * res.packet_flits;
+    if res.buffer_flits < two {
+        return Err(format!(
+            "router.buffer_flits = {}: bubble flow control needs buffers of at least two \
+             packets ({two} flits, or buffer_packets = 2)",
+            res.buffer_flits
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

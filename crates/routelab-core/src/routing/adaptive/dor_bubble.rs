@@ -51,6 +51,10 @@ impl HopRouter for DorBubbleRouter {
         1
     }
 
+    fn check(&self, res: &super::Resources) -> Result<(), String> {
+        super::bubble::check(res, self.vcs_needed())
+    }
+
     #[inline]
     fn route(
         &self,

@@ -231,6 +231,34 @@ pub trait LocalView {
     }
 }
 
+/// What the switches of a run offer a router, for [`HopRouter::check`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resources {
+    /// Virtual channels per port.
+    pub vcs: u8,
+    /// Flits per input buffer (per port and VC).
+    pub buffer_flits: u32,
+    /// Flits of the longest packet.
+    pub packet_flits: u32,
+    /// VCs are allocated to whole packets (cut-through and
+    /// store-and-forward), not flit by flit (wormhole).
+    pub whole_packets: bool,
+}
+
+impl Resources {
+    /// Fails unless there are at least `needed` VCs per port.
+    pub fn need_vcs(&self, needed: u8) -> Result<(), String> {
+        if self.vcs < needed {
+            Err(format!(
+                "router.vcs = {}: needs at least {needed} virtual channels",
+                self.vcs
+            ))
+        } else {
+            Ok(())
+        }
+    }
+}
+
 /// Per-run mutable help for a router: its random stream and counters.
 pub struct RouterCtx<'a> {
     pub rng: &'a mut Rng,
@@ -273,16 +301,10 @@ pub trait HopRouter: Send + Sync {
         true
     }
 
-    /// Called once per run with the VC count; say why it cannot work.
-    fn check(&self, vcs: u8) -> Result<(), String> {
-        if vcs < self.vcs_needed() {
-            Err(format!(
-                "needs at least {} virtual channels, the spec gives {vcs}",
-                self.vcs_needed()
-            ))
-        } else {
-            Ok(())
-        }
+    /// Called once per run with what the switches offer; say why it
+    /// cannot work, naming the spec key to change. Default: enough VCs.
+    fn check(&self, res: &Resources) -> Result<(), String> {
+        res.need_vcs(self.vcs_needed())
     }
 
     /// Source hook, once per packet and leg when it reaches the head of
@@ -584,8 +606,8 @@ impl HopRouter for AnyRouter {
     fn reads_view(&self) -> bool {
         dispatch!(self, r => r.reads_view())
     }
-    fn check(&self, vcs: u8) -> Result<(), String> {
-        dispatch!(self, r => r.check(vcs))
+    fn check(&self, res: &Resources) -> Result<(), String> {
+        dispatch!(self, r => r.check(res))
     }
     #[inline]
     fn source(&self, hdr: &mut Header, view: &dyn LocalView, ctx: &mut RouterCtx) {

@@ -16,9 +16,13 @@
 //!    `pi_q = u_* / u_q + eta d(s,t) / (d(s,q) + d(q,t))`, where `u_q` is
 //!    the mean number of used flit slots (over all VCs) in the next
 //!    buffers of the local outgoing links that are minimal from `s` to
-//!    `q`, `u_*` the least of any outgoing link, and the first fraction is
-//!    1 when `u_q = 0` ([`profit`](super::profit::profit)); and `pi_0 = u_* / u_0 + eta` for the
-//!    minimal route (eq. 16), `u_0` over the minimal links towards `t`.
+//!    `q`, `u_*` by default the least of the links minimal towards `t`,
+//!    and the first fraction unbounded when `u_q = 0 < u_*` (1 when both
+//!    are 0); and `pi_0 = u_* / u_0 + eta` for the minimal route (eq. 16),
+//!    `u_0` over the minimal links towards `t`. Options `u_star` and
+//!    `fraction` choose other readings of `u_*` and of a zero denominator,
+//!    the literal "least used outgoing link" among them ([`ProfitRule`]
+//!    says why it is not the default).
 //! 3. If no `pi_q` exceeds `pi_0` the packet goes minimally; otherwise
 //!    through `argmax pi_q` (eq. 17; the first on ties, OIDNs listed
 //!    before WIDNs).
@@ -46,13 +50,14 @@
 //! [`DECIDED_WIDN`]; 0 before the source hook).
 //!
 //! Options: `eta` (2.0), `delta` (2), `split` (true), `adaptive_vcs`
-//! (0: every VC above the escape ones). Counters: `minimal`, `oidn`,
+//! (0: every VC above the escape ones), `u_star` ("minimal"), `fraction`
+//! ("unbounded") (see [`ProfitRule`]). Counters: `minimal`, `oidn`,
 //! `widn` (packets by decision), `escape_hops`.
 //! Needs cut-through or store-and-forward switching and buffers of at
 //! least two packets per VC.
 
 use super::bubble::count_escape_hop;
-use super::profit::{mean_minimal, profit, undecided};
+use super::profit::{mean_minimal, undecided, ProfitRule};
 use super::torus_geometry::{adaptive_vcs, ring_offset, TorusGeometry};
 use super::{
     AnyRouter, BuildRouter, Candidate, Candidates, Header, Here, HopRouter, LocalView, RouterCtx,
@@ -272,11 +277,19 @@ pub struct OfrRouter {
     delta: u32,
     split: bool,
     adaptive: u8,
+    rule: ProfitRule,
 }
 
 impl BuildRouter for OfrRouter {
     fn build(net: &Network, opts: &RouterOptions) -> Result<AnyRouter, RoutingError> {
-        opts.only(&["eta", "delta", "split", "adaptive_vcs"])?;
+        opts.only(&[
+            "eta",
+            "delta",
+            "split",
+            "adaptive_vcs",
+            "u_star",
+            "fraction",
+        ])?;
         let eta = opts.f64("eta", 2.0)?;
         if !eta.is_finite() || eta < 0.0 {
             return Err(RoutingError::BadOption {
@@ -291,6 +304,7 @@ impl BuildRouter for OfrRouter {
             delta: opts.u32("delta", 2)?,
             split: opts.bool("split", true)?,
             adaptive: opts.u32("adaptive_vcs", 0)?.min(63) as u8,
+            rule: ProfitRule::from_options(opts)?,
         }))
     }
 }
@@ -315,9 +329,9 @@ impl OfrRouter {
         let geo = &self.geo;
         let (sc, tc) = (geo.coords(s), geo.coords(t));
         let d = geo.distance_coords(sc, tc);
-        let u_star = f64::from(occ.iter().copied().min().unwrap_or(0));
+        let u_star = self.rule.u_star(geo, sc, tc, occ);
         let u0 = mean_minimal(geo, sc, tc, occ);
-        let mut best = profit(u_star, u0, self.eta, d, d);
+        let mut best = self.rule.profit(u_star, u0, self.eta, d, d);
         let mut choice = None;
         let idns = oidns_in(geo, sc, tc, self.delta)
             .into_iter()
@@ -325,7 +339,7 @@ impl OfrRouter {
         for q in idns {
             let dq = geo.distance_coords(sc, &q.coords) + geo.distance_coords(&q.coords, tc);
             let uq = mean_minimal(geo, sc, &q.coords, occ);
-            let p = profit(u_star, uq, self.eta, d, dq);
+            let p = self.rule.profit(u_star, uq, self.eta, d, dq);
             if p > best {
                 best = p;
                 choice = Some((q.kind, geo.switch_at(&q.coords)));
@@ -359,6 +373,10 @@ impl HopRouter for OfrRouter {
 
     fn vcs_needed(&self) -> u8 {
         self.escapes() + self.adaptive.max(1)
+    }
+
+    fn check(&self, res: &super::Resources) -> Result<(), String> {
+        super::bubble::check(res, self.vcs_needed())
     }
 
     fn counters(&self) -> Vec<String> {
@@ -474,6 +492,42 @@ mod tests {
         // With eta so large that dilation always loses: minimal.
         let r = ofr("torus:16x16x16", &[("eta", "100")]);
         assert_eq!(r.decide(s, t, &occ), None);
+    }
+
+    #[test]
+    fn u_star_over_the_minimal_links_lets_a_neighbour_deroute() {
+        // s -> t one hop along +x, +x full, every other link idle.
+        let mut occ = [0u32; 6];
+        occ[0] = 16;
+        let all = ofr("torus:8x8x8", &[("u_star", "all"), ("fraction", "one")]);
+        let g = &all.geo;
+        let s = g.switch_at(&[0, 0, 0]);
+        let t = g.switch_at(&[1, 0, 0]);
+        // u_* = 0 over all links: pi_0 = 0 / 16 + 2 beats any idle
+        // detour, 1 + 2 * 1 / dq with dq >= 5.
+        assert_eq!(all.decide(s, t, &occ), None);
+        // u_* = 16 over the minimal link: pi_0 = 1 + 2, and an idle
+        // detour's fraction 16 / 0 is unbounded: deroute, through the
+        // idle route of least dilation. This is the default reading.
+        let min = ofr("torus:8x8x8", &[]);
+        let (_, q) = min.decide(s, t, &occ).unwrap();
+        assert_eq!(g.distance(s, q) + g.distance(q, t), 5);
+        // (16 + 1) / (0 + 1) + 2 / 5 against 1 + 2: deroute too.
+        let p1 = ofr(
+            "torus:8x8x8",
+            &[("u_star", "minimal"), ("fraction", "plus1")],
+        );
+        assert!(p1.decide(s, t, &occ).is_some());
+        let busy = ofr(
+            "torus:8x8x8",
+            &[("u_star", "busy"), ("fraction", "unbounded")],
+        );
+        assert!(busy.decide(s, t, &occ).is_some());
+        // Unknown readings are refused.
+        let net = spec::build("torus:8x8x8").unwrap();
+        let mut o = RouterOptions::default();
+        o.params.insert("u_star".into(), "max".into());
+        assert!(OfrRouter::build(&net, &o).is_err());
     }
 
     #[test]

@@ -8,8 +8,8 @@
 //! others' d_i` hops, the same as going through the Wraparound IDN of
 //! that orthant (eq. 1). Its profit is eq. (15) with `eta` (default 1.0,
 //! Remark 3): `u_* / u_F + eta d / d_F`, `u_F` the mean used flit slots of
-//! the local outgoing links in the orthant's directions, `u_*` the least of
-//! any outgoing link (see [`super::ofr`]); the minimal route scores
+//! the local outgoing links in the orthant's directions, `u_*` by default
+//! the least of any outgoing link (see [`super::ofr`]); the minimal route scores
 //! `u_* / u_0 + eta`. The packet is derouted into the best orthant only if
 //! it scores more than the minimal route. Orthants that flip only
 //! dimensions at a tie (`d_i = k_i / 2`) would not deroute and are not
@@ -28,12 +28,13 @@
 //! [`ORTHANT`] with bit `8 + d` set if the packet moves `-` along `d`.
 //!
 //! Options: `eta` (1.0), `adaptive_vcs` (0: every VC above the escape
-//! one). Counters: `minimal`, `derouted` (packets by decision),
-//! `escape_hops`. Needs cut-through or store-and-forward switching and
+//! one), `u_star` ("minimal") and `fraction` ("unbounded"), the reading of eq. (15)
+//! ([`ProfitRule`](super::profit::ProfitRule)). Counters: `minimal`,
+//! `derouted` (packets by decision), `escape_hops`. Needs cut-through or store-and-forward switching and
 //! buffers of at least two packets per VC.
 
 use super::bubble::{count_escape_hop, ESCAPE_VC};
-use super::profit::{mean_minimal, profit, undecided};
+use super::profit::{mean_minimal, undecided, ProfitRule};
 use super::torus_geometry::{adaptive_vcs, TorusGeometry};
 use super::{
     AnyRouter, BuildRouter, Candidate, Candidates, Header, Here, HopRouter, LocalView, RouterCtx,
@@ -53,11 +54,12 @@ pub struct PorRouter {
     geo: TorusGeometry,
     eta: f64,
     adaptive: u8,
+    rule: ProfitRule,
 }
 
 impl BuildRouter for PorRouter {
     fn build(net: &Network, opts: &RouterOptions) -> Result<AnyRouter, RoutingError> {
-        opts.only(&["eta", "adaptive_vcs"])?;
+        opts.only(&["eta", "adaptive_vcs", "u_star", "fraction"])?;
         let eta = opts.f64("eta", 1.0)?;
         if !eta.is_finite() || eta < 0.0 {
             return Err(RoutingError::BadOption {
@@ -79,6 +81,7 @@ impl BuildRouter for PorRouter {
             geo,
             eta,
             adaptive: opts.u32("adaptive_vcs", 0)?.min(63) as u8,
+            rule: ProfitRule::from_options(opts)?,
         }))
     }
 }
@@ -97,8 +100,10 @@ impl PorRouter {
         }
         let off: Vec<(u32, bool)> = (0..geo.n()).map(|d| geo.offset(d, sc[d], tc[d])).collect();
         let d: u32 = off.iter().map(|o| o.0).sum();
-        let u_star = f64::from(occ.iter().copied().min().unwrap_or(0));
-        let mut best = profit(u_star, mean_minimal(geo, sc, tc, occ), self.eta, d, d);
+        let u_star = self.rule.u_star(geo, sc, tc, occ);
+        let mut best = self
+            .rule
+            .profit(u_star, mean_minimal(geo, sc, tc, occ), self.eta, d, d);
         let mut choice = None;
         for f in 1u32..1 << m.len() {
             let (mut dq, mut mask, mut used, mut deroutes) = (0u32, 0u32, 0u64, false);
@@ -122,7 +127,7 @@ impl PorRouter {
                 continue;
             }
             let uq = used as f64 / m.len() as f64;
-            let p = profit(u_star, uq, self.eta, d, dq);
+            let p = self.rule.profit(u_star, uq, self.eta, d, dq);
             if p > best {
                 best = p;
                 choice = Some(mask);
@@ -139,6 +144,10 @@ impl HopRouter for PorRouter {
 
     fn vcs_needed(&self) -> u8 {
         1 + self.adaptive.max(1)
+    }
+
+    fn check(&self, res: &super::Resources) -> Result<(), String> {
+        super::bubble::check(res, self.vcs_needed())
     }
 
     fn counters(&self) -> Vec<String> {

@@ -95,6 +95,10 @@ impl HopRouter for RdrRouter {
         1 + self.adaptive.max(1)
     }
 
+    fn check(&self, res: &super::Resources) -> Result<(), String> {
+        super::bubble::check(res, self.vcs_needed())
+    }
+
     fn counters(&self) -> Vec<String> {
         vec!["escape_hops".into()]
     }
