@@ -227,7 +227,7 @@ class PointStore:
     def get(self, key: str) -> dict[str, Any] | None:
         with self.lock:
             row = self.rows.get(key)
-        return dict(row) if row is not None else None
+        return dict(row, kept=True) if row is not None else None
 
     def put(self, key: str, row: dict[str, Any]) -> None:
         with self.lock:
@@ -772,6 +772,8 @@ def summarise(
         f", then the load {cfg.refine:g} below the first one not sustained" if cfg.refine else ""
     )
     sims = len(rows)
+    kept = sum(1 for r in rows if r.get("kept"))
+    kept_text = f" ({kept} of them kept from earlier runs in `points.jsonl`)" if kept else ""
     sim_seconds = sum(float(r["wall_seconds"] or 0) for r in rows)
     deadlocks = [r for r in rows if r["status"] == "deadlock"]
     lines = [
@@ -783,7 +785,7 @@ def summarise(
         f"{DEFAULT_START:g}) up or down to the first load not sustained{refined}, "
         f"warm-up {cfg.warmup_cycles} and measurement {cfg.measure_cycles} cycles of one "
         f"512-byte flit time on the 64 Gb/s node link (64 ns), seed {SEED}. "
-        f"{sims} simulations, {duration(seconds)} on {cfg.workers} workers "
+        f"{sims} simulations{kept_text}, {duration(seconds)} on {cfg.workers} workers "
         f"({duration(sim_seconds)} of simulation in all). The full mode (both sizes, "
         f"longer windows) takes {FULL_MODE_TIME}.",
         "",
@@ -791,9 +793,10 @@ def summarise(
         "with queues of 8 packets, messages of 96 packets offered to the router at "
         "2.4 gamma0, node links 64 Gb/s / 80 ns, router links 20 Gb/s / 200 ns. "
         "Routers: `dor` (dimension order, datelines; the baseline, not in the paper), "
-        "`abr` (one escape VC under bubble flow control, two adaptive), `por` "
+        "`abr` (one escape VC under bubble flow control, one adaptive), `por` "
         "(eta = 1.0, ABR-style), `ofr` (eta = 2.0, Delta = 2, escape split into VS1 and "
-        "VS2, one adaptive VC).",
+        "VS2, one adaptive VC); POR and OFR read eq. (15) with u* over the links "
+        "minimal towards the destination.",
         "",
         "## Table 2: maximum sustained throughput gamma*",
         "",
