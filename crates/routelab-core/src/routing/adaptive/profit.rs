@@ -3,20 +3,10 @@
 //! the occupancy of the local outgoing links and the dilation of the route.
 
 use super::torus_geometry::TorusGeometry;
-use super::{Header, LocalView};
+use super::{Header, LocalView, RouterOptions};
 use crate::network::build::torus::dim_port;
 use crate::network::PortId;
 use crate::routing::RoutingError;
-
-use super::RouterOptions;
-
-/// Eq. (15): `u_* / u + eta d / dq`, the fraction 1 when `u = 0`. With
-/// `dq = d` it is eq. (16).
-#[inline]
-pub fn profit(u_star: f64, u: f64, eta: f64, d: u32, dq: u32) -> f64 {
-    let f = if u <= 0.0 { 1.0 } else { u_star / u };
-    f + eta * f64::from(d) / f64::from(dq.max(1))
-}
 
 /// Which outgoing links of the source `u_*` of eq. (15) is the least of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
