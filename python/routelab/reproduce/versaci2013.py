@@ -132,6 +132,7 @@ ROUTER_OPTIONS: dict[str, dict[str, Any]] = {
     },
 }
 ROUTERS = ("dor", "abr", "por", "ofr")
+PAPER_ROUTERS = ("abr", "por", "ofr")
 ROUTER_TITLES = {"dor": "DOR", "abr": "ABR", "por": "POR", "ofr": "OFR"}
 
 # Pattern: (routelab pattern spec, the paper's name).
@@ -164,14 +165,13 @@ PAPER_TABLE3: dict[str, tuple[float, float, float, float]] = {
 PAPER_OFR_OVER_ABR_16 = tuple(PAPER.statements["ofr_over_abr_16"])
 PAPER_OFR_OVER_POR_16 = PAPER.statements["ofr_over_por_16"]
 
-# Full mode on 2 cores: an estimate from a sample of its 16x16x16 searches
-# (ABR, 5 patterns, 16 simulations on 2 workers: sustained loads 6-92 s each,
-# loads not sustained 90-660 s, since they run the whole drain limit with
-# the network full; 290-490 s per finished search, more for uniform).
+# Full mode on 2 cores, measured (ABR, POR and OFR, both sizes; the second
+# core partly busy with other work).
 FULL_MODE_TIME = (
-    "about 1.5-1.75 hours on 2 cores (estimated: 20 searches on 16x16x16 at "
-    "8-10 minutes each, 3-4 loads per search, plus the 8x8x8 ones, each some "
-    "tens of times cheaper)"
+    "about 1.75 hours on 2 cores (measured: 116 simulations in 1 h 46 min, 3.5 h "
+    "of simulation; a load that is not sustained on 16x16x16 costs 2-18 minutes, "
+    "uniform traffic the most, as it runs the whole drain limit with the network "
+    "full)"
 )
 
 
@@ -272,7 +272,18 @@ def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
         )
     if quick:
         return Config("quick", (8,), _grid(0.1), 2000, 6000, 8, refine=0.05, workers=workers)
-    return Config("full", (8, 16), _grid(0.1), 5000, 20000, 16, refine=0.05, workers=workers)
+    # The paper's three routers; the DOR baseline runs in the quick mode.
+    return Config(
+        "full",
+        (8, 16),
+        _grid(0.1),
+        5000,
+        20000,
+        16,
+        routers=PAPER_ROUTERS,
+        refine=0.05,
+        workers=workers,
+    )
 
 
 # --------------------------------------------------------------------------
@@ -774,6 +785,9 @@ def summarise(
     sims = len(rows)
     kept = sum(1 for r in rows if r.get("kept"))
     kept_text = f" ({kept} of them kept from earlier runs in `points.jsonl`)" if kept else ""
+    ran = f"{duration(seconds)} on {cfg.workers} workers"
+    if kept == sims:
+        kept_text, ran = "", "all kept from earlier runs in `points.jsonl`"
     sim_seconds = sum(float(r["wall_seconds"] or 0) for r in rows)
     deadlocks = [r for r in rows if r["status"] == "deadlock"]
     lines = [
@@ -785,15 +799,20 @@ def summarise(
         f"{DEFAULT_START:g}) up or down to the first load not sustained{refined}, "
         f"warm-up {cfg.warmup_cycles} and measurement {cfg.measure_cycles} cycles of one "
         f"512-byte flit time on the 64 Gb/s node link (64 ns), seed {SEED}. "
-        f"{sims} simulations{kept_text}, {duration(seconds)} on {cfg.workers} workers "
+        f"{sims} simulations{kept_text}, {ran} "
         f"({duration(sim_seconds)} of simulation in all). The full mode (both sizes, "
         f"longer windows) takes {FULL_MODE_TIME}.",
         "",
         "Table 1 parameters: 512-byte packets, store-and-forward, three VCs per link "
         "with queues of 8 packets, messages of 96 packets offered to the router at "
         "2.4 gamma0, node links 64 Gb/s / 80 ns, router links 20 Gb/s / 200 ns. "
-        "Routers: `dor` (dimension order, datelines; the baseline, not in the paper), "
-        "`abr` (one escape VC under bubble flow control, one adaptive), `por` "
+        "Routers: "
+        + (
+            "`dor` (dimension order, datelines; the baseline, not in the paper), "
+            if "dor" in cfg.routers
+            else ""
+        )
+        + "`abr` (one escape VC under bubble flow control, one adaptive), `por` "
         "(eta = 1.0, ABR-style), `ofr` (eta = 2.0, Delta = 2, escape split into VS1 and "
         "VS2, one adaptive VC); POR and OFR read eq. (15) with u* over the links "
         "minimal towards the destination.",
@@ -875,11 +894,13 @@ def _differences(t2: list[dict[str, Any]], t3: list[dict[str, Any]], cfg: Config
                 "the least used one and its dilation stays under twice the minimal "
                 "distance: OFR then never deroutes butterfly on 8x8x8."
             )
+    if 16 not in cfg.sizes:
+        out.append(
+            "- **Sizes and windows.** This mode runs 8x8x8 (and 16x8x8 for "
+            "transposition) only, with short windows, so gamma* is coarse; Table 3 "
+            "and the figures are at the size the mode runs, the paper's at 16x16x16."
+        )
     out += [
-        "- **Sizes and windows.** The quick mode runs 8x8x8 (and 16x8x8 for "
-        "transposition) only, with steps of 0.1 and short windows, so gamma* there is "
-        "coarse; Table 3 and the figures are at the size the mode runs, the paper's at "
-        "16x16x16.",
         "- **VCs.** Every router gets the paper's one adaptive VC per link: OFR "
         "escapes on VS1 and VS2 (the paper's two escape VCs), ABR and POR on one "
         "escape VC, the third VC unused. "
@@ -893,7 +914,8 @@ def _differences(t2: list[dict[str, Any]], t3: list[dict[str, Any]], cfg: Config
         "that flip a bit worth k/4 or k/2 load one ring twice as much as uniform "
         "traffic, but the other stages leave it idle and the unbounded source "
         "queues carry the backlog over: ABR then sustained butterfly up to 0.9 on "
-        "16x16x16, higher still. The paper's 0.35 needs something this model "
+        "16x16x16, above its 0.75 with Bernoulli arrivals. The paper's 0.35 needs "
+        "something this model "
         "does not have (its ACK/NAK protocol, or sources that stall). The paper "
         "does not give its arrival process, warm-up, window or saturation test; "
         "the ones used here are stated above.",
