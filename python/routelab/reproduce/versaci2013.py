@@ -169,7 +169,7 @@ PAPER_OFR_OVER_POR_16 = PAPER.statements["ofr_over_por_16"]
 # core partly busy with other work).
 FULL_MODE_TIME = (
     "about 1.75 hours on 2 cores (measured: 116 simulations in 1 h 46 min, 3.5 h "
-    "of simulation; a load that is not sustained on 16x16x16 costs 2-18 minutes, "
+    "of simulation; a load that is not sustained on 16x16x16 costs 1-18 minutes, "
     "uniform traffic the most, as it runs the whole drain limit with the network "
     "full)"
 )
