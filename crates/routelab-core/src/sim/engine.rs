@@ -203,6 +203,13 @@ impl Calendar {
         }
     }
 
+    /// The event `d` places after the next one, if it is already in the
+    /// batch being served (for prefetching what it will touch).
+    #[inline(always)]
+    pub fn peek_ahead(&self, d: usize) -> Option<&Event> {
+        self.batch.get(self.pos + d)
+    }
+
     /// The next event if its time is at most `t_end`. Never moves the
     /// clock past `t_end`, so events may still be pushed at `t_end`.
     #[inline]

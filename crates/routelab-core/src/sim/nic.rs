@@ -122,7 +122,10 @@ impl super::state::Sim<'_> {
             1
         } else {
             let u: f64 = 1.0 - self.nic_rng[ti].gen::<f64>();
-            1 + (u.ln() / (1.0 - rate).ln()).floor().min(1e15) as u64
+            if self.log_idle.1 != rate {
+                self.log_idle = ((1.0 - rate).ln(), rate);
+            }
+            1 + (u.ln() / self.log_idle.0).floor().min(1e15) as u64
         };
         cycles * self.p.cycle_ps
     }
@@ -165,16 +168,13 @@ impl super::state::Sim<'_> {
             let sw = nic.switch;
             let mut hdr = self.pk.hdr[p as usize];
             {
-                let (a, b) = (
-                    self.port_base[sw as usize] as usize,
-                    self.port_base[sw as usize + 1] as usize,
-                );
+                let ports = self.nodes[sw as usize].port_range();
                 let view = View {
                     now: self.now,
                     vcs: self.p.vcs,
                     vshift: self.p.vshift,
                     capacity: self.p.buf,
-                    port_ch: &self.port_ch[a..b],
+                    port_ch: &self.port_ch[ports],
                     vc: &self.vc,
                     ch: &self.ch,
                 };
@@ -200,6 +200,7 @@ impl super::state::Sim<'_> {
                 select(
                     self.p.selection,
                     self.cands.as_slice(),
+                    self.p.buf,
                     |c| {
                         let Some(o) = ovc.get(usize::from(c.vc)) else {
                             bad.get_or_insert(c.vc);

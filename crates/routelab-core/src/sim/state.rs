@@ -142,13 +142,12 @@ pub(super) struct Sim<'a> {
     /// Stop & go: flits physically in each input buffer (routing
     /// pipeline included); empty under credits.
     pub sg_occ: Vec<u32>,
-    /// Per node: its index among switches, or `NONE`.
-    pub sw_of: Vec<u32>,
+    /// Per node: its ports in `port_ch` and its index among switches.
+    pub nodes: Vec<NodeAt>,
     /// Per channel: busy time during the measurement.
     pub util: Vec<u64>,
-    /// Per node: first slot in `port_ch`; per slot: the channel leaving
-    /// that port, or `NONE`.
-    pub port_base: Vec<u32>,
+    /// Per port of every node (from [`NodeAt::ports_at`]): the channel
+    /// leaving it, or `NONE`.
     pub port_ch: Vec<u32>,
     /// Per channel: heads waiting for one of its VCs, `(buffer, gen)`.
     pub waiters: Vec<Vec<(u32, u32)>>,
@@ -170,6 +169,48 @@ pub(super) struct Sim<'a> {
     pub in_flight: u64,
     pub events: u64,
     pub flit_hops: u64,
+    /// `(ln(1 - rate), rate)`: the logarithm geometric gaps divide by,
+    /// kept for the rate it was computed for.
+    pub log_idle: (f64, f64),
+}
+
+/// How many events ahead [`Sim::run_until`] prefetches.
+const PREFETCH_AHEAD: usize = 2;
+
+/// Hints that `v[i]` will be read soon (nothing if `i` is out of range).
+#[inline(always)]
+fn prefetch<T>(v: &[T], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(x) = v.get(i) {
+        // SAFETY: a prefetch reads nothing architecturally; the address is
+        // that of a live element.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                (x as *const T).cast(),
+            )
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (v, i);
+}
+
+/// Where a node's ports are and which switch it is: one read per
+/// routing decision.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct NodeAt {
+    /// First slot of its ports in `Sim::port_ch`.
+    pub ports_at: u32,
+    pub ports: u32,
+    /// Index among switches, or `NONE`.
+    pub sw: u32,
+}
+
+impl NodeAt {
+    /// The range of its ports in `Sim::port_ch`.
+    #[inline]
+    pub fn port_range(&self) -> std::ops::Range<usize> {
+        self.ports_at as usize..(self.ports_at + self.ports) as usize
+    }
 }
 
 /// What a router sees of one switch: its output ports' channels, the
@@ -253,15 +294,22 @@ impl<'a> Sim<'a> {
     ) -> Result<Self, SimError> {
         let name = |n: crate::NodeId| net.node(n).name.clone();
         // Ports.
-        let mut port_base = Vec::with_capacity(net.node_count() + 1);
+        let mut nodes = Vec::with_capacity(net.node_count());
         let mut port_ch = Vec::new();
         for id in net.node_ids() {
-            port_base.push(port_ch.len() as u32);
+            nodes.push(NodeAt {
+                ports_at: port_ch.len() as u32,
+                ports: u32::from(net.node(id).ports),
+                sw: if net.is_switch(id) {
+                    net.kind_index(id) as u32
+                } else {
+                    NONE
+                },
+            });
             for port in 1..=net.node(id).ports {
                 port_ch.push(net.channel_at(id, PortId(port)).map_or(NONE, |c| c.0));
             }
         }
-        port_base.push(port_ch.len() as u32);
         // Channels.
         let stride = 1usize << p.vshift;
         let nch = net.channel_count();
@@ -367,16 +415,6 @@ impl<'a> Sim<'a> {
             });
             nic_rng.push(rng::stream(p.seed, &format!("sim/nic/{i}")));
         }
-        let sw_of = net
-            .node_ids()
-            .map(|n| {
-                if net.is_switch(n) {
-                    net.kind_index(n) as u32
-                } else {
-                    NONE
-                }
-            })
-            .collect();
         let sw_rng = (0..net.switches().len())
             .map(|s| rng::stream(p.seed, &format!("sim/switch/{s}")))
             .collect();
@@ -392,9 +430,8 @@ impl<'a> Sim<'a> {
             vc,
             slots: vec![NONE; nbuf * (p.buf as usize - 1)],
             sg_occ: if p.stop_go { vec![0; nbuf] } else { Vec::new() },
-            sw_of,
+            nodes,
             util: vec![0; nch],
-            port_base,
             port_ch,
             waiters: vec![Vec::new(); nch],
             pool: Vec::new(),
@@ -413,6 +450,7 @@ impl<'a> Sim<'a> {
             in_flight: 0,
             events: 0,
             flit_hops: 0,
+            log_idle: (0.0, f64::NAN),
         })
     }
 
@@ -463,6 +501,7 @@ impl<'a> Sim<'a> {
         while let Some(ev) = self.q.pop_until(t_end) {
             self.now = ev.time;
             self.events += 1;
+            self.prefetch_for(PREFETCH_AHEAD);
             match ev.kind {
                 Kind::Arrive => self.arrive(ev),
                 Kind::Credit => self.credit(ev.obj, ev.vc, ev.idx),
@@ -486,6 +525,29 @@ impl<'a> Sim<'a> {
             self.now = self.now.max(t_end);
         }
         Ok(())
+    }
+
+    /// Asks the memory system for the records the event `d` places ahead
+    /// will touch: a flit or credit reaches a buffer record and a channel
+    /// record chosen by the traffic, at random places in arrays larger
+    /// than the first cache levels, so that waiting for them would
+    /// dominate the cost of an event.
+    #[inline(always)]
+    fn prefetch_for(&self, d: usize) {
+        let Some(e) = self.q.peek_ahead(d) else {
+            return;
+        };
+        match e.kind {
+            Kind::Arrive | Kind::Credit => {
+                prefetch(&self.vc, self.p.iv(e.obj, u32::from(e.vc)) as usize);
+                prefetch(&self.ch, e.obj as usize);
+                if e.kind == Kind::Arrive {
+                    prefetch(&self.pk.hdr, e.pkt as usize);
+                }
+            }
+            Kind::Output | Kind::Input => prefetch(&self.ch, e.obj as usize),
+            _ => {}
+        }
     }
 
     fn output_event(&mut self, c: u32) {

@@ -33,9 +33,9 @@ use super::link::{wrap, FROM_TERM, SINK_CREDITS, TAG_CREDIT, TAG_GO, TAG_STOP, T
 use super::packet::NONE;
 use super::state::View;
 use crate::network::{ChannelId, NodeId, PortId};
-use crate::routing::adaptive::{select, Here, HopRouter, RouterCtx};
+use crate::routing::adaptive::{dispatch, select, AnyRouter, Here, HopRouter, RouterCtx};
 
-impl super::state::Sim<'_> {
+impl<'a> super::state::Sim<'a> {
     /// Credits the switching mode requires to allocate a VC to a packet.
     #[inline]
     fn mode_need(&self, flits: u16) -> u32 {
@@ -172,51 +172,59 @@ impl super::state::Sim<'_> {
     }
 
     /// Routes and allocates the head at the front of buffer `iv`.
+    #[inline]
     pub(super) fn try_route(&mut self, iv: u32) {
         if !self.needs_route(iv) {
             return;
         }
-        let b = &self.vc[iv as usize];
-        let pkt = b.front;
-        let len = b.len;
+        let router: &'a AnyRouter = self.router;
+        dispatch!(router, r => self.route_with(r, iv));
+    }
+
+    /// [`Self::try_route`] compiled for one router type: its calls are
+    /// static and inlined, and what it does not read is not built.
+    fn route_with<R: HopRouter + ?Sized>(&mut self, router: &R, iv: u32) {
+        let (pkt, len) = {
+            let b = &self.vc[iv as usize];
+            (b.front, b.len)
+        };
         let mut hdr = self.pk.hdr[pkt as usize];
         if self.p.switching == Switching::StoreAndForward && len < u32::from(hdr.flits) {
             return;
         }
-        let v = self.p.vcs as u32;
-        let vshift = self.p.vshift;
+        let (v, vshift, cap) = (self.p.vcs as u32, self.p.vshift, self.p.buf);
         let ch = self.p.ch_of(iv);
-        let k = &self.ch[ch as usize];
-        let (node, in_port) = (k.node, k.in_port);
-        let sw = self.sw_of[node as usize] as usize;
+        let (node, in_port) = {
+            let k = &self.ch[ch as usize];
+            (k.node, k.in_port)
+        };
+        let at = self.nodes[node as usize];
+        let sw = at.sw as usize;
         let here = Here {
             switch: NodeId(node),
-            switch_index: sw as u32,
+            switch_index: at.sw,
             in_port: PortId(in_port),
             in_vc: self.p.vc_of(iv),
             vcs: v as u8,
             now_ps: self.now,
         };
-        let base = self.port_base[node as usize] as usize;
-        let nports = self.port_base[node as usize + 1] as usize - base;
         self.cands.clear();
         {
             let view = View {
                 now: self.now,
                 vcs: self.p.vcs,
                 vshift,
-                capacity: self.p.buf,
-                port_ch: &self.port_ch[base..base + nports],
+                capacity: cap,
+                port_ch: &self.port_ch[at.port_range()],
                 vc: &self.vc,
                 ch: &self.ch,
             };
             let mut ctx = RouterCtx::new(&mut self.sw_rng[sw], &mut self.counters);
-            self.router
-                .route_in(&hdr, &here, &view, &mut ctx, &mut self.cands);
+            router.route(&hdr, &here, &view, &mut ctx, &mut self.cands);
         }
         if self.cands.is_empty() {
             self.fault = Some(SimError::router(
-                self.router.name(),
+                router.name(),
                 format!(
                     "no route at switch {} for a packet from terminal {} to terminal {}",
                     self.net.node(NodeId(node)).name,
@@ -227,12 +235,14 @@ impl super::state::Sim<'_> {
             return;
         }
         let need_mode = self.mode_need(hdr.flits);
+        let port_ch = &self.port_ch[at.port_range()];
         let mut bad = None;
         let chosen = {
-            let (vcs, port_ch) = (&self.vc, &self.port_ch[base..base + nports]);
+            let vcs = &self.vc;
             select(
                 self.p.selection,
                 self.cands.as_slice(),
+                cap,
                 |cand| {
                     let och = match port_ch.get(usize::from(cand.port.0).wrapping_sub(1)) {
                         Some(&o) if o != NONE && u32::from(cand.vc) < v => o,
@@ -249,7 +259,7 @@ impl super::state::Sim<'_> {
         };
         if let Some(cand) = bad {
             self.fault = Some(SimError::router(
-                self.router.name(),
+                router.name(),
                 format!(
                     "offered port {} vc {} at switch {}, which has no such channel",
                     cand.port.0,
@@ -259,60 +269,55 @@ impl super::state::Sim<'_> {
             ));
             return;
         }
-        match chosen {
-            Some((k, _)) => {
-                let cand = self.cands.as_slice()[k];
-                let och = self.port_ch[base + usize::from(cand.port.0) - 1];
-                let oi = self.p.iv(och, u32::from(cand.vc));
-                if hdr.flits == 1 && len == 1 && !self.p.stop_go {
-                    let out = &self.ch[och as usize];
-                    if out.held == 0
-                        && out.busy <= self.now
-                        && self.vc[oi as usize].credits > 0
-                        && self.ch[ch as usize].in_busy <= self.now
-                    {
-                        // What allocation and switch allocation do at once
-                        // for a lone one-flit packet on an idle output
-                        // with no other VC held: it leaves now.
-                        let b = &mut self.vc[iv as usize];
-                        b.gen = b.gen.wrapping_add(1);
-                        let mut ctx = RouterCtx::new(&mut self.sw_rng[sw], &mut self.counters);
-                        self.router
-                            .forwarded_in(&mut hdr, &here, cand, ChannelId(och), &mut ctx);
-                        self.pk.hdr[pkt as usize] = hdr;
-                        self.ch[och as usize].rr = cand.vc;
-                        self.vc[iv as usize].len = 0;
-                        self.send_back(ch, here.in_vc, TAG_CREDIT);
-                        let fp = u64::from(self.ch[och as usize].flit_ps);
-                        self.ch[ch as usize].in_busy = self.now + self.input_hold(fp);
-                        self.transmit(och, cand.vc, pkt, 0);
-                        self.retry_waiters(och);
-                        return;
-                    }
+        let Some((k, _)) = chosen else {
+            // Wait on every candidate port.
+            let base = at.ports_at as usize;
+            for k in 0..self.cands.len() {
+                let port = self.cands.as_slice()[k].port;
+                if self.cands.as_slice()[..k].iter().any(|c| c.port == port) {
+                    continue;
                 }
-                self.vc[oi as usize].held = iv;
-                self.ch[och as usize].held |= 1 << cand.vc;
-                let b = &mut self.vc[iv as usize];
-                b.alloc = oi;
-                b.gen = b.gen.wrapping_add(1);
-                let mut ctx = RouterCtx::new(&mut self.sw_rng[sw], &mut self.counters);
-                self.router
-                    .forwarded_in(&mut hdr, &here, cand, ChannelId(och), &mut ctx);
-                self.pk.hdr[pkt as usize] = hdr;
-                self.serve_output(och);
+                let och = self.port_ch[base + usize::from(port.0) - 1];
+                self.register_wait(och, iv);
             }
-            None => {
-                // Wait on every candidate port.
-                for k in 0..self.cands.len() {
-                    let port = self.cands.as_slice()[k].port;
-                    if self.cands.as_slice()[..k].iter().any(|c| c.port == port) {
-                        continue;
-                    }
-                    let och = self.port_ch[base + usize::from(port.0) - 1];
-                    self.register_wait(och, iv);
-                }
+            return;
+        };
+        let cand = self.cands.as_slice()[k];
+        let och = port_ch[usize::from(cand.port.0) - 1];
+        let now = self.now;
+        if hdr.flits == 1 && len == 1 && !self.p.stop_go {
+            let out = &self.ch[och as usize];
+            if out.held == 0 && out.busy <= now && self.ch[ch as usize].in_busy <= now {
+                // What allocation and switch allocation do at once for a
+                // lone one-flit packet on an idle output with no other VC
+                // held (selection saw its credit): it leaves now.
+                let b = &mut self.vc[iv as usize];
+                b.gen = b.gen.wrapping_add(1);
+                b.len = 0;
+                let mut ctx = RouterCtx::new(&mut self.sw_rng[sw], &mut self.counters);
+                router.forwarded(&mut hdr, &here, cand, ChannelId(och), &mut ctx);
+                self.pk.hdr[pkt as usize] = hdr;
+                let out = &mut self.ch[och as usize];
+                out.rr = cand.vc;
+                let fp = u64::from(out.flit_ps);
+                let hold = self.input_hold(fp);
+                self.ch[ch as usize].in_busy = now + hold;
+                self.send_back(ch, here.in_vc, TAG_CREDIT);
+                self.transmit(och, cand.vc, pkt, 0);
+                self.retry_waiters(och);
+                return;
             }
         }
+        let oi = self.p.iv(och, u32::from(cand.vc));
+        self.vc[oi as usize].held = iv;
+        self.ch[och as usize].held |= 1 << cand.vc;
+        let b = &mut self.vc[iv as usize];
+        b.alloc = oi;
+        b.gen = b.gen.wrapping_add(1);
+        let mut ctx = RouterCtx::new(&mut self.sw_rng[sw], &mut self.counters);
+        router.forwarded(&mut hdr, &here, cand, ChannelId(och), &mut ctx);
+        self.pk.hdr[pkt as usize] = hdr;
+        self.serve_output(och);
     }
 
     fn register_wait(&mut self, o: u32, iv: u32) {

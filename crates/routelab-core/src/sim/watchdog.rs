@@ -37,7 +37,8 @@ impl super::state::Sim<'_> {
         }
         let hdr = self.pk.hdr[b.front as usize];
         let k = self.ch[self.p.ch_of(iv) as usize];
-        let sw = self.sw_of[k.node as usize];
+        let at = self.nodes[k.node as usize];
+        let sw = at.sw;
         let here = Here {
             switch: NodeId(k.node),
             switch_index: sw,
@@ -48,8 +49,7 @@ impl super::state::Sim<'_> {
         };
         let mut rng = self.sw_rng[sw as usize].clone();
         let mut counters = vec![0; self.counters.len()];
-        let base = self.port_base[k.node as usize] as usize;
-        let nports = self.port_base[k.node as usize + 1] as usize - base;
+        let (base, nports) = (at.ports_at as usize, at.ports as usize);
         self.cands.clear();
         {
             let view = View {

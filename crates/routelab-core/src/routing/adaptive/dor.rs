@@ -30,6 +30,10 @@ pub struct DorRouter {
     dims: Vec<u32>,
     /// Coordinates of every switch, `n` per switch.
     coord: Vec<u16>,
+    /// With at most four dimensions: every switch's coordinates packed in
+    /// one word, 16 bits each, so that the first differing dimension is a
+    /// count of trailing zeros (empty otherwise).
+    packed: Vec<u64>,
     wrap: bool,
     datelines: bool,
     concentration: u32,
@@ -59,10 +63,23 @@ impl BuildRouter for DorRouter {
                         x /= k;
                     }
                 }
+                let packed = if dims.len() <= 4 {
+                    coord
+                        .chunks(dims.len())
+                        .map(|c| {
+                            c.iter()
+                                .enumerate()
+                                .fold(0u64, |w, (d, &x)| w | u64::from(x) << (16 * d))
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                };
                 let datelines = *wrap && opts.routing.datelines;
                 return Ok(AnyRouter::Dor(DorRouter {
                     dims: dims.clone(),
                     coord,
+                    packed,
                     wrap: *wrap,
                     datelines,
                     concentration: (*concentration).max(1),
@@ -105,12 +122,28 @@ impl DorRouter {
             self.push_lane(port, lane, here.vcs, out);
             return;
         }
-        let a = &self.coord[here.switch_index as usize * n..][..n];
-        let b = &self.coord[tsw as usize * n..][..n];
-        let Some(d) = (0..n).find(|&i| a[i] != b[i]) else {
-            return;
+        let (d, x, y) = match (
+            self.packed.get(here.switch_index as usize),
+            self.packed.get(tsw as usize),
+        ) {
+            (Some(&a), Some(&b)) => {
+                let d = ((a ^ b).trailing_zeros() / 16) as usize;
+                let at = |w: u64| (w >> (16 * d)) as u32 & 0xffff;
+                (d, at(a), at(b))
+            }
+            _ => {
+                let a = &self.coord[here.switch_index as usize * n..][..n];
+                let b = &self.coord[tsw as usize * n..][..n];
+                let Some(d) = (0..n).find(|&i| a[i] != b[i]) else {
+                    return;
+                };
+                (d, u32::from(a[d]), u32::from(b[d]))
+            }
         };
-        let (x, y, k) = (u32::from(a[d]), u32::from(b[d]), self.dims[d]);
+        if d >= n {
+            return;
+        }
+        let k = self.dims[d];
         let positive = if self.wrap {
             let up = if y >= x { y - x } else { y + k - x };
             2 * up <= k
@@ -132,7 +165,11 @@ impl DorRouter {
             return;
         }
         let (d, positive) = ((p - 1) / 2, (p - 1) % 2 == 0);
-        let x = u32::from(self.coord[here.switch_index as usize * n + d]);
+        let sw = here.switch_index as usize;
+        let x = match self.packed.get(sw) {
+            Some(&w) => (w >> (16 * d)) as u32 & 0xffff,
+            None => u32::from(self.coord[sw * n + d]),
+        };
         if d as u32 != hdr.state & 0xff {
             hdr.state = d as u32;
         }

@@ -372,15 +372,24 @@ pub enum Selection {
 /// Picks one of `cands`: among those `avail` reports available (with its
 /// free credits), the ones of the lowest priority, then by `policy`
 /// (`Random` draws from `rng` once per tie). Returns the index and credits.
-#[inline]
+/// Under `First` and `MaxCredits` the search ends at the first available
+/// candidate of priority 0 (the lowest there is) that has at least `full`
+/// credits (a whole empty buffer: no candidate after it has more).
+#[inline(always)]
 pub fn select(
     policy: Selection,
     cands: &[Candidate],
+    full: u32,
     mut avail: impl FnMut(&Candidate) -> Option<u32>,
     rng: &mut Rng,
 ) -> Option<(usize, u32)> {
     let mut best: Option<(usize, u8, u32)> = None;
     let mut ties = 0u32;
+    let top = match policy {
+        Selection::First => 0,
+        Selection::MaxCredits => full,
+        Selection::Random => u32::MAX,
+    };
     for (k, c) in cands.iter().enumerate() {
         let Some(credits) = avail(c) else {
             continue;
@@ -389,6 +398,9 @@ pub fn select(
             None => {
                 best = Some((k, c.priority, credits));
                 ties = 1;
+                if c.priority == 0 && credits >= top && top != u32::MAX {
+                    break;
+                }
             }
             Some((_, bp, _)) if c.priority < bp => {
                 best = Some((k, c.priority, credits));
@@ -535,13 +547,20 @@ macro_rules! routers {
             }
         }
 
-        /// Calls `$call` on the router inside an [`AnyRouter`], bound to `$r`.
+        /// Calls `$call` on the router inside an [`AnyRouter`], bound to `$r`
+        /// (a reference to the concrete router, unboxed).
         macro_rules! dispatch {
             ($d x:expr, $d r:ident => $d call:expr) => {
                 match $d x {
-                    AnyRouter::Table($d r) => $d call,
-                    $(AnyRouter::$variant($d r) => $d call,)*
-                    AnyRouter::Custom($d r) => $d call,
+                    $crate::routing::adaptive::AnyRouter::Table(b) => {
+                        let $d r: &$crate::routing::adaptive::TableRouter = b;
+                        $d call
+                    }
+                    $($crate::routing::adaptive::AnyRouter::$variant($d r) => $d call,)*
+                    $crate::routing::adaptive::AnyRouter::Custom(b) => {
+                        let $d r: &dyn $crate::routing::adaptive::HopRouter = &**b;
+                        $d call
+                    }
                 }
             };
         }
@@ -557,6 +576,11 @@ routers! { $
     "ofr" => Ofr(ofr::OfrRouter),
     "rdr" => Rdr(rdr::RdrRouter),
 }
+
+/// `dispatch!(router, r => expr)`: `expr` with `r` bound to the concrete
+/// router inside an [`AnyRouter`], so that hot loops can be compiled once
+/// per router.
+pub(crate) use dispatch;
 
 impl AnyRouter {
     /// [`HopRouter::route`] with the view's type known, so that the calls
@@ -753,26 +777,41 @@ mod tests {
         let mut rng = crate::rng::stream(1, "select");
         let avail = |x: &Candidate| Some(credits[usize::from(x.port.0) - 1]);
         assert_eq!(
-            select(Selection::First, &cands, avail, &mut rng),
+            select(Selection::First, &cands, 9, avail, &mut rng),
             Some((1, 2))
         );
         assert_eq!(
-            select(Selection::MaxCredits, &cands, avail, &mut rng),
+            select(Selection::MaxCredits, &cands, 9, avail, &mut rng),
             Some((2, 5))
         );
         let mut seen = [false; 4];
         for _ in 0..200 {
-            let (k, _) = select(Selection::Random, &cands, avail, &mut rng).unwrap();
+            let (k, _) = select(Selection::Random, &cands, 9, avail, &mut rng).unwrap();
             seen[k] = true;
         }
         assert_eq!(seen, [false, true, true, true]);
         // Only the escape candidate available.
         let only_escape = |x: &Candidate| (x.priority == 1).then_some(1);
         assert_eq!(
-            select(Selection::MaxCredits, &cands, only_escape, &mut rng),
+            select(Selection::MaxCredits, &cands, 9, only_escape, &mut rng),
             Some((0, 1))
         );
-        assert_eq!(select(Selection::First, &cands, |_| None, &mut rng), None);
+        assert_eq!(
+            select(Selection::First, &cands, 9, |_| None, &mut rng),
+            None
+        );
+        // A candidate with a full buffer's credits ends the search.
+        let full = [c(2, 0, 0), c(3, 0, 0)];
+        let calls = std::cell::Cell::new(0);
+        let counted = |_: &Candidate| {
+            calls.set(calls.get() + 1);
+            Some(9)
+        };
+        assert_eq!(
+            select(Selection::MaxCredits, &full, 9, counted, &mut rng),
+            Some((0, 9))
+        );
+        assert_eq!(calls.get(), 1);
     }
 
     #[test]
