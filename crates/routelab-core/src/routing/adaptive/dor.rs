@@ -170,17 +170,14 @@ impl DorRouter {
             Some(&w) => (w >> (16 * d)) as u32 & 0xffff,
             None => u32::from(self.coord[sw * n + d]),
         };
-        if d as u32 != hdr.state & 0xff {
-            hdr.state = d as u32;
-        }
-        let dateline = if positive {
-            x == self.dims[d] - 1
+        // Without branches: which way a packet turns is data, not pattern.
+        let kept = if d as u32 == hdr.state & 0xff {
+            hdr.state
         } else {
-            x == 0
+            d as u32
         };
-        if dateline {
-            hdr.state |= CROSSED;
-        }
+        let edge = if positive { self.dims[d] - 1 } else { 0 };
+        hdr.state = kept | u32::from(x == edge) * CROSSED;
     }
 }
 

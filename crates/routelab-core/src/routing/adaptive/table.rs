@@ -76,7 +76,7 @@ pub(super) fn push_lane(port: PortId, lane: u8, lanes: u8, vcs: u8, out: &mut Ca
 #[inline]
 pub(super) fn dateline_lane(hdr: &Header, ring: u32) -> u8 {
     let same = ring == NO_RING || ring == hdr.state & 0xff;
-    hdr.lane + u8::from(same && hdr.state & CROSSED != 0)
+    hdr.lane + u8::from(same & (hdr.state & CROSSED != 0))
 }
 
 impl TableRouter {
