@@ -177,7 +177,7 @@ impl DorRouter {
             d as u32
         };
         let edge = if positive { self.dims[d] - 1 } else { 0 };
-        hdr.state = kept | u32::from(x == edge) * CROSSED;
+        hdr.state = kept | (u32::from(x == edge) * CROSSED);
     }
 }
 
