@@ -502,14 +502,14 @@ impl<'a> Sim<'a> {
             self.now = ev.time;
             self.events += 1;
             self.prefetch_for(PREFETCH_AHEAD);
-            match ev.kind {
-                Kind::Arrive => self.arrive(ev),
-                Kind::Credit => self.credit(ev.obj, ev.vc, ev.idx),
-                Kind::Output => self.output_event(ev.obj),
-                Kind::Input => self.input_event(ev.obj),
-                Kind::Generate => self.generate(ev.obj),
-                Kind::Reinject => self.reinject(ev.obj),
-                Kind::Enter => self.enter(ev.obj, ev.vc),
+            // The two kinds of nearly every event first, as conditional
+            // branches (cheaper to mispredict than a jump table).
+            if ev.kind == Kind::Arrive {
+                self.arrive(ev);
+            } else if ev.kind == Kind::Credit {
+                self.credit(ev.obj, ev.vc, ev.idx);
+            } else {
+                self.rare_event(ev);
             }
             if self.fault.is_some() {
                 return Err(self.fault.take().expect("a fault"));
@@ -547,6 +547,18 @@ impl<'a> Sim<'a> {
             }
             Kind::Output | Kind::Input => prefetch(&self.ch, e.obj as usize),
             _ => {}
+        }
+    }
+
+    fn rare_event(&mut self, ev: Event) {
+        match ev.kind {
+            Kind::Output => self.output_event(ev.obj),
+            Kind::Input => self.input_event(ev.obj),
+            Kind::Generate => self.generate(ev.obj),
+            Kind::Reinject => self.reinject(ev.obj),
+            Kind::Enter => self.enter(ev.obj, ev.vc),
+            Kind::Arrive => self.arrive(ev),
+            Kind::Credit => self.credit(ev.obj, ev.vc, ev.idx),
         }
     }
 
