@@ -547,24 +547,33 @@ fn two_switch_stream() -> Spec {
 
 #[test]
 fn a_credit_loop_limits_a_stream_to_its_buffer_over_the_round_trip() {
-    // 16-byte flits at 20 Gb/s: s = 6.4 ns; links of L = 100 ns. A credit
+    // 16-byte flits at 20 Gb/s: s = 6.4 ns; links of L ns. A credit
     // returns s + r + 2L after its flit left (r the routing delay), so a
     // VC of B flits carries at most B s / (s + r + 2L) of the link; with
     // a buffer that covers the round trip, the link itself is the limit.
-    for (b, r_ns, expect) in [
-        (4u32, 0.0, 4.0 * 6.4 / 206.4),
-        (16, 0.0, 16.0 * 6.4 / 206.4),
-        (4, 30.0, 4.0 * 6.4 / 236.4),
-        (64, 0.0, 1.0),
+    // Long links keep many credits on their way at once, short ones at
+    // most one per VC (the two ways credits travel back).
+    for (b, r_ns, l_ns, expect) in [
+        (4u32, 0.0, 100.0, 4.0 * 6.4 / 206.4),
+        (16, 0.0, 100.0, 16.0 * 6.4 / 206.4),
+        (4, 30.0, 100.0, 4.0 * 6.4 / 236.4),
+        (64, 0.0, 100.0, 1.0),
+        (1, 0.0, 2.0, 6.4 / 10.4),
+        (1, 3.0, 1.0, 6.4 / 11.4),
+        (2, 3.0, 1.0, 1.0),
     ] {
         let mut s = two_switch_stream();
         s.router.buffer_flits = Some(b);
         s.router.routing_delay = format!("{r_ns}ns");
         s.traffic.packet_flits = Some(4);
+        s.network.links = Some(sim::LinkSpec {
+            bandwidth: Some("20Gb/s".into()),
+            latency: Some(format!("{l_ns}ns")),
+        });
         let r = run(&s);
         assert!(
             (r.accepted - expect).abs() <= 0.01 * expect,
-            "buffer {b}, routing delay {r_ns} ns: accepted {} vs {expect}",
+            "buffer {b}, routing delay {r_ns} ns, links of {l_ns} ns: accepted {} vs {expect}",
             r.accepted
         );
     }
@@ -787,4 +796,124 @@ fn periodic_arrivals_offer_the_load_exactly_and_keep_terminals_in_step() {
     let bernoulli = run(&s);
     assert!((periodic.accepted - 0.1).abs() < 0.01);
     assert!((bernoulli.accepted - 0.1).abs() < 0.01);
+}
+
+/// A run with the link, buffer and switching settings drawn by the
+/// property tests below.
+#[allow(clippy::too_many_arguments)]
+fn credit_loop_spec(
+    latency_ps: u64,
+    gbps: u32,
+    routing_delay_ps: u64,
+    buffer: u32,
+    vcs: u8,
+    packet_flits: u32,
+    mode: Switching,
+    (topology, algorithm): (&str, &str),
+    seed: u64,
+) -> Spec {
+    let mut s = quick(topology, algorithm);
+    s.network.links = Some(sim::LinkSpec {
+        bandwidth: Some(format!("{gbps}Gb/s")),
+        latency: Some(format!("{latency_ps}ps")),
+    });
+    s.router.routing_delay = format!("{routing_delay_ps}ps");
+    s.router.switching = mode;
+    s.router.vcs = vcs;
+    s.router.flit_bytes = 16;
+    s.router.buffer_flits = Some(if mode == Switching::Wormhole {
+        buffer
+    } else {
+        buffer.max(packet_flits)
+    });
+    s.traffic.packet_bytes = Some(sim::Size::Bytes(16 * u64::from(packet_flits)));
+    s.run.seed = seed;
+    s
+}
+
+fn any_switching() -> impl proptest::strategy::Strategy<Value = Switching> {
+    proptest::sample::select(vec![
+        Switching::Wormhole,
+        Switching::CutThrough,
+        Switching::StoreAndForward,
+    ])
+}
+
+fn any_deadlock_free_routing(
+) -> impl proptest::strategy::Strategy<Value = (&'static str, &'static str)> {
+    proptest::sample::select(vec![
+        ("torus:4x4", "dor"),
+        ("torus:4x4", "duato"),
+        ("mesh:3x3", "dor"),
+        ("torus:3x2x2", "dor"),
+    ])
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(16))]
+
+    /// However links, buffers, lanes and switching are set, credits find
+    /// their way back and every sender waiting for one is woken: every
+    /// terminal exchanging messages with another under a deadlock-free
+    /// routing finishes, with every packet delivered.
+    #[test]
+    fn every_exchange_finishes_whatever_the_credit_loop(
+        latency_ps in 0u64..200_000,
+        gbps in proptest::sample::select(vec![2u32, 20, 128]),
+        routing_delay_ps in 0u64..40_000,
+        buffer in 1u32..10,
+        vcs in 3u8..5,
+        packet_flits in 1u32..5,
+        mode in any_switching(),
+        routing in any_deadlock_free_routing(),
+        shift in 1u32..8,
+        seed in 0u64..1000,
+    ) {
+        let mut s = credit_loop_spec(
+            latency_ps, gbps, routing_delay_ps, buffer, vcs, packet_flits, mode, routing, seed,
+        );
+        let t = spec::build(routing.0).unwrap().terminals().len() as u32;
+        // Every terminal sends to another and hears from a third.
+        s.traffic.pairs = Some((0..t).map(|a| [a, (a + 1 + shift % (t - 1)) % t]).collect());
+        s.traffic.workload = Workload::Exchange;
+        s.traffic.messages = 6;
+        s.traffic.message_bytes = Some(sim::Size::Bytes(64 * u64::from(packet_flits)));
+        let r = run(&s);
+        proptest::prop_assert_eq!(r.packets_delivered, u64::from(t) * (6 * 4 + 1));
+        proptest::prop_assert_eq!(r.packets_in_flight, 0);
+    }
+
+    /// The same under light open-loop traffic (well below what the
+    /// credit loop of one VC carries), where terminals fall idle and get
+    /// new packets while credits are on their way: every packet of the
+    /// measurement is delivered.
+    #[test]
+    fn light_traffic_is_always_delivered_whatever_the_credit_loop(
+        latency_ps in 0u64..200_000,
+        gbps in proptest::sample::select(vec![2u32, 20, 128]),
+        routing_delay_ps in 0u64..40_000,
+        buffer in 1u32..10,
+        vcs in 3u8..5,
+        packet_flits in 1u32..5,
+        mode in any_switching(),
+        routing in any_deadlock_free_routing(),
+        seed in 0u64..1000,
+    ) {
+        let mut s = credit_loop_spec(
+            latency_ps, gbps, routing_delay_ps, buffer, vcs, packet_flits, mode, routing, seed,
+        );
+        // A twentieth of what one VC's credit loop carries (flits per
+        // cycle, a cycle being one flit time s): B s / (s + r + 2 L).
+        let flit_ps = 128_000.0 / f64::from(gbps);
+        let round_trip = flit_ps + routing_delay_ps as f64 + 2.0 * latency_ps as f64;
+        s.traffic.load = 0.05 * (f64::from(buffer) * flit_ps / round_trip).min(1.0);
+        // Long enough to measure some 50 packets.
+        let t = spec::build(routing.0).unwrap().terminals().len() as f64;
+        s.run.measure_cycles = (50.0 * f64::from(packet_flits) / (s.traffic.load * t)) as u64;
+        s.run.warmup_cycles = s.run.measure_cycles / 4;
+        s.run.drain_cycles = None;
+        let r = run(&s);
+        proptest::prop_assert!(r.packets_measured > 0);
+        proptest::prop_assert_eq!(r.packets_measured_delivered, r.packets_measured);
+    }
 }

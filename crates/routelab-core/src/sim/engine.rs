@@ -212,22 +212,41 @@ impl Calendar {
 
     /// The next event if its time is at most `t_end`. Never moves the
     /// clock past `t_end`, so events may still be pushed at `t_end`.
-    #[inline]
+    #[cfg(test)]
     pub fn pop_until(&mut self, t_end: u64) -> Option<Event> {
         loop {
-            if let Some(&e) = self.batch.get(self.pos) {
-                if e.time > t_end {
-                    return None;
-                }
-                self.pos += 1;
+            if let Some(e) = self.pop_batched(t_end) {
                 return Some(e);
             }
-            self.batch.clear();
-            self.pos = 0;
-            if self.len == 0 || !self.advance(t_end >> self.shift) {
+            if !self.refill(t_end) {
                 return None;
             }
         }
+    }
+
+    /// The next event of the bucket being served if its time is at most
+    /// `t_end`; `None` when the bucket is done (see [`Self::refill`]).
+    #[inline(always)]
+    pub fn pop_batched(&mut self, t_end: u64) -> Option<Event> {
+        let &e = self.batch.get(self.pos)?;
+        if e.time > t_end {
+            return None;
+        }
+        self.pos += 1;
+        Some(e)
+    }
+
+    /// Once the bucket being served is done: moves to the next bucket
+    /// holding events, not beyond `t_end`; false if there is none (or
+    /// the next event is after `t_end`).
+    pub fn refill(&mut self, t_end: u64) -> bool {
+        if self.pos < self.batch.len() {
+            // Stopped at the horizon inside the bucket.
+            return false;
+        }
+        self.batch.clear();
+        self.pos = 0;
+        self.len > 0 && self.advance(t_end >> self.shift)
     }
 
     /// Moves to the next bucket holding events, not beyond bucket `end`;

@@ -11,6 +11,7 @@
 use super::config::{FlowControl, LoadUnit, RoutingSpec, Spec, Switching, Workload};
 use super::engine::Kind;
 use super::error::{ConfigError, SimError};
+use super::link::MAX_BUFFER_FLITS;
 use super::load;
 use super::state::{Params, Sim};
 use super::stats::{close, SimResult};
@@ -205,11 +206,11 @@ impl Experiment {
             (None, Some(p)) => u64::from(p) * packet_flits,
             (None, None) => 8.max(2 * packet_flits),
         };
-        if buf == 0 || buf > 1 << 20 {
+        if buf == 0 || buf > u64::from(MAX_BUFFER_FLITS) {
             return Err(bad(
                 "router.buffer_flits",
                 buf.to_string(),
-                "1..=1048576 flits",
+                &format!("1..={MAX_BUFFER_FLITS} flits"),
             ));
         }
         if r.switching != Switching::Wormhole && buf < packet_flits {

@@ -1,8 +1,12 @@
 //! Links: the only way components talk. A channel carries flits forward
 //! and flow-control messages (credits, or stop & go signals) back, each
-//! delivered after the channel's latency as an event
-//! ([`super::engine::Event`]): a flit travels inside its `Arrive` event, a
-//! credit is a `Credit` event, so a link holds no per-message state.
+//! delivered after the channel's latency: a flit travels inside its
+//! `Arrive` event ([`super::engine::Event`]), a stop or go signal is a
+//! `Credit` event, and a credit is either kept in the record of its VC
+//! with the time it arrives (one per VC at a time: the sender counts it
+//! from then on, and a sender that waits for it is woken then) or, while
+//! that place is taken, a `Credit` event. A link holds no other
+//! per-message state.
 //!
 //! Per channel, one cache line ([`Chan`]) holds what its sender reads at
 //! every look and what its receiver reads on arrival: timing, busy-until
@@ -101,43 +105,78 @@ impl Chan {
 /// the sender's view of it. The buffer keeps its front flit here and the
 /// flits behind it in `Sim::slots`, so a visit to a buffer holding at
 /// most one flit, the common case below saturation, reads one record.
+///
+/// A credit travels back to the sender as a `Credit` event, except for
+/// one at a time per VC, which the record keeps as the time it reaches
+/// the sender (`returns_at`): the sender counts it from then on
+/// ([`Vc::credits_at`]), and whoever may be waiting for it is woken then.
+/// Below saturation this spares an event per flit and hop, and the
+/// record the departing flit just left is the one written.
 #[derive(Debug, Clone, Copy)]
 #[repr(C, align(32))]
 pub(super) struct Vc {
+    /// Sender: when the credit on its way back arrives ([`NO_RETURN`]:
+    /// none).
+    pub returns_at: u64,
     /// Packet of the front flit (valid when `len > 0`).
     pub front: u32,
-    /// First of the flits behind the front in the slot ring.
-    pub head: u32,
-    /// Flits in the buffer, front included.
-    pub len: u32,
     /// The output `(channel, vc)` the front packet holds, or `NONE`.
     pub alloc: u32,
-    /// Bumped whenever the front head is allocated (stale waits).
-    pub gen: u32,
-    /// Flits of the front packet already sent on.
-    pub front_sent: u16,
-    /// Stop & go: the last signal sent upstream was stop.
-    pub stopped: bool,
-    /// Sender: free slots it knows of in the buffer.
+    /// Sender: free slots it has been told of, besides `returns_at`.
     pub credits: u32,
     /// Sender: the input buffer (switch) whose packet holds the VC, or
     /// `NONE`.
     pub held: u32,
+    /// Flits in the buffer, front included.
+    pub len: u16,
+    /// First of the flits behind the front in the slot ring.
+    pub head: u16,
+    /// Flits of the front packet already sent on.
+    pub front_sent: u16,
+    /// Bumped whenever the front head is allocated (stale waits).
+    pub gen: u16,
 }
+
+/// The largest input buffer, in flits (lengths are 16-bit).
+pub(crate) const MAX_BUFFER_FLITS: u32 = u16::MAX as u32;
+
+/// [`Vc::returns_at`] when no credit is on its way.
+pub(super) const NO_RETURN: u64 = u64::MAX;
 
 impl Vc {
     pub fn new(credits: u32) -> Self {
         Vc {
+            returns_at: NO_RETURN,
             front: NONE,
-            head: 0,
-            len: 0,
             alloc: NONE,
-            gen: 0,
-            front_sent: 0,
-            stopped: false,
             credits,
             held: NONE,
+            len: 0,
+            head: 0,
+            front_sent: 0,
+            gen: 0,
         }
+    }
+
+    /// Credits the sender knows of at `now`.
+    #[inline(always)]
+    pub fn credits_at(&self, now: u64) -> u32 {
+        self.credits + u32::from(self.returns_at <= now)
+    }
+
+    /// Counts a credit that has arrived by `now` into `credits`.
+    #[inline(always)]
+    pub fn settle(&mut self, now: u64) {
+        if self.returns_at <= now {
+            self.credits += 1;
+            self.returns_at = NO_RETURN;
+        }
+    }
+
+    /// When the credit on its way arrives, if it has not by `now`.
+    #[inline(always)]
+    pub fn returning_after(&self, now: u64) -> Option<u64> {
+        (self.returns_at > now && self.returns_at != NO_RETURN).then_some(self.returns_at)
     }
 }
 

@@ -195,6 +195,7 @@ impl super::state::Sim<'_> {
             self.cands.clear();
             self.router.inject(&hdr, v as u8, &mut self.cands);
             let mut bad = None;
+            let now = self.now;
             let chosen = {
                 let ovc = &self.vc[(ch as usize) << self.p.vshift..][..v];
                 select(
@@ -206,13 +207,14 @@ impl super::state::Sim<'_> {
                             bad.get_or_insert(c.vc);
                             return None;
                         };
-                        (o.credits >= c.need.max(need_mode)).then_some(o.credits)
+                        let credits = o.credits_at(now);
+                        (credits >= c.need.max(need_mode)).then_some(credits)
                     },
                     &mut self.nic_rng[ti],
                 )
             };
             if let Some(vc) = bad {
-                self.fault = Some(SimError::router(
+                self.fail(SimError::router(
                     self.router.name(),
                     format!("offered injection VC {vc} of {v}"),
                 ));
@@ -220,13 +222,14 @@ impl super::state::Sim<'_> {
             }
             let Some((k, _)) = chosen else {
                 if self.cands.is_empty() {
-                    self.fault = Some(SimError::router(
+                    self.fail(SimError::router(
                         self.router.name(),
                         format!("no injection VC for a packet of terminal {t}"),
                     ));
                     return;
                 }
                 // The next credit on the channel tries again.
+                self.wake_on_return(ch, u64::MAX >> (64 - v));
                 return;
             };
             self.nic[ti].cur_vc = self.cands.as_slice()[k].vc;
@@ -237,8 +240,9 @@ impl super::state::Sim<'_> {
             }
         }
         let vc = self.nic[ti].cur_vc;
-        if self.vc[self.p.iv(ch, u32::from(vc)) as usize].credits == 0 {
+        if self.vc[self.p.iv(ch, u32::from(vc)) as usize].credits_at(self.now) == 0 {
             // The next credit on the channel tries again.
+            self.wake_on_return(ch, 1 << vc);
             return;
         }
         let idx = self.nic[ti].cur_sent;
@@ -268,7 +272,7 @@ impl super::state::Sim<'_> {
             return;
         }
         if hdr.target != t {
-            self.fault = Some(SimError::router(
+            self.fail(SimError::router(
                 self.router.name(),
                 format!(
                     "a packet for terminal {} (from {}) was delivered to terminal {t}",

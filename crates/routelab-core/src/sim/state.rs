@@ -12,7 +12,9 @@
 use super::config::{Selection, Switching};
 use super::engine::{Calendar, Event, Kind};
 use super::error::{ConfigError, SimError, WaitingBuffer};
-use super::link::{Chan, ChannelTiming, Vc, FROM_TERM, SINK_CREDITS, SWITCHES, TO_TERM};
+use super::link::{
+    Chan, ChannelTiming, Vc, FROM_TERM, NO_RETURN, SINK_CREDITS, SWITCHES, TAG_CREDIT, TO_TERM,
+};
 use super::packet::{Packets, Queue, NONE};
 use super::stats::Counters;
 use super::workload::Closed;
@@ -142,6 +144,8 @@ pub(super) struct Sim<'a> {
     /// Stop & go: flits physically in each input buffer (routing
     /// pipeline included); empty under credits.
     pub sg_occ: Vec<u32>,
+    /// Stop & go: the last signal each buffer sent upstream was stop.
+    pub sg_stopped: Vec<bool>,
     /// Per node: its ports in `port_ch` and its index among switches.
     pub nodes: Vec<NodeAt>,
     /// Per channel: busy time during the measurement.
@@ -150,8 +154,8 @@ pub(super) struct Sim<'a> {
     /// leaving it, or `NONE`.
     pub port_ch: Vec<u32>,
     /// Per channel: heads waiting for one of its VCs, `(buffer, gen)`.
-    pub waiters: Vec<Vec<(u32, u32)>>,
-    pub pool: Vec<Vec<(u32, u32)>>,
+    pub waiters: Vec<Vec<(u32, u16)>>,
+    pub pool: Vec<Vec<(u32, u16)>>,
     pub cands: Candidates,
     pub sw_rng: Vec<Rng>,
     pub counters: Vec<u64>,
@@ -264,7 +268,7 @@ impl LocalView for View<'_> {
     fn credits(&self, port: PortId, vc: u8) -> u32 {
         match self.out(port) {
             Some(c) => self.vc[(c as usize) << self.vshift | usize::from(vc)]
-                .credits
+                .credits_at(self.now)
                 .min(self.capacity),
             None => 0,
         }
@@ -430,6 +434,11 @@ impl<'a> Sim<'a> {
             vc,
             slots: vec![NONE; nbuf * (p.buf as usize - 1)],
             sg_occ: if p.stop_go { vec![0; nbuf] } else { Vec::new() },
+            sg_stopped: if p.stop_go {
+                vec![false; nbuf]
+            } else {
+                Vec::new()
+            },
             nodes,
             util: vec![0; nch],
             port_ch,
@@ -496,26 +505,81 @@ impl<'a> Sim<'a> {
         });
     }
 
-    /// Runs events up to and including time `t_end`.
-    pub fn run_until(&mut self, t_end: u64) -> Result<(), SimError> {
-        while let Some(ev) = self.q.pop_until(t_end) {
-            self.now = ev.time;
-            self.events += 1;
-            self.prefetch_for(PREFETCH_AHEAD);
-            // The two kinds of nearly every event first, as conditional
-            // branches (cheaper to mispredict than a jump table).
-            if ev.kind == Kind::Arrive {
-                self.arrive(ev);
-            } else if ev.kind == Kind::Credit {
-                self.credit(ev.obj, ev.vc, ev.idx);
-            } else {
-                self.rare_event(ev);
+    /// A flit left input buffer `(c, vc)` (not under stop & go): its slot
+    /// is credited back to the sender of `c`, which counts it after the
+    /// channel's latency. The record holds one such credit on its way;
+    /// another goes as a `Credit` event.
+    #[inline]
+    pub fn return_credit(&mut self, c: u32, vc: u8) {
+        let now = self.now;
+        let iv = self.p.iv(c, u32::from(vc)) as usize;
+        let r = &mut self.vc[iv];
+        r.settle(now);
+        if r.returns_at != NO_RETURN {
+            self.send_back(c, vc, TAG_CREDIT);
+            return;
+        }
+        let k = &self.ch[c as usize];
+        let at = now + u64::from(k.lat_ps);
+        r.returns_at = at;
+        // Wake the sender then if it may be waiting for it, as the
+        // arrival of a credit event would.
+        let blocked = r.credits == 0;
+        let wake = if k.kind == FROM_TERM {
+            let n = &self.nic[k.term as usize];
+            (blocked || n.cur_vc == u8::MAX)
+                && (n.cur != NONE || n.source_q.len > 0 || n.transit_q.len > 0)
+        } else {
+            (blocked && k.held & 1 << vc != 0) || k.waiting
+        };
+        if wake {
+            self.wake_output(c, at);
+        }
+    }
+
+    /// Wakes the sender of `c` when the first credit on its way back to
+    /// one of the VCs in `mask` arrives, if any.
+    pub fn wake_on_return(&mut self, c: u32, mut mask: u64) {
+        let mut next = NO_RETURN;
+        while mask != 0 {
+            let v = mask.trailing_zeros();
+            mask &= mask - 1;
+            if let Some(at) = self.vc[self.p.iv(c, v) as usize].returning_after(self.now) {
+                next = next.min(at);
             }
-            if self.fault.is_some() {
-                return Err(self.fault.take().expect("a fault"));
+        }
+        if next != NO_RETURN {
+            self.wake_output(c, next);
+        }
+    }
+
+    /// Runs events up to and including time `t_end`. Faults and the
+    /// watchdog are looked at once per calendar bucket (a fraction of the
+    /// smallest delay), not per event.
+    pub fn run_until(&mut self, t_end: u64) -> Result<(), SimError> {
+        loop {
+            while let Some(ev) = self.q.pop_batched(t_end) {
+                self.now = ev.time;
+                self.events += 1;
+                self.prefetch_for(PREFETCH_AHEAD);
+                // The two kinds of nearly every event first, as conditional
+                // branches (cheaper to mispredict than a jump table).
+                if ev.kind == Kind::Arrive {
+                    self.arrive(ev);
+                } else if ev.kind == Kind::Credit {
+                    self.credit(ev.obj, ev.vc, ev.idx);
+                } else {
+                    self.rare_event(ev);
+                }
+            }
+            if let Some(fault) = self.fault.take() {
+                return Err(fault);
             }
             if self.in_net > 0 && self.now - self.last_progress > self.p.watchdog_ps {
                 return Err(self.deadlock());
+            }
+            if !self.q.refill(t_end) {
+                break;
             }
         }
         if self.q.len() == 0 && self.in_net > 0 {
@@ -525,6 +589,15 @@ impl<'a> Sim<'a> {
             self.now = self.now.max(t_end);
         }
         Ok(())
+    }
+
+    /// Records the first fault of a run (reported when the bucket being
+    /// served is done; later ones are consequences).
+    #[cold]
+    pub fn fail(&mut self, err: SimError) {
+        if self.fault.is_none() {
+            self.fault = Some(err);
+        }
     }
 
     /// Asks the memory system for the records the event `d` places ahead
@@ -572,6 +645,19 @@ impl<'a> Sim<'a> {
             self.nic_send(t);
         } else {
             self.output_ready(c);
+            // Heads and held VCs still short of credits wait for those on
+            // their way (their wake may have been merged into this one).
+            let k = &self.ch[c as usize];
+            let mut short = if k.waiting { !k.held } else { 0 };
+            let mut held = k.held;
+            while held != 0 {
+                let v = held.trailing_zeros();
+                held &= held - 1;
+                if self.vc[self.p.iv(c, v) as usize].credits_at(self.now) == 0 {
+                    short |= 1 << v;
+                }
+            }
+            self.wake_on_return(c, short & (u64::MAX >> (64 - self.p.vcs)));
         }
     }
 
@@ -596,7 +682,7 @@ impl<'a> Sim<'a> {
             node: self.net.node(ch.dst).name.clone(),
             port: ch.dst_port.0,
             vc: self.p.vc_of(iv),
-            flits: self.vc[iv as usize].len,
+            flits: u32::from(self.vc[iv as usize].len),
         }
     }
 

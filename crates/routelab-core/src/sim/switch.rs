@@ -29,7 +29,9 @@
 use super::config::Switching;
 use super::engine::{Event, Kind};
 use super::error::SimError;
-use super::link::{wrap, FROM_TERM, SINK_CREDITS, TAG_CREDIT, TAG_GO, TAG_STOP, TO_TERM};
+use super::link::{
+    wrap, FROM_TERM, NO_RETURN, SINK_CREDITS, TAG_CREDIT, TAG_GO, TAG_STOP, TO_TERM,
+};
 use super::packet::NONE;
 use super::state::View;
 use crate::network::{ChannelId, NodeId, PortId};
@@ -61,11 +63,11 @@ impl<'a> super::state::Sim<'a> {
         let i = iv as usize;
         let cap = self.p.buf - 1;
         let b = &mut self.vc[i];
-        debug_assert!(b.len <= cap, "input buffer overflow");
+        debug_assert!(u32::from(b.len) <= cap, "input buffer overflow");
         if b.len == 0 {
             b.front = pkt;
         } else {
-            let slot = wrap(b.head + b.len - 1, cap);
+            let slot = wrap(u32::from(b.head) + u32::from(b.len) - 1, cap);
             self.slots[i * cap as usize + slot as usize] = pkt;
         }
         b.len += 1;
@@ -81,7 +83,7 @@ impl<'a> super::state::Sim<'a> {
         b.len -= 1;
         if b.len > 0 {
             b.front = self.slots[i * cap as usize + b.head as usize];
-            b.head = wrap(b.head + 1, cap);
+            b.head = wrap(u32::from(b.head) + 1, cap) as u16;
         }
         p
     }
@@ -111,7 +113,7 @@ impl<'a> super::state::Sim<'a> {
             self.try_route(iv);
         } else if self.p.switching == Switching::StoreAndForward && b.front_sent == 0 {
             // The front packet may just have become whole.
-            if b.len == u32::from(self.pk.hdr[b.front as usize].flits) {
+            if b.len == self.pk.hdr[b.front as usize].flits {
                 self.try_route(iv);
             }
         }
@@ -119,8 +121,9 @@ impl<'a> super::state::Sim<'a> {
 
     /// A flow-control message for `(c, vc)` reaches the sender.
     pub(super) fn credit(&mut self, c: u32, vc: u8, tag: u16) {
+        let now = self.now;
         let r = &mut self.vc[self.p.iv(c, u32::from(vc)) as usize];
-        let was = r.credits;
+        let was = r.credits_at(now);
         match tag {
             TAG_CREDIT => r.credits += 1,
             TAG_STOP => {
@@ -147,7 +150,7 @@ impl<'a> super::state::Sim<'a> {
         let iv = self.p.iv(c, u32::from(vc)) as usize;
         self.sg_occ[iv] += 1;
         if self.sg_occ[iv] > self.p.buf {
-            self.fault = Some(SimError::router(
+            self.fail(SimError::router(
                 self.router.name(),
                 format!(
                     "internal: stop & go buffer overflow at {:?}",
@@ -156,8 +159,8 @@ impl<'a> super::state::Sim<'a> {
             ));
             return;
         }
-        if self.sg_occ[iv] > self.p.stop_at && !self.vc[iv].stopped {
-            self.vc[iv].stopped = true;
+        if self.sg_occ[iv] > self.p.stop_at && !self.sg_stopped[iv] {
+            self.sg_stopped[iv] = true;
             self.c.stops += 1;
             self.send_back(c, vc, TAG_STOP);
         }
@@ -189,7 +192,7 @@ impl<'a> super::state::Sim<'a> {
             (b.front, b.len)
         };
         let mut hdr = self.pk.hdr[pkt as usize];
-        if self.p.switching == Switching::StoreAndForward && len < u32::from(hdr.flits) {
+        if self.p.switching == Switching::StoreAndForward && len < hdr.flits {
             return;
         }
         let (v, vshift, cap) = (self.p.vcs as u32, self.p.vshift, self.p.buf);
@@ -223,7 +226,7 @@ impl<'a> super::state::Sim<'a> {
             router.route(&hdr, &here, &view, &mut ctx, &mut self.cands);
         }
         if self.cands.is_empty() {
-            self.fault = Some(SimError::router(
+            self.fail(SimError::router(
                 router.name(),
                 format!(
                     "no route at switch {} for a packet from terminal {} to terminal {}",
@@ -235,6 +238,7 @@ impl<'a> super::state::Sim<'a> {
             return;
         }
         let need_mode = self.mode_need(hdr.flits);
+        let now = self.now;
         let port_ch = &self.port_ch[at.port_range()];
         let mut bad = None;
         let chosen = {
@@ -252,13 +256,14 @@ impl<'a> super::state::Sim<'a> {
                         }
                     };
                     let o = &vcs[(och << vshift | u32::from(cand.vc)) as usize];
-                    (o.held == NONE && o.credits >= cand.need.max(need_mode)).then_some(o.credits)
+                    let credits = o.credits_at(now);
+                    (o.held == NONE && credits >= cand.need.max(need_mode)).then_some(credits)
                 },
                 &mut self.sw_rng[sw],
             )
         };
         if let Some(cand) = bad {
-            self.fault = Some(SimError::router(
+            self.fail(SimError::router(
                 router.name(),
                 format!(
                     "offered port {} vc {} at switch {}, which has no such channel",
@@ -284,7 +289,6 @@ impl<'a> super::state::Sim<'a> {
         };
         let cand = self.cands.as_slice()[k];
         let och = port_ch[usize::from(cand.port.0) - 1];
-        let now = self.now;
         if hdr.flits == 1 && len == 1 && !self.p.stop_go {
             let out = &self.ch[och as usize];
             if out.held == 0 && out.busy <= now && self.ch[ch as usize].in_busy <= now {
@@ -302,7 +306,7 @@ impl<'a> super::state::Sim<'a> {
                 let fp = u64::from(out.flit_ps);
                 let hold = self.input_hold(fp);
                 self.ch[ch as usize].in_busy = now + hold;
-                self.send_back(ch, here.in_vc, TAG_CREDIT);
+                self.return_credit(ch, here.in_vc);
                 self.transmit(och, cand.vc, pkt, 0);
                 self.retry_waiters(och);
                 return;
@@ -327,7 +331,11 @@ impl<'a> super::state::Sim<'a> {
         if !w.iter().any(|&(x, _)| x == iv) {
             w.push((iv, vc[iv as usize].gen));
         }
-        self.ch[o as usize].waiting = true;
+        let k = &mut self.ch[o as usize];
+        k.waiting = true;
+        // Credits on their way to a free VC will retry it.
+        let free = !k.held & self.all_vcs();
+        self.wake_on_return(o, free);
     }
 
     /// Bits of every VC of a port.
@@ -384,7 +392,7 @@ impl<'a> super::state::Sim<'a> {
         while b != 0 {
             let x = &self.vc[self.p.iv(o, b.trailing_zeros()) as usize];
             b &= b - 1;
-            if x.credits > 0 && self.vc[x.held as usize].len > 0 {
+            if x.credits_at(self.now) > 0 && self.vc[x.held as usize].len > 0 {
                 self.wake_output(o, busy);
                 return;
             }
@@ -401,7 +409,7 @@ impl<'a> super::state::Sim<'a> {
             let mut b = !self.ch[oi].held & self.all_vcs();
             let mut free = false;
             while b != 0 {
-                free |= self.vc[self.p.iv(o, b.trailing_zeros()) as usize].credits > 0;
+                free |= self.vc[self.p.iv(o, b.trailing_zeros()) as usize].credits_at(self.now) > 0;
                 b &= b - 1;
             }
             if free {
@@ -431,7 +439,7 @@ impl<'a> super::state::Sim<'a> {
                 b &= b - 1;
                 let x = &self.vc[self.p.iv(o, vc) as usize];
                 let h = x.held;
-                if x.credits == 0 || self.vc[h as usize].len == 0 {
+                if x.credits_at(now) == 0 || self.vc[h as usize].len == 0 {
                     continue;
                 }
                 let ich = self.p.ch_of(h);
@@ -457,12 +465,12 @@ impl<'a> super::state::Sim<'a> {
         let ich = self.p.ch_of(h);
         let ivc = self.p.vc_of(h);
         if !self.p.stop_go {
-            self.send_back(ich, ivc, TAG_CREDIT);
+            self.return_credit(ich, ivc);
         } else {
             let occ = &mut self.sg_occ[h as usize];
             *occ -= 1;
-            if *occ < self.p.go_at && self.vc[h as usize].stopped {
-                self.vc[h as usize].stopped = false;
+            if *occ < self.p.go_at && self.sg_stopped[h as usize] {
+                self.sg_stopped[h as usize] = false;
                 self.send_back(ich, ivc, TAG_GO);
             }
         }
@@ -487,10 +495,17 @@ impl<'a> super::state::Sim<'a> {
     /// Puts flit `idx` of `pkt` on channel `o`, VC `vc` (switch or NIC).
     #[inline(always)]
     pub(super) fn transmit(&mut self, o: u32, vc: u8, pkt: u32, idx: u16) {
-        if !self.p.stop_go {
-            self.vc[self.p.iv(o, u32::from(vc)) as usize].credits -= 1;
-        }
         let now = self.now;
+        if !self.p.stop_go {
+            let r = &mut self.vc[self.p.iv(o, u32::from(vc)) as usize];
+            r.settle(now);
+            r.credits -= 1;
+            if r.credits == 0 && r.returns_at != NO_RETURN {
+                // Whatever waits for the next credit is woken by it.
+                let at = r.returns_at;
+                self.wake_output(o, at);
+            }
+        }
         let k = &mut self.ch[o as usize];
         let fp = u64::from(k.flit_ps);
         k.busy = now + fp;

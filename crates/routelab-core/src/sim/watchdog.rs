@@ -27,7 +27,7 @@ impl super::state::Sim<'_> {
             (s.ch[och as usize].receiver_term() == NONE).then_some(oi)
         };
         if b.alloc != NONE {
-            if self.vc[b.alloc as usize].credits == 0 {
+            if self.vc[b.alloc as usize].credits_at(self.now) == 0 {
                 out.extend(downstream(self, b.alloc));
             }
             return;
