@@ -452,6 +452,11 @@ fn bad_specs_are_errors_that_say_what_is_wrong() {
     let e = sim::simulate(&s).unwrap_err().to_string();
     assert!(e.contains("buffer_flits"), "{e}");
     let mut s = quick("torus:4x4", "dor");
+    s.router.buffer_packets = Some(20_000);
+    s.traffic.packet_flits = Some(4);
+    let e = sim::simulate(&s).unwrap_err().to_string();
+    assert!(e.contains("buffer_flits") && e.contains("65535"), "{e}");
+    let mut s = quick("torus:4x4", "dor");
     s.network
         .classes
         .insert("core".into(), sim::LinkSpec::default());

@@ -126,7 +126,8 @@ pub struct RouterSpec {
     pub switching: Switching,
     /// Virtual channels per port; 0 means as many as the routing needs.
     pub vcs: u8,
-    /// Capacity of each input buffer (per port and VC) in flits.
+    /// Capacity of each input buffer (per port and VC) in flits, at most
+    /// 65,535.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub buffer_flits: Option<u32>,
     /// Capacity of each input buffer in packets (of `packet_flits`);
