@@ -239,6 +239,104 @@ fn a_seeded_run_repeats_bit_for_bit() {
     assert_ne!(a, strip(run(&s)));
 }
 
+/// Another router with its direct decisions hidden: every head then goes
+/// through candidates, VC allocation and switch allocation.
+struct General(AnyRouter);
+
+impl HopRouter for General {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn vcs_needed(&self) -> u8 {
+        self.0.vcs_needed()
+    }
+    fn reads_view(&self) -> bool {
+        self.0.reads_view()
+    }
+    fn source(&self, hdr: &mut Header, view: &dyn LocalView, ctx: &mut RouterCtx) {
+        self.0.source(hdr, view, ctx)
+    }
+    fn inject(&self, hdr: &Header, vcs: u8, out: &mut Candidates) {
+        self.0.inject(hdr, vcs, out)
+    }
+    fn route(
+        &self,
+        hdr: &Header,
+        here: &Here,
+        view: &dyn LocalView,
+        ctx: &mut RouterCtx,
+        out: &mut Candidates,
+    ) {
+        self.0.route(hdr, here, view, ctx, out)
+    }
+    fn forwarded(
+        &self,
+        hdr: &mut Header,
+        here: &Here,
+        chosen: Candidate,
+        channel: ChannelId,
+        ctx: &mut RouterCtx,
+    ) {
+        self.0.forwarded(hdr, here, chosen, channel, ctx)
+    }
+}
+
+#[test]
+fn direct_decisions_change_nothing() {
+    // Light, busy and saturated loads; both deterministic selections;
+    // more VCs than lanes; a crossbar speedup; concentrated terminals;
+    // forwarding tables.
+    type Tweak = Box<dyn Fn(&mut Spec)>;
+    let cases: Vec<(&str, &str, f64, Tweak)> = vec![
+        ("torus:4x4x4", "dor", 0.2, Box::new(|_| {})),
+        ("torus:4x4x4", "dor", 0.9, Box::new(|_| {})),
+        (
+            "torus:8x4",
+            "dor",
+            0.6,
+            Box::new(|s| s.router.selection = sim::Selection::First),
+        ),
+        ("torus:6x4", "dor", 0.5, Box::new(|s| s.router.vcs = 6)),
+        ("torus:4x3,c=2", "dor", 0.4, Box::new(|_| {})),
+        (
+            "mesh:5x4",
+            "dor",
+            0.5,
+            Box::new(|s| {
+                s.router.speedup = 2;
+                s.router.switching = Switching::CutThrough;
+            }),
+        ),
+        ("kary-ntree:k=2,n=3", "updown", 0.7, Box::new(|_| {})),
+        ("kary-ntree:k=4,n=2", "minhop", 0.5, Box::new(|_| {})),
+    ];
+    let strip = |r: SimResult| {
+        let mut v = serde_json::to_value(r).unwrap();
+        v.as_object_mut().unwrap().remove("wall_seconds");
+        v
+    };
+    for (topology, algorithm, load, tweak) in cases {
+        let mut s = quick(topology, algorithm);
+        s.traffic.load = load;
+        s.router.vcs = 4;
+        tweak(&mut s);
+        let fast = run(&s);
+        assert!(fast.packets_delivered > 100, "{topology} {algorithm}");
+        let net = sim::build_network(&s).unwrap();
+        let opts = sim::router_options(&s.routing, s.run.seed).unwrap();
+        let router = routelab_core::routing::adaptive::build(&net, algorithm, &opts).unwrap();
+        let general = Experiment::with_router(&s, net, Box::new(General(router)))
+            .unwrap()
+            .run()
+            .unwrap();
+        assert_eq!(
+            strip(fast),
+            strip(general),
+            "{topology} {algorithm} at {load}"
+        );
+    }
+}
+
 #[test]
 fn a_cyclic_routing_without_escape_deadlocks_and_is_reported() {
     // A ring of 8 routed on one lane; tornado sends everyone 3 hops the

@@ -98,8 +98,8 @@ mod watchdog;
 mod workload;
 
 pub use crate::routing::adaptive::{
-    AnyRouter, Candidate, Candidates, DorRouter, DuatoRouter, Header, Here, HopRouter, LocalView,
-    Resources, RouterCtx, RouterOptions, TableRouter, ADAPTIVE,
+    AnyRouter, Candidate, Candidates, Direct, DorRouter, DuatoRouter, Header, Here, HopRouter,
+    LocalView, Resources, RouterCtx, RouterOptions, TableRouter, ADAPTIVE,
 };
 pub use config::{
     Arrivals, FlowControl, LinkSpec, LoadUnit, NetworkSpec, PathChoice, RouterSpec, RoutingSpec,

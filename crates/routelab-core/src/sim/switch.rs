@@ -22,11 +22,16 @@
 //! channel's latency. With one VC the packet behind a blocked head waits
 //! however free its own output is: head-of-line blocking.
 //!
+//! A lone one-flit packet reaching an empty buffer whose router decides
+//! without candidates ([`HopRouter::direct`]) and whose output is idle
+//! with no VC held leaves at once, without entering the buffer: the same
+//! outcome as the steps above, in fewer of them.
+//!
 //! Under stop & go the receiver counts the flits that have physically
 //! entered each buffer (routing pipeline included) and sends stop or go
 //! upstream when that count crosses the thresholds.
 
-use super::config::Switching;
+use super::config::{Selection, Switching};
 use super::engine::{Event, Kind};
 use super::error::SimError;
 use super::link::{
@@ -48,7 +53,7 @@ impl<'a> super::state::Sim<'a> {
     }
 
     /// How long sending a flit of `fp` ps occupies the crossbar input.
-    #[inline]
+    #[inline(always)]
     fn input_hold(&self, fp: u64) -> u64 {
         if self.p.speedup == 1 {
             fp
@@ -103,6 +108,15 @@ impl<'a> super::state::Sim<'a> {
             self.nic_receive(t, ev.pkt, ev.idx);
             return;
         }
+        {
+            let b = &self.vc[iv as usize];
+            if b.len == 0 && b.alloc == NONE && !self.p.stop_go {
+                let router: &'a AnyRouter = self.router;
+                if dispatch!(router, r => self.hop_direct(r, c, ev.vc, ev.pkt, iv)) {
+                    return;
+                }
+            }
+        }
         self.buf_push(iv, ev.pkt);
         let b = &self.vc[iv as usize];
         if b.alloc != NONE {
@@ -116,6 +130,101 @@ impl<'a> super::state::Sim<'a> {
             if b.len == self.pk.hdr[b.front as usize].flits {
                 self.try_route(iv);
             }
+        }
+    }
+
+    /// A lone one-flit packet arriving at an empty buffer, when the
+    /// router decides without candidates ([`HopRouter::direct`]) and the
+    /// chosen output is idle with no VC held: what routing, allocation
+    /// and switch allocation would do, at once (it leaves now). Returns
+    /// false, having changed nothing, when any of that does not hold.
+    #[inline(never)]
+    fn hop_direct<R: HopRouter + ?Sized>(
+        &mut self,
+        router: &R,
+        c: u32,
+        ivc: u8,
+        pkt: u32,
+        iv: u32,
+    ) -> bool {
+        let now = self.now;
+        let (node, in_busy) = {
+            let k = &self.ch[c as usize];
+            (k.node, k.in_busy)
+        };
+        let hdr = &self.pk.hdr[pkt as usize];
+        if hdr.flits != 1 || in_busy > now {
+            return false;
+        }
+        let at = self.nodes[node as usize];
+        let Some(d) = router.direct(hdr, at.sw) else {
+            return false;
+        };
+        let slot = usize::from(d.port.0).wrapping_sub(1);
+        if slot >= at.ports as usize {
+            return false;
+        }
+        let och = self.port_ch[at.ports_at as usize + slot];
+        if och == NONE {
+            return false;
+        }
+        let (out_held, out_busy, fp) = {
+            let out = &self.ch[och as usize];
+            (out.held, out.busy, u64::from(out.flit_ps))
+        };
+        if out_held != 0 || out_busy > now {
+            return false;
+        }
+        // The selection among the lane's VCs, none held: as `select`.
+        let Some(vc) = self.pick_vc(och, d.lane, d.lanes.max(1), now) else {
+            return false;
+        };
+        self.vc[iv as usize].gen = self.vc[iv as usize].gen.wrapping_add(1);
+        let h = &mut self.pk.hdr[pkt as usize];
+        h.state = d.state;
+        h.hops += 1;
+        h.leg_hops += 1;
+        self.ch[och as usize].rr = vc;
+        self.ch[c as usize].in_busy = now + self.input_hold(fp);
+        self.return_credit(c, ivc);
+        self.send_flit(och, vc, pkt, 0);
+        self.retry_waiters(och);
+        true
+    }
+
+    /// Of the free VCs `lane`, `lane + lanes`, ... of output `o`, the one
+    /// the selection policy takes for a one-flit head (`None` when none
+    /// has a credit, or under random selection: left to `select`).
+    #[inline(always)]
+    fn pick_vc(&self, o: u32, lane: u8, lanes: u8, now: u64) -> Option<u8> {
+        let vcs = self.p.vcs as u8;
+        let recs = &self.vc[(o << self.p.vshift) as usize..][..self.p.vcs];
+        let mut v = lane;
+        match self.p.selection {
+            Selection::First => {
+                while v < vcs {
+                    if recs[usize::from(v)].credits_at(now) > 0 {
+                        return Some(v);
+                    }
+                    v += lanes;
+                }
+                None
+            }
+            Selection::MaxCredits => {
+                let mut best: Option<(u8, u32)> = None;
+                while v < vcs {
+                    let cr = recs[usize::from(v)].credits_at(now);
+                    if cr > best.map_or(0, |(_, b)| b) {
+                        best = Some((v, cr));
+                        if cr >= self.p.buf {
+                            break;
+                        }
+                    }
+                    v += lanes;
+                }
+                best.map(|(v, _)| v)
+            }
+            Selection::Random => None,
         }
     }
 
@@ -492,9 +601,21 @@ impl<'a> super::state::Sim<'a> {
         }
     }
 
-    /// Puts flit `idx` of `pkt` on channel `o`, VC `vc` (switch or NIC).
+    /// Puts flit `idx` of `pkt` on channel `o`, VC `vc` (switch or NIC),
+    /// counting the hop of a head in its header.
     #[inline(always)]
     pub(super) fn transmit(&mut self, o: u32, vc: u8, pkt: u32, idx: u16) {
+        if idx == 0 {
+            let h = &mut self.pk.hdr[pkt as usize];
+            h.hops += 1;
+            h.leg_hops += 1;
+        }
+        self.send_flit(o, vc, pkt, idx);
+    }
+
+    /// [`Self::transmit`] without the header.
+    #[inline(always)]
+    fn send_flit(&mut self, o: u32, vc: u8, pkt: u32, idx: u16) {
         let now = self.now;
         if !self.p.stop_go {
             let r = &mut self.vc[self.p.iv(o, u32::from(vc)) as usize];
@@ -531,11 +652,6 @@ impl<'a> super::state::Sim<'a> {
         ev.kind = Kind::Arrive;
         self.q.push(ev);
         self.in_flight += 1;
-        if idx == 0 {
-            let h = &mut self.pk.hdr[pkt as usize];
-            h.hops += 1;
-            h.leg_hops += 1;
-        }
         self.flit_hops += 1;
         self.last_progress = now;
     }

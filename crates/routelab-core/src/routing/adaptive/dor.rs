@@ -18,8 +18,8 @@
 
 use super::table::{dateline_lane, push_lane, CROSSED, NO_RING};
 use super::{
-    check_torus_terminals, AnyRouter, BuildRouter, Candidate, Candidates, Header, Here, HopRouter,
-    LocalView, RouterCtx, RouterOptions,
+    check_torus_terminals, AnyRouter, BuildRouter, Candidate, Candidates, Direct, Header, Here,
+    HopRouter, LocalView, RouterCtx, RouterOptions,
 };
 use crate::network::build::torus::dim_port;
 use crate::network::{ChannelId, Network, PortId, Structure};
@@ -107,8 +107,10 @@ impl DorRouter {
         dateline_lane(hdr, ring)
     }
 
-    #[inline]
-    fn next(&self, hdr: &Header, here: &Here, out: &mut Candidates) {
+    /// The next hop of `hdr` at switch `sw` and the header state after it
+    /// (`None` off the structure: the caller reports no route).
+    #[inline(always)]
+    fn decide(&self, hdr: &Header, sw: u32) -> Option<Direct> {
         let n = self.dims.len();
         let c = self.concentration;
         let (tsw, local) = if c == 1 {
@@ -116,68 +118,53 @@ impl DorRouter {
         } else {
             (hdr.target / c, hdr.target % c)
         };
-        if here.switch_index == tsw {
-            let port = PortId(2 * n as u16 + 1 + local as u16);
-            let lane = self.hop_lane(hdr, NO_RING);
-            self.push_lane(port, lane, here.vcs, out);
-            return;
+        if sw == tsw {
+            return Some(Direct {
+                port: PortId(2 * n as u16 + 1 + local as u16),
+                lane: self.hop_lane(hdr, NO_RING),
+                lanes: self.lanes,
+                state: hdr.state,
+            });
         }
-        let (d, x, y) = match (
-            self.packed.get(here.switch_index as usize),
-            self.packed.get(tsw as usize),
-        ) {
+        let (d, x, y) = match (self.packed.get(sw as usize), self.packed.get(tsw as usize)) {
             (Some(&a), Some(&b)) => {
                 let d = ((a ^ b).trailing_zeros() / 16) as usize;
                 let at = |w: u64| (w >> (16 * d)) as u32 & 0xffff;
                 (d, at(a), at(b))
             }
             _ => {
-                let a = &self.coord[here.switch_index as usize * n..][..n];
-                let b = &self.coord[tsw as usize * n..][..n];
-                let Some(d) = (0..n).find(|&i| a[i] != b[i]) else {
-                    return;
-                };
+                let a = self.coord.get(sw as usize * n..)?.get(..n)?;
+                let b = self.coord.get(tsw as usize * n..)?.get(..n)?;
+                let d = (0..n).find(|&i| a[i] != b[i])?;
                 (d, u32::from(a[d]), u32::from(b[d]))
             }
         };
-        if d >= n {
-            return;
-        }
-        let k = self.dims[d];
+        let k = *self.dims.get(d)?;
         let positive = if self.wrap {
             let up = if y >= x { y - x } else { y + k - x };
             2 * up <= k
         } else {
             y > x
         };
-        let lane = self.hop_lane(hdr, d as u32);
-        self.push_lane(dim_port(d, positive), lane, here.vcs, out);
-    }
-
-    #[inline(always)]
-    fn step(&self, hdr: &mut Header, here: &Here, port: PortId) {
-        if !self.datelines {
-            return;
-        }
-        let n = self.dims.len();
-        let p = usize::from(port.0);
-        if p == 0 || p > 2 * n {
-            return;
-        }
-        let (d, positive) = ((p - 1) / 2, (p - 1) % 2 == 0);
-        let sw = here.switch_index as usize;
-        let x = match self.packed.get(sw) {
-            Some(&w) => (w >> (16 * d)) as u32 & 0xffff,
-            None => u32::from(self.coord[sw * n + d]),
-        };
-        // Without branches: which way a packet turns is data, not pattern.
-        let kept = if d as u32 == hdr.state & 0xff {
-            hdr.state
+        let state = if self.datelines {
+            // Without branches: which way a packet turns is data, not
+            // pattern. The lane rises after the ring's wraparound link.
+            let kept = if d as u32 == hdr.state & 0xff {
+                hdr.state
+            } else {
+                d as u32
+            };
+            let edge = if positive { k - 1 } else { 0 };
+            kept | (u32::from(x == edge) * CROSSED)
         } else {
-            d as u32
+            hdr.state
         };
-        let edge = if positive { self.dims[d] - 1 } else { 0 };
-        hdr.state = kept | (u32::from(x == edge) * CROSSED);
+        Some(Direct {
+            port: dim_port(d, positive),
+            lane: self.hop_lane(hdr, d as u32),
+            lanes: self.lanes,
+            state,
+        })
     }
 }
 
@@ -214,7 +201,14 @@ impl HopRouter for DorRouter {
         _ctx: &mut RouterCtx,
         out: &mut Candidates,
     ) {
-        self.next(hdr, here, out);
+        if let Some(d) = self.decide(hdr, here.switch_index) {
+            self.push_lane(d.port, d.lane, here.vcs, out);
+        }
+    }
+
+    #[inline(always)]
+    fn direct(&self, hdr: &Header, switch_index: u32) -> Option<Direct> {
+        self.decide(hdr, switch_index)
     }
 
     #[inline(always)]
@@ -226,7 +220,10 @@ impl HopRouter for DorRouter {
         _channel: ChannelId,
         _ctx: &mut RouterCtx,
     ) {
-        self.step(hdr, here, chosen.port);
+        if let Some(d) = self.decide(hdr, here.switch_index) {
+            debug_assert_eq!(d.port, chosen.port);
+            hdr.state = d.state;
+        }
     }
 }
 

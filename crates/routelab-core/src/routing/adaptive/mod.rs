@@ -32,7 +32,9 @@
 //! adaptive queues, 1 for escape ones: escape queues are used only when no
 //! adaptive queue can take the packet); a source hook at injection that
 //! may read the local output occupancy ([`LocalView::occupancy`]) to pick
-//! an intermediate node; and counters by kind.
+//! an intermediate node; and counters by kind. An oblivious router may
+//! also give its decision without candidates ([`HopRouter::direct`]),
+//! which the simulator takes for packets that meet an idle output.
 //!
 //! Routers are registered by name, one line each, in the `routers!`
 //! invocation below; the registry builds an [`AnyRouter`], an enum over
@@ -125,6 +127,17 @@ pub struct Candidate {
     /// packet for cut-through and store-and-forward). Bubble flow control
     /// asks for two packets (`2 * hdr.flits`) when entering a ring.
     pub need: u32,
+}
+
+/// A decision of [`HopRouter::direct`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Direct {
+    pub port: PortId,
+    /// The first VC offered; the others are `lanes` apart.
+    pub lane: u8,
+    pub lanes: u8,
+    /// `hdr.state` once forwarded.
+    pub state: u32,
 }
 
 /// The candidates of one routing decision (a reused buffer).
@@ -329,6 +342,19 @@ pub trait HopRouter: Send + Sync {
         ctx: &mut RouterCtx,
         out: &mut Candidates,
     );
+
+    /// Oblivious routers may answer the common case without candidates:
+    /// the port of the next hop at switch `switch_index`, the lane whose
+    /// VCs (`lane`, `lane + lanes`, ...) [`Self::route`] would offer there
+    /// with priority 0 and no extra need, and `hdr.state` once forwarded
+    /// (the only header change [`Self::forwarded`] would make). A switch
+    /// that can send the packet on at once does so from this alone, and
+    /// asks [`Self::route`] otherwise; both must agree. Default: `None`
+    /// (always ask `route`).
+    #[inline(always)]
+    fn direct(&self, _hdr: &Header, _switch_index: u32) -> Option<Direct> {
+        None
+    }
 
     /// The head at `here` was granted `chosen`, leaving on `channel`.
     fn forwarded(
@@ -662,6 +688,10 @@ impl HopRouter for AnyRouter {
         ctx: &mut RouterCtx,
     ) {
         dispatch!(self, r => r.forwarded(hdr, here, chosen, channel, ctx))
+    }
+    #[inline]
+    fn direct(&self, hdr: &Header, switch_index: u32) -> Option<Direct> {
+        dispatch!(self, r => r.direct(hdr, switch_index))
     }
     #[inline]
     fn arrived(&self, hdr: &mut Header, ctx: &mut RouterCtx) -> Option<u64> {

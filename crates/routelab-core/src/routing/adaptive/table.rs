@@ -16,7 +16,9 @@
 //! output port in the low byte and the ring of its channel in the high
 //! byte, when every port number fits a byte (one memory access per hop).
 
-use super::{Candidate, Candidates, Header, Here, HopRouter, LocalView, PathChoice, RouterCtx};
+use super::{
+    Candidate, Candidates, Direct, Header, Here, HopRouter, LocalView, PathChoice, RouterCtx,
+};
 use crate::network::{ChannelId, Network, PortId};
 use crate::routing::{Datelines, LaneRule, Routes, RoutingError};
 use rand::Rng;
@@ -261,6 +263,21 @@ impl HopRouter for TableRouter {
         };
         let lane = self.hop_lane(hdr, ring);
         self.push_lane(port, lane, here.vcs, out);
+    }
+
+    /// Forwarding tables without datelines: the header does not change.
+    #[inline(always)]
+    fn direct(&self, hdr: &Header, switch_index: u32) -> Option<Direct> {
+        if self.rings.is_some() || self.routes.path_set().is_some() {
+            return None;
+        }
+        let (port, _) = self.port_ring(switch_index as usize, hdr.target as usize)?;
+        Some(Direct {
+            port,
+            lane: hdr.lane,
+            lanes: self.lanes,
+            state: hdr.state,
+        })
     }
 
     #[inline]
