@@ -309,6 +309,32 @@ fn direct_decisions_change_nothing() {
         ),
         ("kary-ntree:k=2,n=3", "updown", 0.7, Box::new(|_| {})),
         ("kary-ntree:k=4,n=2", "minhop", 0.5, Box::new(|_| {})),
+        // Heads of longer packets in every switching mode.
+        (
+            "torus:4x4",
+            "dor",
+            0.5,
+            Box::new(|s| s.traffic.packet_flits = Some(4)),
+        ),
+        (
+            "torus:4x4",
+            "dor",
+            0.4,
+            Box::new(|s| {
+                s.traffic.packet_flits = Some(3);
+                s.router.switching = Switching::CutThrough;
+                s.router.buffer_flits = Some(6);
+            }),
+        ),
+        (
+            "kary-ntree:k=2,n=3",
+            "updown",
+            0.5,
+            Box::new(|s| {
+                s.traffic.packet_flits = Some(2);
+                s.router.switching = Switching::StoreAndForward;
+            }),
+        ),
     ];
     let strip = |r: SimResult| {
         let mut v = serde_json::to_value(r).unwrap();

@@ -1,7 +1,7 @@
 //! The event queue: small `Copy` events in integer picoseconds, delivered
 //! in (time, insertion) order by a calendar queue.
 //!
-//! Events are 24-byte `Copy` values. Buckets of `2^shift` picoseconds form a ring; an event goes into the
+//! Events are 32-byte `Copy` values. Buckets of `2^shift` picoseconds form a ring; an event goes into the
 //! bucket of its time, appended, so every bucket is in insertion order.
 //! When the clock reaches a bucket, its events of the current lap move to
 //! a batch that a stable sort on time (linear on the already-ordered runs
@@ -10,6 +10,8 @@
 //! the same or an earlier time. Push and pop are O(1) amortised, nothing
 //! is allocated once the buckets have grown, and the order is a pure
 //! function of the pushes, so runs are repeatable bit for bit.
+
+use super::packet::NONE;
 
 /// What an event asks a component to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -36,9 +38,9 @@ pub(super) enum Kind {
     Credit,
 }
 
-/// One event: 24 bytes. A flit in flight travels inside its `Arrive`
+/// One event: 32 bytes. A flit in flight travels inside its `Arrive`
 /// event, so links keep no per-flit state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Event {
     pub time: u64,
     pub obj: u32,
@@ -49,6 +51,46 @@ pub(super) struct Event {
     /// `Arrive`, `Enter`, `Credit`: the VC.
     pub vc: u8,
     pub kind: Kind,
+    /// `Arrive` of a head at a switch: its next hop there, decided when
+    /// it left the previous one (lookahead routing).
+    pub next: Ahead,
+}
+
+/// The direct decision ([`crate::routing::adaptive::HopRouter::direct`])
+/// of a head at the switch it travels to, made one hop early so that the
+/// records it will read can be fetched before it arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Ahead {
+    /// Output channel, or `NONE`: no decision (ask the router on arrival).
+    pub out: u32,
+    /// `hdr.state` once forwarded.
+    pub state: u32,
+    /// First VC offered; the others are `lanes` apart.
+    pub lane: u8,
+    pub lanes: u8,
+}
+
+impl Ahead {
+    pub const NONE: Ahead = Ahead {
+        out: NONE,
+        state: 0,
+        lane: 0,
+        lanes: 1,
+    };
+}
+
+impl Default for Event {
+    fn default() -> Self {
+        Event {
+            time: 0,
+            obj: 0,
+            pkt: 0,
+            idx: 0,
+            vc: 0,
+            kind: Kind::default(),
+            next: Ahead::NONE,
+        }
+    }
 }
 
 impl Event {

@@ -17,10 +17,10 @@ use super::engine::Kind;
 use super::error::SimError;
 use super::packet::{flag, Header, NONE};
 use super::state::View;
-use crate::routing::adaptive::{select, HopRouter, RouterCtx};
+use crate::routing::adaptive::{dispatch, select, AnyRouter, HopRouter, RouterCtx};
 use rand::Rng;
 
-impl super::state::Sim<'_> {
+impl<'a> super::state::Sim<'a> {
     /// A new packet queued at terminal `t`.
     pub(super) fn enqueue(&mut self, t: u32, dst: u32, flits: u16, msg: u32, flags: u8) {
         let hdr = Header {
@@ -132,6 +132,12 @@ impl super::state::Sim<'_> {
 
     /// Terminal `t` sends what it can on its injection channel.
     pub(super) fn nic_send(&mut self, t: u32) {
+        let router: &'a AnyRouter = self.router;
+        dispatch!(router, r => self.nic_send_with(r, t));
+    }
+
+    /// [`Self::nic_send`] compiled for one router type.
+    fn nic_send_with<R: HopRouter + ?Sized>(&mut self, router: &R, t: u32) {
         let ti = t as usize;
         let n = self.nic[ti];
         let ch = n.inj;
@@ -179,7 +185,7 @@ impl super::state::Sim<'_> {
                     ch: &self.ch,
                 };
                 let mut ctx = RouterCtx::new(&mut self.nic_rng[ti], &mut self.counters);
-                self.router.source_in(&mut hdr, &view, &mut ctx);
+                router.source(&mut hdr, &view, &mut ctx);
             }
             self.pk.meta[p as usize].flags |= flag::SOURCED;
             self.pk.hdr[p as usize] = hdr;
@@ -193,7 +199,7 @@ impl super::state::Sim<'_> {
                 _ => u32::from(hdr.flits),
             };
             self.cands.clear();
-            self.router.inject(&hdr, v as u8, &mut self.cands);
+            router.inject(&hdr, v as u8, &mut self.cands);
             let mut bad = None;
             let now = self.now;
             let chosen = {
@@ -223,7 +229,7 @@ impl super::state::Sim<'_> {
             let Some((k, _)) = chosen else {
                 if self.cands.is_empty() {
                     self.fail(SimError::router(
-                        self.router.name(),
+                        router.name(),
                         format!("no injection VC for a packet of terminal {t}"),
                     ));
                     return;
@@ -250,7 +256,7 @@ impl super::state::Sim<'_> {
             let gap = (f64::from(hdr.flits) * self.p.inject_ps_per_flit).ceil() as u64;
             self.nic[ti].next_start = self.now + gap;
         }
-        self.transmit(ch, vc, p, idx);
+        self.transmit_with(router, ch, vc, p, idx);
         let nic = &mut self.nic[ti];
         nic.cur_sent = idx + 1;
         if idx + 1 == hdr.flits {

@@ -10,7 +10,7 @@
 //! [`super::switch`], of terminals in [`super::nic`].
 
 use super::config::{Selection, Switching};
-use super::engine::{Calendar, Event, Kind};
+use super::engine::{Ahead, Calendar, Event, Kind};
 use super::error::{ConfigError, SimError, WaitingBuffer};
 use super::link::{
     Chan, ChannelTiming, Vc, FROM_TERM, NO_RETURN, SINK_CREDITS, SWITCHES, TAG_CREDIT, TO_TERM,
@@ -502,6 +502,7 @@ impl<'a> Sim<'a> {
             idx: tag,
             vc,
             kind: Kind::Credit,
+            next: Ahead::NONE,
         });
     }
 
@@ -616,6 +617,12 @@ impl<'a> Sim<'a> {
                 prefetch(&self.ch, e.obj as usize);
                 if e.kind == Kind::Arrive {
                     prefetch(&self.pk.hdr, e.pkt as usize);
+                    let n = e.next;
+                    if n.out != NONE {
+                        // And the output its next hop will read.
+                        prefetch(&self.vc, self.p.iv(n.out, u32::from(n.lane)) as usize);
+                        prefetch(&self.ch, n.out as usize);
+                    }
                 }
             }
             Kind::Output | Kind::Input => prefetch(&self.ch, e.obj as usize),

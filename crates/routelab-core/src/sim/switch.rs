@@ -22,17 +22,21 @@
 //! channel's latency. With one VC the packet behind a blocked head waits
 //! however free its own output is: head-of-line blocking.
 //!
-//! A lone one-flit packet reaching an empty buffer whose router decides
-//! without candidates ([`HopRouter::direct`]) and whose output is idle
-//! with no VC held leaves at once, without entering the buffer: the same
-//! outcome as the steps above, in fewer of them.
+//! Lookahead routing: when a router decides without candidates
+//! ([`HopRouter::direct`]), a head's decision at the next switch is made
+//! as it leaves this one (its header does not change on the way) and
+//! travels in its `Arrive` event, so the output records it will read are
+//! fetched before it arrives. A head reaching an empty buffer with such a
+//! decision is allocated its VC at once, and a lone one-flit packet whose
+//! output is idle with no VC held leaves at once without entering the
+//! buffer: the same outcomes as the steps above, in fewer of them.
 //!
 //! Under stop & go the receiver counts the flits that have physically
 //! entered each buffer (routing pipeline included) and sends stop or go
 //! upstream when that count crosses the thresholds.
 
 use super::config::{Selection, Switching};
-use super::engine::{Event, Kind};
+use super::engine::{Ahead, Event, Kind};
 use super::error::SimError;
 use super::link::{
     wrap, FROM_TERM, NO_RETURN, SINK_CREDITS, TAG_CREDIT, TAG_GO, TAG_STOP, TO_TERM,
@@ -110,11 +114,8 @@ impl<'a> super::state::Sim<'a> {
         }
         {
             let b = &self.vc[iv as usize];
-            if b.len == 0 && b.alloc == NONE && !self.p.stop_go {
-                let router: &'a AnyRouter = self.router;
-                if dispatch!(router, r => self.hop_direct(r, c, ev.vc, ev.pkt, iv)) {
-                    return;
-                }
+            if b.len == 0 && b.alloc == NONE && self.head_direct(c, ev.vc, ev.pkt, iv, ev.next) {
+                return;
             }
         }
         self.buf_push(iv, ev.pkt);
@@ -133,77 +134,72 @@ impl<'a> super::state::Sim<'a> {
         }
     }
 
-    /// A lone one-flit packet arriving at an empty buffer, when the
-    /// router decides without candidates ([`HopRouter::direct`]) and the
-    /// chosen output is idle with no VC held: what routing, allocation
-    /// and switch allocation would do, at once (it leaves now). Returns
-    /// false, having changed nothing, when any of that does not hold.
-    #[inline(never)]
-    fn hop_direct<R: HopRouter + ?Sized>(
-        &mut self,
-        router: &R,
-        c: u32,
-        ivc: u8,
-        pkt: u32,
-        iv: u32,
-    ) -> bool {
-        let now = self.now;
-        let (node, in_busy) = {
-            let k = &self.ch[c as usize];
-            (k.node, k.in_busy)
-        };
-        let hdr = &self.pk.hdr[pkt as usize];
-        if hdr.flits != 1 || in_busy > now {
-            return false;
-        }
-        let at = self.nodes[node as usize];
-        let Some(d) = router.direct(hdr, at.sw) else {
-            return false;
-        };
-        let slot = usize::from(d.port.0).wrapping_sub(1);
-        if slot >= at.ports as usize {
-            return false;
-        }
-        let och = self.port_ch[at.ports_at as usize + slot];
+    /// A head arriving at an empty buffer with its next hop decided
+    /// ([`Ahead`]): VC allocation as [`Self::try_route`] would do it; a
+    /// lone one-flit packet on an idle output with no VC held and a free
+    /// input port also leaves at once (switch allocation could only grant
+    /// it). Returns false, having changed nothing, when there is no
+    /// decision or no VC is available (the general path then waits).
+    #[inline(always)]
+    fn head_direct(&mut self, c: u32, ivc: u8, pkt: u32, iv: u32, next: Ahead) -> bool {
+        let och = next.out;
         if och == NONE {
             return false;
         }
+        let now = self.now;
+        let flits = self.pk.hdr[pkt as usize].flits;
+        if flits > 1 && self.p.switching == Switching::StoreAndForward {
+            // Not whole yet.
+            return false;
+        }
+        let need = self.mode_need(flits);
+        let Some(vc) = self.pick_vc(och, next.lane, next.lanes, need, now) else {
+            return false;
+        };
+        let in_busy = self.ch[c as usize].in_busy;
         let (out_held, out_busy, fp) = {
             let out = &self.ch[och as usize];
             (out.held, out.busy, u64::from(out.flit_ps))
         };
-        if out_held != 0 || out_busy > now {
-            return false;
-        }
-        // The selection among the lane's VCs, none held: as `select`.
-        let Some(vc) = self.pick_vc(och, d.lane, d.lanes.max(1), now) else {
-            return false;
-        };
         self.vc[iv as usize].gen = self.vc[iv as usize].gen.wrapping_add(1);
         let h = &mut self.pk.hdr[pkt as usize];
-        h.state = d.state;
-        h.hops += 1;
-        h.leg_hops += 1;
-        self.ch[och as usize].rr = vc;
-        self.ch[c as usize].in_busy = now + self.input_hold(fp);
-        self.return_credit(c, ivc);
-        self.send_flit(och, vc, pkt, 0);
-        self.retry_waiters(och);
+        h.state = next.state;
+        if flits == 1 && out_held == 0 && out_busy <= now && in_busy <= now {
+            self.ch[och as usize].rr = vc;
+            self.ch[c as usize].in_busy = now + self.input_hold(fp);
+            self.return_credit(c, ivc);
+            self.transmit(och, vc, pkt, 0);
+            self.retry_waiters(och);
+            return true;
+        }
+        // The head holds the VC and waits in the buffer for the output.
+        self.buf_push(iv, pkt);
+        let oi = self.p.iv(och, u32::from(vc));
+        self.vc[oi as usize].held = iv;
+        self.ch[och as usize].held |= 1 << vc;
+        self.vc[iv as usize].alloc = oi;
+        self.serve_output(och);
         true
     }
 
-    /// Of the free VCs `lane`, `lane + lanes`, ... of output `o`, the one
-    /// the selection policy takes for a one-flit head (`None` when none
-    /// has a credit, or under random selection: left to `select`).
+    /// Of the VCs `lane`, `lane + lanes`, ... of output `o`, the one the
+    /// selection policy takes for a head that needs `need` credits, among
+    /// those not held (`None` when none is available, or under random
+    /// selection: left to `select`).
     #[inline(always)]
-    fn pick_vc(&self, o: u32, lane: u8, lanes: u8, now: u64) -> Option<u8> {
+    fn pick_vc(&self, o: u32, lane: u8, lanes: u8, need: u32, now: u64) -> Option<u8> {
         let vcs = self.p.vcs as u8;
         let recs = &self.vc[(o << self.p.vshift) as usize..][..self.p.vcs];
+        let free = |v: u8| {
+            let r = &recs[usize::from(v)];
+            let credits = r.credits_at(now);
+            (r.held == NONE && credits >= need).then_some(credits)
+        };
         let mut v = lane;
         match self.p.selection {
             Selection::First => {
                 while v < vcs {
-                    if recs[usize::from(v)].credits_at(now) > 0 {
+                    if free(v).is_some() {
                         return Some(v);
                     }
                     v += lanes;
@@ -213,11 +209,12 @@ impl<'a> super::state::Sim<'a> {
             Selection::MaxCredits => {
                 let mut best: Option<(u8, u32)> = None;
                 while v < vcs {
-                    let cr = recs[usize::from(v)].credits_at(now);
-                    if cr > best.map_or(0, |(_, b)| b) {
-                        best = Some((v, cr));
-                        if cr >= self.p.buf {
-                            break;
+                    if let Some(cr) = free(v) {
+                        if best.is_none_or(|(_, b)| cr > b) {
+                            best = Some((v, cr));
+                            if cr >= self.p.buf {
+                                break;
+                            }
                         }
                     }
                     v += lanes;
@@ -416,7 +413,7 @@ impl<'a> super::state::Sim<'a> {
                 let hold = self.input_hold(fp);
                 self.ch[ch as usize].in_busy = now + hold;
                 self.return_credit(ch, here.in_vc);
-                self.transmit(och, cand.vc, pkt, 0);
+                self.transmit_with(router, och, cand.vc, pkt, 0);
                 self.retry_waiters(och);
                 return;
             }
@@ -602,20 +599,62 @@ impl<'a> super::state::Sim<'a> {
     }
 
     /// Puts flit `idx` of `pkt` on channel `o`, VC `vc` (switch or NIC),
-    /// counting the hop of a head in its header.
+    /// counting the hop of a head in its header and deciding its next hop
+    /// when the router can ([`Self::lookahead`]).
     #[inline(always)]
     pub(super) fn transmit(&mut self, o: u32, vc: u8, pkt: u32, idx: u16) {
+        let router: &'a AnyRouter = self.router;
+        dispatch!(router, r => self.transmit_with(r, o, vc, pkt, idx));
+    }
+
+    /// [`Self::transmit`] compiled for one router type.
+    #[inline(always)]
+    pub(super) fn transmit_with<R: HopRouter + ?Sized>(
+        &mut self,
+        router: &R,
+        o: u32,
+        vc: u8,
+        pkt: u32,
+        idx: u16,
+    ) {
+        let mut next = Ahead::NONE;
         if idx == 0 {
             let h = &mut self.pk.hdr[pkt as usize];
             h.hops += 1;
             h.leg_hops += 1;
+            next = self.lookahead(router, o, pkt);
         }
-        self.send_flit(o, vc, pkt, idx);
+        self.send_flit(o, vc, pkt, idx, next);
     }
 
-    /// [`Self::transmit`] without the header.
+    /// The direct decision of the head of `pkt`, leaving on `o`, at the
+    /// switch `o` leads to (lookahead routing: the header will not change
+    /// on the way).
     #[inline(always)]
-    fn send_flit(&mut self, o: u32, vc: u8, pkt: u32, idx: u16) {
+    fn lookahead<R: HopRouter + ?Sized>(&self, router: &R, o: u32, pkt: u32) -> Ahead {
+        let k = &self.ch[o as usize];
+        if k.kind == TO_TERM || self.p.stop_go {
+            return Ahead::NONE;
+        }
+        let at = self.nodes[k.node as usize];
+        let Some(d) = router.direct(&self.pk.hdr[pkt as usize], at.sw) else {
+            return Ahead::NONE;
+        };
+        let slot = usize::from(d.port.0).wrapping_sub(1);
+        if slot >= at.ports as usize {
+            return Ahead::NONE;
+        }
+        Ahead {
+            out: self.port_ch[at.ports_at as usize + slot],
+            state: d.state,
+            lane: d.lane,
+            lanes: d.lanes.max(1),
+        }
+    }
+
+    /// [`Self::transmit`] without the header, `next` decided.
+    #[inline(always)]
+    fn send_flit(&mut self, o: u32, vc: u8, pkt: u32, idx: u16, next: Ahead) {
         let now = self.now;
         if !self.p.stop_go {
             let r = &mut self.vc[self.p.iv(o, u32::from(vc)) as usize];
@@ -642,6 +681,7 @@ impl<'a> super::state::Sim<'a> {
             idx,
             vc,
             kind: Kind::Enter,
+            next,
         };
         if to_switch {
             if self.p.stop_go {
