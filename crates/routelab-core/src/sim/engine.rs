@@ -186,29 +186,37 @@ impl Calendar {
     /// Schedules `ev`; its time must not be before the last popped event.
     #[inline(always)]
     pub fn push(&mut self, ev: Event) {
-        let b = ev.time >> self.shift;
-        debug_assert!(b >= self.cur, "event scheduled in the past");
-        if b == self.cur {
-            self.push_current(ev);
-        } else {
-            let idx = (b & self.mask) as usize;
-            let far = b - self.cur > self.mask;
-            self.append(idx, ev, far);
-            self.len += 1;
-        }
+        // Written in place, field by field: a copy through the stack would
+        // reload narrow stores as wide ones.
+        *self.place(ev.time) = ev;
     }
 
-    /// Appends `ev` to the list of ring slot `idx`.
+    /// The place of a new event at `time`, to be filled with it.
     #[inline(always)]
-    fn append(&mut self, idx: usize, ev: Event, far: bool) {
+    fn place(&mut self, time: u64) -> &mut Event {
+        let b = time >> self.shift;
+        debug_assert!(b >= self.cur, "event scheduled in the past");
+        if b == self.cur {
+            return self.place_current(time);
+        }
+        let idx = (b & self.mask) as usize;
+        let far = b - self.cur > self.mask;
+        self.len += 1;
+        self.append(idx, far)
+    }
+
+    /// A new place at the end of the list of ring slot `idx`.
+    #[inline(always)]
+    fn append(&mut self, idx: usize, far: bool) -> &mut Event {
         let bk = &mut self.buckets[idx];
         bk.far |= far;
         if bk.tail == NO_BLOCK || bk.tail_len as usize == BLOCK {
             self.new_block(idx);
         }
         let bk = &mut self.buckets[idx];
-        self.blocks[bk.tail as usize][bk.tail_len as usize] = ev;
+        let at = bk.tail_len as usize;
         bk.tail_len += 1;
+        &mut self.blocks[bk.tail as usize][at]
     }
 
     /// Links a fresh block at the end of slot `idx`'s list.
@@ -233,16 +241,14 @@ impl Calendar {
         bk.tail_len = 0;
     }
 
-    /// Schedules `ev` into the bucket being served.
+    /// A new place in the bucket being served, after every batched event
+    /// of the same or an earlier time.
     #[inline(never)]
-    fn push_current(&mut self, ev: Event) {
+    fn place_current(&mut self, time: u64) -> &mut Event {
         let rest = &self.batch[self.pos..];
-        let at = self.pos + rest.partition_point(|e| e.time <= ev.time);
-        if at == self.batch.len() {
-            self.batch.push(ev);
-        } else {
-            self.batch.insert(at, ev);
-        }
+        let at = self.pos + rest.partition_point(|e| e.time <= time);
+        self.batch.insert(at, Event::default());
+        &mut self.batch[at]
     }
 
     /// The event `d` places after the next one, if it is already in the
@@ -361,7 +367,7 @@ impl Calendar {
                     if e.time >> shift == cur {
                         self.batch.push(e);
                     } else {
-                        self.append(idx, e, true);
+                        *self.append(idx, true) = e;
                     }
                 }
             }

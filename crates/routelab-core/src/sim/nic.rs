@@ -125,7 +125,8 @@ impl<'a> super::state::Sim<'a> {
             if self.log_idle.1 != rate {
                 self.log_idle = ((1.0 - rate).ln(), rate);
             }
-            1 + (u.ln() / self.log_idle.0).floor().min(1e15) as u64
+            // A non-negative ratio: the cast truncates as `floor` would.
+            1 + (u.ln() / self.log_idle.0).min(1e15) as u64
         };
         cycles * self.p.cycle_ps
     }

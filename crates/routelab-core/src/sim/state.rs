@@ -510,7 +510,7 @@ impl<'a> Sim<'a> {
     /// is credited back to the sender of `c`, which counts it after the
     /// channel's latency. The record holds one such credit on its way;
     /// another goes as a `Credit` event.
-    #[inline]
+    #[inline(always)]
     pub fn return_credit(&mut self, c: u32, vc: u8) {
         let now = self.now;
         let iv = self.p.iv(c, u32::from(vc)) as usize;

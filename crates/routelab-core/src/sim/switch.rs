@@ -674,23 +674,32 @@ impl<'a> super::state::Sim<'a> {
         if self.c.measuring {
             self.util[o as usize] += fp;
         }
-        let mut ev = Event {
-            time: reach,
+        if to_switch && self.p.stop_go {
+            self.q.push(Event {
+                time: reach,
+                obj: o,
+                pkt,
+                idx,
+                vc,
+                kind: Kind::Enter,
+                next: Ahead::NONE,
+            });
+        }
+        // Built once and whole: the queue copies it in wide moves.
+        let delay = if to_switch {
+            self.p.routing_delay_ps
+        } else {
+            0
+        };
+        self.q.push(Event {
+            time: reach + delay,
             obj: o,
             pkt,
             idx,
             vc,
-            kind: Kind::Enter,
+            kind: Kind::Arrive,
             next,
-        };
-        if to_switch {
-            if self.p.stop_go {
-                self.q.push(ev);
-            }
-            ev.time += self.p.routing_delay_ps;
-        }
-        ev.kind = Kind::Arrive;
-        self.q.push(ev);
+        });
         self.in_flight += 1;
         self.flit_hops += 1;
         self.last_progress = now;
