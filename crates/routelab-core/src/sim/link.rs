@@ -68,8 +68,9 @@ pub(super) struct Chan {
     pub lat_ps: u32,
     /// The terminal at one end ([`FROM_TERM`], [`TO_TERM`]).
     pub term: u32,
-    /// The receiving node and the input port the channel enters.
-    pub node: u32,
+    /// The receiving switch's index (`NONE` for a terminal) and the
+    /// input port the channel enters.
+    pub rx_sw: u32,
     pub in_port: u16,
     /// [`SWITCHES`], [`FROM_TERM`] or [`TO_TERM`].
     pub kind: u8,
@@ -186,7 +187,7 @@ pub(super) struct ChannelTiming {
     pub lat_ps: u32,
     pub kind: u8,
     pub term: u32,
-    pub node: u32,
+    pub rx_sw: u32,
     pub in_port: u16,
 }
 
@@ -201,7 +202,7 @@ impl Chan {
             flit_ps: t.flit_ps,
             lat_ps: t.lat_ps,
             term: t.term,
-            node: t.node,
+            rx_sw: t.rx_sw,
             in_port: t.in_port,
             kind: t.kind,
             rr: 0,

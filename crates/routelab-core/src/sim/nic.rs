@@ -175,7 +175,7 @@ impl<'a> super::state::Sim<'a> {
             let sw = nic.switch;
             let mut hdr = self.pk.hdr[p as usize];
             {
-                let ports = self.nodes[sw as usize].port_range();
+                let ports = self.out_ports(sw);
                 let view = View {
                     now: self.now,
                     vcs: self.p.vcs,

@@ -85,7 +85,7 @@ impl Params {
 pub(super) struct Nic {
     /// Injection channel, or `NONE`.
     pub inj: u32,
-    /// Node id of the switch it injects into.
+    /// Index (among switches) of the switch it injects into.
     pub switch: u32,
     /// Packet being injected, flits of it sent, and its VC (`u8::MAX`
     /// until chosen).
@@ -146,13 +146,16 @@ pub(super) struct Sim<'a> {
     pub sg_occ: Vec<u32>,
     /// Stop & go: the last signal each buffer sent upstream was stop.
     pub sg_stopped: Vec<bool>,
-    /// Per node: its ports in `port_ch` and its index among switches.
-    pub nodes: Vec<NodeAt>,
+    /// Per switch (by index among switches): its node and port count.
+    pub switches: Vec<SwitchAt>,
     /// Per channel: busy time during the measurement.
     pub util: Vec<u64>,
-    /// Per port of every node (from [`NodeAt::ports_at`]): the channel
-    /// leaving it, or `NONE`.
+    /// Per switch, `port_stride` slots from `switch * port_stride`: the
+    /// channel leaving each port (slot `port - 1`), or `NONE` (also past
+    /// its last port). A fixed stride finds them from the switch index
+    /// alone, which the channel record entering it holds.
     pub port_ch: Vec<u32>,
+    pub port_stride: usize,
     /// Per channel: heads waiting for one of its VCs, `(buffer, gen)`.
     pub waiters: Vec<Vec<(u32, u16)>>,
     pub pool: Vec<Vec<(u32, u16)>>,
@@ -198,23 +201,11 @@ fn prefetch<T>(v: &[T], i: usize) {
     let _ = (v, i);
 }
 
-/// Where a node's ports are and which switch it is: one read per
-/// routing decision.
+/// A switch's node and its number of ports.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct NodeAt {
-    /// First slot of its ports in `Sim::port_ch`.
-    pub ports_at: u32,
+pub(super) struct SwitchAt {
+    pub node: u32,
     pub ports: u32,
-    /// Index among switches, or `NONE`.
-    pub sw: u32,
-}
-
-impl NodeAt {
-    /// The range of its ports in `Sim::port_ch`.
-    #[inline]
-    pub fn port_range(&self) -> std::ops::Range<usize> {
-        self.ports_at as usize..(self.ports_at + self.ports) as usize
-    }
 }
 
 /// What a router sees of one switch: its output ports' channels, the
@@ -297,21 +288,21 @@ impl<'a> Sim<'a> {
         pattern: Option<&'a BoundPattern>,
     ) -> Result<Self, SimError> {
         let name = |n: crate::NodeId| net.node(n).name.clone();
-        // Ports.
-        let mut nodes = Vec::with_capacity(net.node_count());
-        let mut port_ch = Vec::new();
-        for id in net.node_ids() {
-            nodes.push(NodeAt {
-                ports_at: port_ch.len() as u32,
+        // Switch ports.
+        let switches: Vec<SwitchAt> = net
+            .switches()
+            .iter()
+            .map(|&id| SwitchAt {
+                node: id.0,
                 ports: u32::from(net.node(id).ports),
-                sw: if net.is_switch(id) {
-                    net.kind_index(id) as u32
-                } else {
-                    NONE
-                },
-            });
-            for port in 1..=net.node(id).ports {
-                port_ch.push(net.channel_at(id, PortId(port)).map_or(NONE, |c| c.0));
+            })
+            .collect();
+        let port_stride = switches.iter().map(|s| s.ports as usize).max().unwrap_or(0);
+        let mut port_ch = vec![NONE; switches.len() * port_stride];
+        for (s, at) in switches.iter().enumerate() {
+            for port in 1..=at.ports as u16 {
+                let c = net.channel_at(crate::NodeId(at.node), PortId(port));
+                port_ch[s * port_stride + usize::from(port) - 1] = c.map_or(NONE, |c| c.0);
             }
         }
         // Channels.
@@ -384,7 +375,11 @@ impl<'a> Sim<'a> {
                 lat_ps: lat_ps as u32,
                 kind,
                 term,
-                node: c.dst.0,
+                rx_sw: if to_switch {
+                    net.kind_index(c.dst) as u32
+                } else {
+                    NONE
+                },
                 in_port: c.dst_port.0,
             }));
             let credits = if !to_switch || p.stop_go {
@@ -406,7 +401,7 @@ impl<'a> Sim<'a> {
                 .find(|&c| net.is_switch(net.channel(c).dst));
             nic.push(Nic {
                 inj: inj.map_or(NONE, |c| c.0),
-                switch: inj.map_or(NONE, |c| net.channel(c).dst.0),
+                switch: inj.map_or(NONE, |c| net.kind_index(net.channel(c).dst) as u32),
                 cur: NONE,
                 cur_sent: 0,
                 cur_vc: u8::MAX,
@@ -439,9 +434,10 @@ impl<'a> Sim<'a> {
             } else {
                 Vec::new()
             },
-            nodes,
+            switches,
             util: vec![0; nch],
             port_ch,
+            port_stride,
             waiters: vec![Vec::new(); nch],
             pool: Vec::new(),
             cands: Candidates::default(),
@@ -461,6 +457,13 @@ impl<'a> Sim<'a> {
             flit_hops: 0,
             log_idle: (0.0, f64::NAN),
         })
+    }
+
+    /// The slots of switch `sw`'s ports in `port_ch`.
+    #[inline]
+    pub fn out_ports(&self, sw: u32) -> std::ops::Range<usize> {
+        let at = sw as usize * self.port_stride;
+        at..at + self.switches[sw as usize].ports as usize
     }
 
     #[inline]

@@ -303,15 +303,16 @@ impl<'a> super::state::Sim<'a> {
         }
         let (v, vshift, cap) = (self.p.vcs as u32, self.p.vshift, self.p.buf);
         let ch = self.p.ch_of(iv);
-        let (node, in_port) = {
+        let (swi, in_port) = {
             let k = &self.ch[ch as usize];
-            (k.node, k.in_port)
+            (k.rx_sw, k.in_port)
         };
-        let at = self.nodes[node as usize];
-        let sw = at.sw as usize;
+        let node = self.switches[swi as usize].node;
+        let ports = self.out_ports(swi);
+        let sw = swi as usize;
         let here = Here {
             switch: NodeId(node),
-            switch_index: at.sw,
+            switch_index: swi,
             in_port: PortId(in_port),
             in_vc: self.p.vc_of(iv),
             vcs: v as u8,
@@ -324,7 +325,7 @@ impl<'a> super::state::Sim<'a> {
                 vcs: self.p.vcs,
                 vshift,
                 capacity: cap,
-                port_ch: &self.port_ch[at.port_range()],
+                port_ch: &self.port_ch[ports.clone()],
                 vc: &self.vc,
                 ch: &self.ch,
             };
@@ -345,7 +346,7 @@ impl<'a> super::state::Sim<'a> {
         }
         let need_mode = self.mode_need(hdr.flits);
         let now = self.now;
-        let port_ch = &self.port_ch[at.port_range()];
+        let port_ch = &self.port_ch[ports.clone()];
         let mut bad = None;
         let chosen = {
             let vcs = &self.vc;
@@ -382,7 +383,7 @@ impl<'a> super::state::Sim<'a> {
         }
         let Some((k, _)) = chosen else {
             // Wait on every candidate port.
-            let base = at.ports_at as usize;
+            let base = ports.start;
             for k in 0..self.cands.len() {
                 let port = self.cands.as_slice()[k].port;
                 if self.cands.as_slice()[..k].iter().any(|c| c.port == port) {
@@ -636,16 +637,18 @@ impl<'a> super::state::Sim<'a> {
         if k.kind == TO_TERM || self.p.stop_go {
             return Ahead::NONE;
         }
-        let at = self.nodes[k.node as usize];
-        let Some(d) = router.direct(&self.pk.hdr[pkt as usize], at.sw) else {
+        let sw = k.rx_sw;
+        let Some(d) = router.direct(&self.pk.hdr[pkt as usize], sw) else {
             return Ahead::NONE;
         };
+        // A port the switch lacks finds `NONE`: no decision, and the
+        // general path reports the router's mistake.
         let slot = usize::from(d.port.0).wrapping_sub(1);
-        if slot >= at.ports as usize {
+        if slot >= self.port_stride {
             return Ahead::NONE;
         }
         Ahead {
-            out: self.port_ch[at.ports_at as usize + slot],
+            out: self.port_ch[sw as usize * self.port_stride + slot],
             state: d.state,
             lane: d.lane,
             lanes: d.lanes.max(1),

@@ -37,10 +37,10 @@ impl super::state::Sim<'_> {
         }
         let hdr = self.pk.hdr[b.front as usize];
         let k = self.ch[self.p.ch_of(iv) as usize];
-        let at = self.nodes[k.node as usize];
-        let sw = at.sw;
+        let sw = k.rx_sw;
+        let ports = self.out_ports(sw);
         let here = Here {
-            switch: NodeId(k.node),
+            switch: NodeId(self.switches[sw as usize].node),
             switch_index: sw,
             in_port: PortId(k.in_port),
             in_vc: self.p.vc_of(iv),
@@ -49,7 +49,7 @@ impl super::state::Sim<'_> {
         };
         let mut rng = self.sw_rng[sw as usize].clone();
         let mut counters = vec![0; self.counters.len()];
-        let (base, nports) = (at.ports_at as usize, at.ports as usize);
+        let (base, nports) = (ports.start, ports.len());
         self.cands.clear();
         {
             let view = View {
