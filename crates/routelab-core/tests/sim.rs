@@ -239,8 +239,9 @@ fn a_seeded_run_repeats_bit_for_bit() {
     assert_ne!(a, strip(run(&s)));
 }
 
-/// Another router with its direct decisions hidden: every head then goes
-/// through candidates, VC allocation and switch allocation.
+/// Another router with its direct decisions and injection lanes hidden:
+/// every head then goes through candidates, VC allocation and switch
+/// allocation, at NICs as at switches.
 struct General(AnyRouter);
 
 impl HopRouter for General {

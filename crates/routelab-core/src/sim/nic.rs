@@ -193,53 +193,25 @@ impl<'a> super::state::Sim<'a> {
         }
         let p = self.nic[ti].cur;
         let hdr = self.pk.hdr[p as usize];
-        let v = self.p.vcs;
         if self.nic[ti].cur_vc == u8::MAX {
             let need_mode = match self.p.switching {
                 Switching::Wormhole => 1,
                 _ => u32::from(hdr.flits),
             };
-            self.cands.clear();
-            router.inject(&hdr, v as u8, &mut self.cands);
-            let mut bad = None;
+            // Injection VCs are never held: the lane's VCs are picked as
+            // at a switch.
             let now = self.now;
-            let chosen = {
-                let ovc = &self.vc[(ch as usize) << self.p.vshift..][..v];
-                select(
-                    self.p.selection,
-                    self.cands.as_slice(),
-                    self.p.buf,
-                    |c| {
-                        let Some(o) = ovc.get(usize::from(c.vc)) else {
-                            bad.get_or_insert(c.vc);
-                            return None;
-                        };
-                        let credits = o.credits_at(now);
-                        (credits >= c.need.max(need_mode)).then_some(credits)
-                    },
-                    &mut self.nic_rng[ti],
-                )
-            };
-            if let Some(vc) = bad {
-                self.fail(SimError::router(
-                    self.router.name(),
-                    format!("offered injection VC {vc} of {v}"),
-                ));
-                return;
-            }
-            let Some((k, _)) = chosen else {
-                if self.cands.is_empty() {
-                    self.fail(SimError::router(
-                        router.name(),
-                        format!("no injection VC for a packet of terminal {t}"),
-                    ));
+            if let Some(vc) = router
+                .inject_lane(&hdr)
+                .and_then(|(lane, lanes)| self.pick_vc(ch, lane, lanes.max(1), need_mode, now))
+            {
+                self.nic[ti].cur_vc = vc;
+            } else {
+                self.nic_pick_vc(router, t, &hdr, need_mode);
+                if self.nic[ti].cur_vc == u8::MAX {
                     return;
                 }
-                // The next credit on the channel tries again.
-                self.wake_on_return(ch, u64::MAX >> (64 - v));
-                return;
-            };
-            self.nic[ti].cur_vc = self.cands.as_slice()[k].vc;
+            }
             let meta = &mut self.pk.meta[p as usize];
             if meta.inject_ps == u64::MAX {
                 meta.inject_ps = self.now;
@@ -268,6 +240,62 @@ impl<'a> super::state::Sim<'a> {
         }
         let next = self.ch[ch as usize].busy;
         self.wake_output(ch, next);
+    }
+
+    /// VC allocation on terminal `t`'s injection channel through the
+    /// router's candidates: sets `cur_vc`, or leaves it unset and waits
+    /// for credits (or fails the run).
+    fn nic_pick_vc<R: HopRouter + ?Sized>(
+        &mut self,
+        router: &R,
+        t: u32,
+        hdr: &Header,
+        need_mode: u32,
+    ) {
+        let ti = t as usize;
+        let ch = self.nic[ti].inj;
+        let v = self.p.vcs;
+        self.cands.clear();
+        router.inject(hdr, v as u8, &mut self.cands);
+        let mut bad = None;
+        let now = self.now;
+        let chosen = {
+            let ovc = &self.vc[(ch as usize) << self.p.vshift..][..v];
+            select(
+                self.p.selection,
+                self.cands.as_slice(),
+                self.p.buf,
+                |c| {
+                    let Some(o) = ovc.get(usize::from(c.vc)) else {
+                        bad.get_or_insert(c.vc);
+                        return None;
+                    };
+                    let credits = o.credits_at(now);
+                    (credits >= c.need.max(need_mode)).then_some(credits)
+                },
+                &mut self.nic_rng[ti],
+            )
+        };
+        if let Some(vc) = bad {
+            self.fail(SimError::router(
+                self.router.name(),
+                format!("offered injection VC {vc} of {v}"),
+            ));
+            return;
+        }
+        let Some((k, _)) = chosen else {
+            if self.cands.is_empty() {
+                self.fail(SimError::router(
+                    router.name(),
+                    format!("no injection VC for a packet of terminal {t}"),
+                ));
+                return;
+            }
+            // The next credit on the channel tries again.
+            self.wake_on_return(ch, u64::MAX >> (64 - v));
+            return;
+        };
+        self.nic[ti].cur_vc = self.cands.as_slice()[k].vc;
     }
 
     /// The flit `idx` of packet `p` reaches terminal `t`.

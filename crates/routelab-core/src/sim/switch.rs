@@ -187,7 +187,7 @@ impl<'a> super::state::Sim<'a> {
     /// those not held (`None` when none is available, or under random
     /// selection: left to `select`).
     #[inline(always)]
-    fn pick_vc(&self, o: u32, lane: u8, lanes: u8, need: u32, now: u64) -> Option<u8> {
+    pub(super) fn pick_vc(&self, o: u32, lane: u8, lanes: u8, need: u32, now: u64) -> Option<u8> {
         let vcs = self.p.vcs as u8;
         let recs = &self.vc[(o << self.p.vshift) as usize..][..self.p.vcs];
         let free = |v: u8| {

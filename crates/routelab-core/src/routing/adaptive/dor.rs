@@ -192,6 +192,11 @@ impl HopRouter for DorRouter {
         self.push_lane(PortId(1), hdr.lane, vcs, out);
     }
 
+    #[inline(always)]
+    fn inject_lane(&self, hdr: &Header) -> Option<(u8, u8)> {
+        Some((hdr.lane, self.lanes))
+    }
+
     #[inline]
     fn route(
         &self,

@@ -333,6 +333,16 @@ pub trait HopRouter: Send + Sync {
         }
     }
 
+    /// [`Self::inject`] without candidates, when it offers one lane: the
+    /// VCs `lane`, `lane + lanes`, ... with priority 0 and no extra need,
+    /// as `(lane, lanes)`. A NIC that finds one of them available takes
+    /// it by the selection policy from this alone, and asks
+    /// [`Self::inject`] otherwise; both must agree. Default: `None`.
+    #[inline(always)]
+    fn inject_lane(&self, _hdr: &Header) -> Option<(u8, u8)> {
+        None
+    }
+
     /// The candidates for a head at `here`.
     fn route(
         &self,
@@ -692,6 +702,10 @@ impl HopRouter for AnyRouter {
     #[inline]
     fn direct(&self, hdr: &Header, switch_index: u32) -> Option<Direct> {
         dispatch!(self, r => r.direct(hdr, switch_index))
+    }
+    #[inline]
+    fn inject_lane(&self, hdr: &Header) -> Option<(u8, u8)> {
+        dispatch!(self, r => r.inject_lane(hdr))
     }
     #[inline]
     fn arrived(&self, hdr: &mut Header, ctx: &mut RouterCtx) -> Option<u64> {

@@ -233,6 +233,11 @@ impl HopRouter for TableRouter {
         self.push_lane(PortId(1), hdr.lane, vcs, out);
     }
 
+    #[inline(always)]
+    fn inject_lane(&self, hdr: &Header) -> Option<(u8, u8)> {
+        Some((hdr.lane, self.lanes))
+    }
+
     #[inline]
     fn route(
         &self,
