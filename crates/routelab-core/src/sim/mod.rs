@@ -18,7 +18,7 @@
 //! Time is integer picoseconds. Switches and terminals (NICs) are
 //! components that talk only through links carrying timestamped messages
 //! with a latency (`link.rs`): a flit in flight is its own `Arrive`
-//! event, a credit its own `Credit` event, both 24-byte `Copy` values in a
+//! event, a credit its own `Credit` event, both 32-byte `Copy` values in a
 //! calendar queue (`engine.rs`). Packets live in an arena (`packet.rs`);
 //! all other state is in flat vectors of small records indexed by
 //! channel (one cache line each), `(channel, vc)` (a 32-byte record

@@ -98,7 +98,14 @@ impl<'a> super::state::Sim<'a> {
     }
 
     /// A flit becomes usable at the receiver of channel `ev.obj`.
+    #[inline(always)]
     pub(super) fn arrive(&mut self, ev: Event) {
+        let router: &'a AnyRouter = self.router;
+        dispatch!(router, r => self.arrive_with(r, ev));
+    }
+
+    /// [`Self::arrive`] compiled for one router type.
+    fn arrive_with<R: HopRouter + ?Sized>(&mut self, router: &R, ev: Event) {
         let c = ev.obj;
         self.in_flight -= 1;
         let iv = self.p.iv(c, u32::from(ev.vc));
@@ -114,7 +121,10 @@ impl<'a> super::state::Sim<'a> {
         }
         {
             let b = &self.vc[iv as usize];
-            if b.len == 0 && b.alloc == NONE && self.head_direct(c, ev.vc, ev.pkt, iv, ev.next) {
+            if b.len == 0
+                && b.alloc == NONE
+                && self.head_direct(router, c, ev.vc, ev.pkt, iv, ev.next)
+            {
                 return;
             }
         }
@@ -122,14 +132,14 @@ impl<'a> super::state::Sim<'a> {
         let b = &self.vc[iv as usize];
         if b.alloc != NONE {
             if b.len == 1 {
-                self.serve_output(self.p.ch_of(b.alloc));
+                self.serve_output_with(router, self.p.ch_of(b.alloc));
             }
         } else if b.len == 1 {
-            self.try_route(iv);
+            self.try_route_with(router, iv);
         } else if self.p.switching == Switching::StoreAndForward && b.front_sent == 0 {
             // The front packet may just have become whole.
             if b.len == self.pk.hdr[b.front as usize].flits {
-                self.try_route(iv);
+                self.try_route_with(router, iv);
             }
         }
     }
@@ -141,7 +151,15 @@ impl<'a> super::state::Sim<'a> {
     /// it). Returns false, having changed nothing, when there is no
     /// decision or no VC is available (the general path then waits).
     #[inline(always)]
-    fn head_direct(&mut self, c: u32, ivc: u8, pkt: u32, iv: u32, next: Ahead) -> bool {
+    fn head_direct<R: HopRouter + ?Sized>(
+        &mut self,
+        router: &R,
+        c: u32,
+        ivc: u8,
+        pkt: u32,
+        iv: u32,
+        next: Ahead,
+    ) -> bool {
         let och = next.out;
         if och == NONE {
             return false;
@@ -168,7 +186,7 @@ impl<'a> super::state::Sim<'a> {
             self.ch[och as usize].rr = vc;
             self.ch[c as usize].in_busy = now + self.input_hold(fp);
             self.return_credit(c, ivc);
-            self.transmit(och, vc, pkt, 0);
+            self.transmit_with(router, och, vc, pkt, 0);
             self.retry_waiters(och);
             return true;
         }
@@ -178,7 +196,7 @@ impl<'a> super::state::Sim<'a> {
         self.vc[oi as usize].held = iv;
         self.ch[och as usize].held |= 1 << vc;
         self.vc[iv as usize].alloc = oi;
-        self.serve_output(och);
+        self.serve_output_with(router, och);
         true
     }
 
@@ -288,6 +306,14 @@ impl<'a> super::state::Sim<'a> {
         }
         let router: &'a AnyRouter = self.router;
         dispatch!(router, r => self.route_with(r, iv));
+    }
+
+    /// [`Self::try_route`] compiled for one router type.
+    #[inline(always)]
+    fn try_route_with<R: HopRouter + ?Sized>(&mut self, router: &R, iv: u32) {
+        if self.needs_route(iv) {
+            self.route_with(router, iv);
+        }
     }
 
     /// [`Self::try_route`] compiled for one router type: its calls are
@@ -428,7 +454,7 @@ impl<'a> super::state::Sim<'a> {
         let mut ctx = RouterCtx::new(&mut self.sw_rng[sw], &mut self.counters);
         router.forwarded(&mut hdr, &here, cand, ChannelId(och), &mut ctx);
         self.pk.hdr[pkt as usize] = hdr;
-        self.serve_output(och);
+        self.serve_output_with(router, och);
     }
 
     fn register_wait(&mut self, o: u32, iv: u32) {
@@ -528,6 +554,12 @@ impl<'a> super::state::Sim<'a> {
     /// Switch allocation at output `o`: round robin over its held VCs
     /// from the one after the last served.
     pub(super) fn serve_output(&mut self, o: u32) {
+        let router: &'a AnyRouter = self.router;
+        dispatch!(router, r => self.serve_output_with(r, o));
+    }
+
+    /// [`Self::serve_output`] compiled for one router type.
+    fn serve_output_with<R: HopRouter + ?Sized>(&mut self, router: &R, o: u32) {
         let now = self.now;
         let k = &self.ch[o as usize];
         if k.busy > now {
@@ -556,7 +588,7 @@ impl<'a> super::state::Sim<'a> {
                     continue;
                 }
                 self.ch[o as usize].rr = vc as u8;
-                self.send_from_buffer(h, o, vc);
+                self.send_from_buffer(router, h, o, vc);
                 self.arm(o);
                 return;
             }
@@ -565,7 +597,7 @@ impl<'a> super::state::Sim<'a> {
 
     /// Sends the front flit of buffer `h` on output `o`, VC `vc`.
     #[inline]
-    fn send_from_buffer(&mut self, h: u32, o: u32, vc: u32) {
+    fn send_from_buffer<R: HopRouter + ?Sized>(&mut self, router: &R, h: u32, o: u32, vc: u32) {
         let idx = self.vc[h as usize].front_sent;
         let pkt = self.buf_pop(h);
         // The slot is credited back to the sender of the input channel.
@@ -583,7 +615,7 @@ impl<'a> super::state::Sim<'a> {
         }
         let fp = u64::from(self.ch[o as usize].flit_ps);
         self.ch[ich as usize].in_busy = self.now + self.input_hold(fp);
-        self.transmit(o, vc as u8, pkt, idx);
+        self.transmit_with(router, o, vc as u8, pkt, idx);
         if idx + 1 == self.pk.hdr[pkt as usize].flits {
             let b = &mut self.vc[h as usize];
             b.front_sent = 0;
@@ -592,7 +624,7 @@ impl<'a> super::state::Sim<'a> {
             self.ch[o as usize].held &= !(1 << vc);
             self.retry_waiters(o);
             if self.vc[h as usize].len > 0 {
-                self.try_route(h);
+                self.try_route_with(router, h);
             }
         } else {
             self.vc[h as usize].front_sent = idx + 1;
@@ -602,13 +634,6 @@ impl<'a> super::state::Sim<'a> {
     /// Puts flit `idx` of `pkt` on channel `o`, VC `vc` (switch or NIC),
     /// counting the hop of a head in its header and deciding its next hop
     /// when the router can ([`Self::lookahead`]).
-    #[inline(always)]
-    pub(super) fn transmit(&mut self, o: u32, vc: u8, pkt: u32, idx: u16) {
-        let router: &'a AnyRouter = self.router;
-        dispatch!(router, r => self.transmit_with(r, o, vc, pkt, idx));
-    }
-
-    /// [`Self::transmit`] compiled for one router type.
     #[inline(always)]
     pub(super) fn transmit_with<R: HopRouter + ?Sized>(
         &mut self,
@@ -655,7 +680,7 @@ impl<'a> super::state::Sim<'a> {
         }
     }
 
-    /// [`Self::transmit`] without the header, `next` decided.
+    /// [`Self::transmit_with`] without the header, `next` decided.
     #[inline(always)]
     fn send_flit(&mut self, o: u32, vc: u8, pkt: u32, idx: u16, next: Ahead) {
         let now = self.now;
