@@ -209,36 +209,16 @@ impl Calendar {
     #[inline(always)]
     fn append(&mut self, idx: usize, far: bool) -> &mut Event {
         let bk = &mut self.buckets[idx];
-        bk.far |= far;
-        if bk.tail == NO_BLOCK || bk.tail_len as usize == BLOCK {
-            self.new_block(idx);
+        if far {
+            bk.far = true;
         }
-        let bk = &mut self.buckets[idx];
-        let at = bk.tail_len as usize;
+        if bk.tail == NO_BLOCK || bk.tail_len as usize == BLOCK {
+            new_block(&mut self.blocks, &mut self.next, &mut self.free, bk);
+        }
+        // Below `BLOCK` by the test above: the mask only tells the compiler.
+        let at = bk.tail_len as usize & (BLOCK - 1);
         bk.tail_len += 1;
         &mut self.blocks[bk.tail as usize][at]
-    }
-
-    /// Links a fresh block at the end of slot `idx`'s list.
-    #[inline(never)]
-    fn new_block(&mut self, idx: usize) {
-        let nb = match self.free.pop() {
-            Some(b) => b,
-            None => {
-                self.blocks.push([Event::default(); BLOCK]);
-                self.next.push(NO_BLOCK);
-                (self.blocks.len() - 1) as u32
-            }
-        };
-        self.next[nb as usize] = NO_BLOCK;
-        let bk = &mut self.buckets[idx];
-        if bk.tail == NO_BLOCK {
-            bk.head = nb;
-        } else {
-            self.next[bk.tail as usize] = nb;
-        }
-        bk.tail = nb;
-        bk.tail_len = 0;
     }
 
     /// A new place in the bucket being served, after every batched event
@@ -380,6 +360,33 @@ impl Calendar {
         }
         !self.batch.is_empty()
     }
+}
+
+/// Links a fresh block (from `free`, or a new one) at the end of `bk`'s
+/// list.
+#[inline(never)]
+fn new_block(
+    blocks: &mut Vec<[Event; BLOCK]>,
+    next: &mut Vec<u32>,
+    free: &mut Vec<u32>,
+    bk: &mut Bucket,
+) {
+    let nb = match free.pop() {
+        Some(b) => b,
+        None => {
+            blocks.push([Event::default(); BLOCK]);
+            next.push(NO_BLOCK);
+            (blocks.len() - 1) as u32
+        }
+    };
+    next[nb as usize] = NO_BLOCK;
+    if bk.tail == NO_BLOCK {
+        bk.head = nb;
+    } else {
+        next[bk.tail as usize] = nb;
+    }
+    bk.tail = nb;
+    bk.tail_len = 0;
 }
 
 #[cfg(test)]

@@ -299,7 +299,13 @@ impl<'a> super::state::Sim<'a> {
     }
 
     /// The flit `idx` of packet `p` reaches terminal `t`.
-    pub(super) fn nic_receive(&mut self, t: u32, p: u32, idx: u16) {
+    pub(super) fn nic_receive<R: HopRouter + ?Sized>(
+        &mut self,
+        router: &R,
+        t: u32,
+        p: u32,
+        idx: u16,
+    ) {
         self.c.sunk_flits += 1;
         self.last_progress = self.now;
         let mut hdr = self.pk.hdr[p as usize];
@@ -317,7 +323,7 @@ impl<'a> super::state::Sim<'a> {
             return;
         }
         let mut ctx = RouterCtx::new(&mut self.nic_rng[t as usize], &mut self.counters);
-        if let Some(delay) = self.router.arrived(&mut hdr, &mut ctx) {
+        if let Some(delay) = router.arrived(&mut hdr, &mut ctx) {
             hdr.origin = t;
             hdr.leg_hops = 0;
             self.pk.hdr[p as usize] = hdr;

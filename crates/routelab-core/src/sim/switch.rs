@@ -116,7 +116,7 @@ impl<'a> super::state::Sim<'a> {
             if !self.p.stop_go {
                 self.vc[iv as usize].credits += 1;
             }
-            self.nic_receive(t, ev.pkt, ev.idx);
+            self.nic_receive(router, t, ev.pkt, ev.idx);
             return;
         }
         {
