@@ -132,7 +132,6 @@ ROUTER_OPTIONS: dict[str, dict[str, Any]] = {
     },
 }
 ROUTERS = ("dor", "abr", "por", "ofr")
-PAPER_ROUTERS = ("abr", "por", "ofr")
 ROUTER_TITLES = {"dor": "DOR", "abr": "ABR", "por": "POR", "ofr": "OFR"}
 
 # Pattern: (routelab pattern spec, the paper's name).
@@ -168,10 +167,11 @@ PAPER_OFR_OVER_POR_16 = PAPER.statements["ofr_over_por_16"]
 # Full mode on 2 cores, measured (ABR, POR and OFR, both sizes; the second
 # core partly busy with other work).
 FULL_MODE_TIME = (
-    "about 1.75 hours on 2 cores (measured: 116 simulations in 1 h 46 min, 3.5 h "
-    "of simulation; a load that is not sustained on 16x16x16 costs 1-18 minutes, "
-    "uniform traffic the most, as it runs the whole drain limit with the network "
-    "full)"
+    "about 1.8 hours on 2 cores (measured: the paper's three routers, 116 "
+    "simulations, in 1 h 46 min, 3.5 h of simulation; the DOR baseline, 39 "
+    "simulations, in 104 s; a load that is not sustained on 16x16x16 costs "
+    "1-18 minutes, uniform traffic the most, as it runs the whole drain limit "
+    "with the network full)"
 )
 
 
@@ -272,7 +272,7 @@ def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
         )
     if quick:
         return Config("quick", (8,), _grid(0.1), 2000, 6000, 8, refine=0.05, workers=workers)
-    # The paper's three routers; the DOR baseline runs in the quick mode.
+    # The paper's three routers and the DOR baseline.
     return Config(
         "full",
         (8, 16),
@@ -280,7 +280,6 @@ def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
         5000,
         20000,
         16,
-        routers=PAPER_ROUTERS,
         refine=0.05,
         workers=workers,
     )
