@@ -33,8 +33,10 @@ measure_cycles = 10000
 seed = 1
 """
 
-# versaci2013 Table 1 on 16x16x16 at half the bisection load. A cycle is one
-# 512-byte packet on the 64 Gb/s terminal link (64 ns): 1,563 cycles are 100 us.
+# versaci2013 Table 1 on 16x16x16 at half the bisection load, as
+# examples/versaci-table1.toml (three VCs, messages offered at 2.4 gamma0). A
+# cycle is one 512-byte packet on the 64 Gb/s terminal link (64 ns): 500 +
+# 1,063 cycles are 100 us, without a drain.
 VERSACI_TABLE1 = """
 [network]
 topology = "torus:16x16x16"
@@ -42,7 +44,7 @@ classes.terminal = { bandwidth = "64Gb/s", latency = "80ns" }
 classes.switch = { bandwidth = "20Gb/s", latency = "200ns" }
 [router]
 switching = "store-and-forward"
-vcs = 2
+vcs = 3
 buffer_packets = 8
 flit_bytes = 512
 [routing]
@@ -53,9 +55,11 @@ load = 0.5
 load_unit = "bisection"
 packet_bytes = "512B"
 message_packets = 96
+injection_limit = 2.4
 [run]
-warmup_cycles = 0
-measure_cycles = 1563
+warmup_cycles = 500
+measure_cycles = 1063
+drain_cycles = 0
 seed = 1
 """
 
