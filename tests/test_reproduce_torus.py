@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import routelab
 from routelab import reproduce
 from routelab.reproduce import parker, versaci2013
 
@@ -67,6 +68,30 @@ def test_gamma_star_is_positive_and_within_the_bisection_bound(versaci: Path) ->
     for r in _rows(versaci / "loads.csv"):
         if r["status"] == "ok":
             assert float(r["accepted"]) <= float(r["offered"]) * 1.05, r
+
+
+def test_minimal_bound_is_the_busiest_router_link_of_every_path_listed() -> None:
+    net = routelab.topology("torus:4x4x4")
+    routes = routelab.route(net, "multipath")
+    flows = [(s, d) for s, d in routelab.pattern("rotate3d", net) if s != d]
+    listed = routelab.channel_loads(routes, flows)
+    switches = set(net.switches)
+    busiest = max(
+        max(listed[2 * i], listed[2 * i + 1])
+        for i, (a, _, b, _, _) in enumerate(net.cables)
+        if a in switches and b in switches
+    )
+    t, width = len(net.terminals), net.summary()["bisection_width"]
+    bound = versaci2013.minimal_bound("rotate3d", 4)
+    assert bound == pytest.approx(t * t / (4 * (t - 1) * width * busiest))
+    assert versaci2013.minimal_bound("uniform", 4) == 1.0
+
+
+def test_table2_gives_the_bound_per_pattern_and_size(versaci: Path) -> None:
+    bounds: dict[tuple[str, str], set[str]] = {}
+    for r in _rows(versaci / "table2.csv"):
+        bounds.setdefault((r["pattern"], r["k"]), set()).add(r["minimal_bound"])
+    assert all(len(b) == 1 and float(next(iter(b))) > 0 for b in bounds.values()), bounds
 
 
 def test_adaptive_routers_sustain_at_least_dor_on_transpose(versaci: Path) -> None:

@@ -167,6 +167,18 @@ def test_channel_loads_conserve_path_length():
     assert sum(loads) == pytest.approx(sum(len(routes.path(s, d)) - 1 for s, d in flows))
 
 
+def test_minimal_split_loads_match_every_path_listed():
+    # Counting minimal paths gives the loads of listing them all.
+    net = routelab.topology("torus:4x4")
+    routes = routelab.route(net, "multipath")
+    flows = [(s, (3 * s + 5) % 16) for s in range(16)]
+    listed = routelab.channel_loads(routes, flows)
+    counted = routelab.minimal_split_loads(net, flows)
+    assert counted == pytest.approx(listed)
+    with pytest.raises(routelab.RoutingError, match="0..=15"):
+        routelab.minimal_split_loads(net, [(0, 99)])
+
+
 def test_ebb_cli(run_cli):
     r = run_cli("ebb", "kary-ntree:k=4,n=2", "--engine", "dmodk", "--patterns", "20", "--json")
     assert r.returncode == 0, r.stderr

@@ -17,7 +17,7 @@ from routelab._core import (
     __version__,
 )
 from routelab.experiment.api import results, sweep
-from routelab.flow import channel_loads, ebb
+from routelab.flow import channel_loads, ebb, minimal_split_loads
 from routelab.network import Network, families, from_networkx, load, topology
 from routelab.routing import Routes, deadlock, engines, read_lfts, route
 from routelab.sim import SimResult, saturate, simulate
@@ -31,6 +31,7 @@ __all__ = [
     "SimResult",
     "SimulationError",
     "channel_loads",
+    "minimal_split_loads",
     "deadlock",
     "ebb",
     "engines",

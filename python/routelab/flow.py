@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from routelab import _core
 from routelab.network import Network
 from routelab.routing import Routes
 
@@ -41,3 +42,12 @@ def channel_loads(routes: Routes, flows: list[tuple[int, int]]) -> list[float]:
     """Flows crossing each channel (by channel id) for ``(source, destination)``
     terminal pairs; a flow split over n paths counts 1/n on each."""
     return routes._routes.channel_loads(flows)
+
+
+def minimal_split_loads(net: Network, flows: list[tuple[int, int]]) -> list[float]:
+    """Flows crossing each channel (by channel id) when every ``(source,
+    destination)`` terminal pair is split evenly over all its minimal paths:
+    the fluid view of minimal adaptive routing, counted without listing the
+    paths. ``capacity / (max load x rate per flow)`` bounds what routers that
+    keep to minimal paths and spread evenly can sustain."""
+    return _core.minimal_split_loads(net._net, flows)

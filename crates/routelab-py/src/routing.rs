@@ -207,6 +207,19 @@ pub(crate) fn engines() -> Vec<&'static str> {
     routing::ENGINES.iter().map(|(name, _)| *name).collect()
 }
 
+/// Load on every channel when each (source, destination) terminal pair is
+/// split evenly over all its minimal paths.
+#[pyfunction]
+pub(crate) fn minimal_split_loads(
+    py: Python<'_>,
+    net: &PyNetwork,
+    flows: Vec<(usize, usize)>,
+) -> PyResult<Vec<f64>> {
+    let net = Arc::clone(&net.net);
+    py.allow_threads(move || flow::minimal_split_loads(&net, &flows))
+        .map_err(flow_err)
+}
+
 fn read_text(path: &Path) -> Result<String, CoreRoutingError> {
     std::fs::read_to_string(path).map_err(|e| CoreRoutingError::Io {
         path: path.display().to_string(),

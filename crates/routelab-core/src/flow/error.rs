@@ -38,6 +38,10 @@ pub enum FlowError {
     #[error("pattern '{pattern}' has no flows on '{network}' (every terminal sends to itself)")]
     NoFlows { pattern: String, network: String },
 
+    /// No path at all joins the two ends of a flow.
+    #[error("flow {src} -> {dst} has no path: the network is not connected between them")]
+    Disconnected { src: String, dst: String },
+
     #[error(transparent)]
     Routing(Box<RoutingError>),
 

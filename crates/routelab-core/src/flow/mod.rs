@@ -16,14 +16,18 @@
 //!   split flows), over many random bisections or any pattern, in
 //!   parallel and deterministic for a seed.
 //! - [`maxmin`]: max-min fair rates by progressive filling.
+//! - [`minimal`]: the fluid view of minimal adaptive routing, every flow
+//!   split evenly over all its minimal paths (counted, not listed).
 
 pub mod ebb;
 mod error;
 pub mod loads;
 pub mod maxmin;
+pub mod minimal;
 mod paths;
 
 pub use ebb::{ebb, orcs, orcs_shares, pattern_seeds, EbbOptions, EbbResult, Metric};
 pub use error::FlowError;
 pub use loads::{channel_loads, max_channel_load, ChannelLoads};
 pub use maxmin::{capacities, link_rate, max_min_rates, Capacity, MaxMin};
+pub use minimal::minimal_split_loads;
