@@ -187,3 +187,24 @@ def test_ebb_cli(run_cli):
         assert key in out
     r = run_cli("ebb", "torus:4x4", "--engine", "dor", "--metric", "bogus")
     assert r.returncode == 2
+
+
+def test_loads_cli_bounds_minimal_routings(run_cli):
+    # Every minimal routing loads the channels with the same total (the sum
+    # of the flows' distances); splitting evenly over all minimal paths
+    # allows more than dimension order on a transposition.
+    out = {}
+    for engine in (None, "dor"):
+        args = ["loads", "torus:8x8", "--pattern", "transpose", "--json"]
+        r = run_cli(*args, *(["--engine", engine] if engine else []))
+        assert r.returncode == 0, r.stderr
+        out[engine] = json.loads(r.stdout)
+    split, dor = out[None], out["dor"]
+    assert split["routing"] == "minimal split" and dor["routing"] == "dor"
+    assert split["total_load"] == pytest.approx(dor["total_load"])
+    assert split["max_load"] < dor["max_load"]
+    assert split["bound_gamma0"] > dor["bound_gamma0"] > 0
+    net = routelab.topology("torus:8x8")
+    assert dor["bound_bps"] == pytest.approx(dor["bound_gamma0"] * net.gamma0_bps())
+    r = run_cli("loads", "torus:4x4", "--pattern", "nonsense")
+    assert r.returncode == 2 and "unknown traffic pattern" in r.stderr

@@ -17,7 +17,7 @@ from routelab._core import (
     __version__,
 )
 from routelab.experiment.api import results, sweep
-from routelab.flow import channel_loads, ebb, minimal_split_loads
+from routelab.flow import channel_loads, ebb, minimal_split_loads, throughput_bound
 from routelab.network import Network, families, from_networkx, load, topology
 from routelab.routing import Routes, deadlock, engines, read_lfts, route
 from routelab.sim import SimResult, saturate, simulate
@@ -32,6 +32,7 @@ __all__ = [
     "SimulationError",
     "channel_loads",
     "minimal_split_loads",
+    "throughput_bound",
     "deadlock",
     "ebb",
     "engines",

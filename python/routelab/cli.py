@@ -120,6 +120,28 @@ def _ebb(args: argparse.Namespace) -> int:
     return 0
 
 
+def _loads(args: argparse.Namespace) -> int:
+    net = routelab.topology(args.spec)
+    seed = 1 if args.seed is None else args.seed
+    flows = [(s, d) for s, d in routelab.pattern(args.pattern, net, seed=seed) if s != d]
+    if args.engine:
+        routes = routelab.route(net, args.engine, **_routing_options(args))
+        loads, routing = routelab.channel_loads(routes, flows), routes.engine
+    else:
+        loads, routing = routelab.minimal_split_loads(net, flows), "minimal split"
+    result = {
+        "network": net.name,
+        "pattern": args.pattern,
+        "routing": routing,
+        **routelab.throughput_bound(net, flows, loads),
+    }
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(tables.key_value_table(list(result.items())))
+    return 0
+
+
 def _sets(items: list[str] | None) -> dict[str, str]:
     out = {}
     for item in items or []:
@@ -255,6 +277,19 @@ def _parser() -> argparse.ArgumentParser:
     _add_routing_options(e)
     e.add_argument("--json", action="store_true")
     e.set_defaults(run=_ebb)
+
+    ld = sub.add_parser(
+        "loads", help="channel loads of a pattern and the throughput they allow (flow level)"
+    )
+    ld.add_argument("spec", help="the network: a topology spec or fabric file")
+    ld.add_argument("--pattern", required=True, help="e.g. transpose, bit-reverse, uniform")
+    ld.add_argument(
+        "--engine",
+        help="route with this engine (default: every flow split evenly over its minimal paths)",
+    )
+    _add_routing_options(ld)
+    ld.add_argument("--json", action="store_true")
+    ld.set_defaults(run=_loads)
 
     sm = sub.add_parser("sim", help="run one packet/flit simulation from a TOML spec")
     sm.add_argument("spec", help="the experiment spec (TOML), e.g. examples/torus-dor.toml")

@@ -61,6 +61,12 @@ class Network:
     def terminals(self) -> list[int]:
         return self._net.terminals()
 
+    def gamma0_bps(self) -> float | None:
+        """The rate per terminal (bit/s) at which uniform traffic saturates the
+        bisection: 1.0 of ``load_unit = "bisection"`` (versaci2013's gamma0);
+        None without a bisection."""
+        return self._net.gamma0_bps()
+
     def summary(self) -> dict[str, Any]:
         """Counts, degrees, diameter, average distance, connectivity, bisection."""
         return json.loads(self._net.summary_json())

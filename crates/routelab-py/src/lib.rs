@@ -119,6 +119,14 @@ impl PyNetwork {
             .collect()
     }
 
+    /// versaci2013's unit of load in bit/s per terminal: the rate at which
+    /// uniform traffic saturates the bisection (None for a network without
+    /// one).
+    fn gamma0_bps(&self, py: Python<'_>) -> Option<f64> {
+        let net = Arc::clone(&self.net);
+        py.allow_threads(move || routelab_core::sim::load::gamma0_bps(&net).ok())
+    }
+
     /// (name, bandwidth in bit/s, latency in ps) per channel class.
     fn classes(&self) -> Vec<(String, u64, u64)> {
         self.net
