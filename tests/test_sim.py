@@ -94,3 +94,72 @@ def test_sim_cli_bad_spec_exits_2(run_cli, tmp_path):
     r = run_cli("sim", str(spec))
     assert r.returncode == 2, r.stderr
     assert "teleport" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+DEADLOCKING = """
+[network]
+topology = "torus:8"
+[router]
+vcs = 1
+buffer_flits = 2
+[routing]
+algorithm = "minhop"
+[traffic]
+packet_flits = 4
+load = 0.9
+"""
+
+
+def test_deadlock_with_default_watchdog_and_run_length_fails_the_cli(run_cli, tmp_path):
+    # The default watchdog (20,000 cycles) is longer than the default run:
+    # the deadlock is still found once the run ends, and the run fails.
+    spec = tmp_path / "ring.toml"
+    spec.write_text(DEADLOCKING)
+    r = run_cli("sim", str(spec))
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert "deadlock" in r.stderr and "waiting cycle" in r.stderr
+    r = run_cli("saturate", str(spec))
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert "deadlock" in r.stderr
+
+
+def test_an_undrained_run_says_so(run_cli, tmp_path):
+    spec = tmp_path / "over.toml"
+    spec.write_text(
+        '[network]\ntopology = "torus:4x4"\n[routing]\nalgorithm = "dor"\n'
+        '[traffic]\npattern = "tornado"\nload = 1.0\n'
+        "[run]\nwarmup_cycles = 200\nmeasure_cycles = 1000\ndrain_cycles = 0\n"
+    )
+    r = run_cli("sim", str(spec))
+    assert r.returncode == 3, (r.stdout, r.stderr)
+    assert "did not drain" in r.stderr
+    assert "drained" in r.stdout and "False" in r.stdout
+    # The JSON result carries the field, the exit code the verdict.
+    r = run_cli("sim", str(spec), "--json")
+    assert r.returncode == 3
+    assert json.loads(r.stdout)["drained"] is False
+
+
+def test_sweeps_record_deadlocks_as_failed_and_overload_as_undrained(tmp_path):
+    spec = tmp_path / "sweep.toml"
+    spec.write_text(
+        '[experiment]\nkind = "sim"\nname = "edge"\n'
+        '[network]\ntopology = "torus:8"\n'
+        "[router]\nvcs = [1, 2]\nbuffer_flits = 2\n"
+        '[routing]\nalgorithm = ["minhop", "dor"]\n'
+        '[traffic]\npattern = "tornado"\npacket_flits = 4\nload = 1.0\n'
+        "[run]\nwarmup_cycles = 200\nmeasure_cycles = 2000\ndrain_cycles = 0\n"
+    )
+    out = tmp_path / "out"
+    outcome = routelab.sweep(spec, out, workers=1)
+    df = routelab.results(out).set_index(["routing.algorithm", "router.vcs"])
+    # One lane round a ring under minhop: a deadlock is a failed run.
+    assert df.loc[("minhop", 1), "status"] == "failed"
+    assert "deadlock" in df.loc[("minhop", 1), "error"]
+    # Dimension order with dateline lanes beyond saturation: measured, undrained.
+    assert df.loc[("dor", 2), "status"] == "undrained"
+    assert df.loc[("dor", 2), "drained"] == False  # noqa: E712
+    assert outcome.undrained >= 1 and "did not drain" in outcome.summary()
+    # Resuming reruns nothing: undrained runs are finished runs.
+    again = routelab.sweep(spec, out, workers=1)
+    assert again.ran == 0

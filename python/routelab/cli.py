@@ -1,7 +1,9 @@
 """The ``routelab`` command line.
 
 Exit codes: 0 success, 2 bad input (a one-line message says what is wrong and
-how to fix it), 1 a run that failed.
+how to fix it), 1 a run that failed (a simulation that deadlocked, with the
+cycle of waiting buffers, or one that ran out of time), 3 a simulation that
+finished but did not drain (the offered load is beyond saturation).
 """
 
 from __future__ import annotations
@@ -154,11 +156,16 @@ def _sets(items: list[str] | None) -> dict[str, str]:
     return out
 
 
+#: Exit code of a simulation that finished without draining.
+UNDRAINED = 3
+
+
 def _sim(args: argparse.Namespace) -> int:
     result = routelab.simulate(Path(args.spec), _sets(args.set))
     if args.json:
         print(json.dumps(result, indent=2))
     else:
+        flags = [(k, False) for k in ("drained", "converged") if result.get(k) is False]
         keys = (
             "offered",
             "accepted",
@@ -171,7 +178,18 @@ def _sim(args: argparse.Namespace) -> int:
             "wall_seconds",
             "events",
         )
-        print(tables.key_value_table([(k, result.get(k)) for k in keys]))
+        print(tables.key_value_table([(k, result.get(k)) for k in keys] + flags))
+    if result.get("drained") is False:
+        left = result["packets_measured"] - result["packets_measured_delivered"]
+        print(
+            f"routelab: warning: the run did not drain: {left} of the "
+            f"{result['packets_measured']} packets generated while measuring were not "
+            "delivered within run.drain_cycles. The offered load is beyond what the "
+            "network sustains; the network is not deadlocked (it emptied once "
+            "injection stopped), so the numbers stand as a point beyond saturation.",
+            file=sys.stderr,
+        )
+        return UNDRAINED
     return 0
 
 
@@ -348,6 +366,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return args.run(args)
+    except (routelab.DeadlockError, routelab.SimulationError) as e:
+        print(f"routelab: error: {e}", file=sys.stderr)
+        # A simulation that deadlocked or ran out of time failed; the same
+        # errors from routing name a bad input (too few lanes allowed).
+        return 1 if args.command in ("sim", "saturate") else 2
     except routelab.RoutelabError as e:
         print(f"routelab: error: {e}", file=sys.stderr)
         return 2

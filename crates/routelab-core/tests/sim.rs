@@ -1047,3 +1047,156 @@ proptest::proptest! {
         proptest::prop_assert_eq!(r.packets_measured_delivered, r.packets_measured);
     }
 }
+
+#[test]
+fn a_deadlock_is_found_whatever_the_watchdog_and_run_length() {
+    // A ring of 8 on one lane under minhop deadlocks at load 0.9 with
+    // 2-flit wormhole buffers. Neither the default watchdog (longer than
+    // the run) nor a watchdog longer than any run hides it: once the run
+    // ends, injection stops and a network that cannot empty is reported.
+    for watchdog in [20_000, u64::MAX / 4] {
+        let mut s = Spec::new("torus:8", "minhop");
+        s.router.vcs = 1;
+        s.router.buffer_flits = Some(2);
+        s.traffic.packet_flits = Some(4);
+        s.traffic.load = 0.9;
+        s.run.watchdog_cycles = watchdog;
+        match sim::simulate(&s) {
+            Err(SimError::Deadlock(info)) => {
+                assert!(info.cycle.len() >= 2, "{info}");
+                assert!(info.packets_in_network > 0);
+                // Each buffer of the cycle holds flits and names its switch.
+                assert!(info.cycle.iter().all(|b| b.flits > 0));
+            }
+            other => panic!("watchdog {watchdog}: expected a deadlock, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn valiant_without_its_lanes_deadlocks_and_says_so() {
+    // Valiant's two phases need two lane sets; one VC makes its dependency
+    // graph cyclic on a torus and saturated traffic locks it.
+    let mut s = quick("torus:4x4", "valiant");
+    s.router.vcs = 2;
+    s.router.buffer_flits = Some(2);
+    s.traffic.packet_flits = Some(4);
+    s.traffic.load = 1.0;
+    s.run.measure_cycles = 20_000;
+    s.run.drain_cycles = Some(0);
+    // The router refuses too few VCs up front, or the run reports the cycle.
+    match sim::simulate(&s) {
+        Err(SimError::Deadlock(info)) => assert!(!info.cycle.is_empty(), "{info}"),
+        Err(e @ (SimError::Router { .. } | SimError::Config(_))) => {
+            assert!(e.to_string().contains("virtual channels"), "{e}")
+        }
+        other => panic!("expected a refusal or a deadlock, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_saturated_live_network_is_undrained_not_deadlocked() {
+    // Dimension order with datelines is deadlock-free: beyond saturation the
+    // measured packets do not all arrive in the drain window, but the
+    // network empties once injection stops, so the run is a result.
+    let mut s = quick("torus:4x4", "dor");
+    s.router.vcs = 2;
+    s.traffic.pattern = Some("tornado".into());
+    s.traffic.load = 1.0;
+    s.run.drain_cycles = Some(0);
+    let r = run(&s);
+    assert!(!r.drained);
+    assert!(r.accepted > 0.1, "{}", r.accepted);
+}
+
+#[test]
+fn closed_loop_rates_are_over_the_workload_not_the_time_limit() {
+    let mut s = Spec::from_toml_str(include_str!("../../../examples/pingpong.toml")).unwrap();
+    s.run.max_time = "10ms".into();
+    let r = run(&s);
+    let w = r.workload.as_ref().expect("workload result");
+    // The run is as long as its slowest pair, not the 10 ms limit.
+    let completion_ps = (w.completion_ns * 1000.0).round() as u64;
+    assert_eq!(r.simulated_ps, completion_ps);
+    // Accepted flits per terminal per cycle: every byte sent, over that time.
+    // 8 packets of 1,000 bytes a message, each of ceil(1000 / 64) flits.
+    let pairs = w.pairs.len() as f64;
+    let flits = 2.0 * pairs * 10.0 * 8.0 * 16.0;
+    let cycles = r.simulated_ps as f64 / r.cycle_ps as f64;
+    let expected = flits / (r.terminals as f64 * cycles);
+    assert!(
+        (r.accepted - expected).abs() < 1e-9 * expected,
+        "accepted {} expected {expected}",
+        r.accepted
+    );
+    // Doubling the limit changes nothing.
+    s.run.max_time = "20ms".into();
+    assert_eq!(run(&s).accepted, r.accepted);
+}
+
+/// The key a spec error names, or a panic.
+fn refused_key(s: &Spec) -> String {
+    match sim::simulate(s) {
+        Err(SimError::Config(sim::ConfigError::Invalid { key, .. })) => key,
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn values_a_run_cannot_honour_are_refused_by_name() {
+    let base = quick("torus:4x4", "dor");
+    let mut s = base.clone();
+    for c in [-1.0, f64::NAN, f64::INFINITY] {
+        s.run.convergence = c;
+        assert_eq!(refused_key(&s), "run.convergence", "{c}");
+    }
+    // Loads the injection model cannot offer.
+    let mut s = base.clone();
+    s.traffic.load = 1e9;
+    assert_eq!(refused_key(&s), "traffic.load");
+    s.traffic.load = sim::MAX_OFFERED_FLITS;
+    s.run.measure_cycles = 20;
+    s.run.warmup_cycles = 20;
+    s.run.drain_cycles = Some(0);
+    assert!(sim::simulate(&s).is_ok(), "the bound itself is accepted");
+    // Closed loop: counts, sizes and pairs.
+    let mut c = base.clone();
+    c.traffic.workload = Workload::PingPong;
+    c.traffic.pairs = Some(vec![[0, 1]]);
+    let mut z = c.clone();
+    z.traffic.rounds = 0;
+    assert_eq!(refused_key(&z), "traffic.rounds");
+    let mut z = c.clone();
+    z.traffic.message_bytes = Some(sim::Size::Bytes(0));
+    assert_eq!(refused_key(&z), "traffic.message_bytes");
+    let mut z = c.clone();
+    z.traffic.workload = Workload::Exchange;
+    z.traffic.messages = 0;
+    assert_eq!(refused_key(&z), "traffic.messages");
+    let mut z = c.clone();
+    z.traffic.pairs = Some(vec![]);
+    assert_eq!(refused_key(&z), "traffic.pairs");
+    let mut z = c.clone();
+    z.traffic.pairs = Some(vec![[0, 1], [2, 1]]);
+    assert_eq!(refused_key(&z), "traffic.pairs");
+    assert!(sim::simulate(&c).is_ok());
+}
+
+#[test]
+fn source_queues_beyond_the_packet_limit_stop_the_run() {
+    // Two flits per cycle offered into one flit per cycle: the source
+    // queues grow by about a packet per terminal per cycle.
+    let mut s = quick("torus:4x4", "dor");
+    s.traffic.load = 2.0;
+    s.run.max_packets = 5_000;
+    match sim::simulate(&s) {
+        Err(e @ SimError::TooManyPackets { packets, .. }) => {
+            assert_eq!(packets, 5_000);
+            assert!(e.to_string().contains("run.max_packets"), "{e}");
+        }
+        other => panic!("expected the packet limit, got {other:?}"),
+    }
+    // The default limit leaves such a run alone.
+    s.run.max_packets = sim::Spec::new("torus:4x4", "dor").run.max_packets;
+    assert!(!run(&s).drained);
+}

@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 fn sim_err(e: SimError) -> PyErr {
     let text = e.to_string();
     match e {
-        SimError::Config(_) => ConfigError::new_err(text),
+        // A router that cannot run with these settings is a bad input.
+        SimError::Config(_) | SimError::Router { .. } => ConfigError::new_err(text),
         SimError::Topology(_) => TopologyError::new_err(text),
         SimError::Routing(_) => RoutingError::new_err(text),
         SimError::Traffic(_) => TrafficError::new_err(text),

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from routelab._core import ConfigError
+from routelab.experiment import kinds
 
 BOOKKEEPING = ["started", "host", "session", "kind", "artefacts", "routelab_version", "index"]
 
@@ -62,7 +63,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     fmt = r.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="JSON lines, one run per line")
     fmt.add_argument("--csv", action="store_true", help="CSV")
-    r.add_argument("--status", choices=("ok", "failed"), help="only runs with this status")
+    r.add_argument(
+        "--status",
+        choices=kinds.STATUSES,
+        help="only runs with this status (undrained: beyond saturation)",
+    )
     r.add_argument("--all", action="store_true", help="include bookkeeping columns")
     r.add_argument("--columns", metavar="A,B,...", help="only these columns")
     r.set_defaults(run=_results)

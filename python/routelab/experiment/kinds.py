@@ -267,13 +267,20 @@ def as_dict(result: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------- execution
 
 
+#: Statuses of a finished run. ``undrained``: the run measured, but packets
+#: generated in its window were still undelivered after the drain (the load
+#: is beyond saturation); its numbers are kept and it is not run again.
+MEASURED = ("ok", "undrained")
+STATUSES = (*MEASURED, "failed")
+
+
 def is_scalar(value: Any) -> bool:
     return value is None or isinstance(value, bool | int | float | str)
 
 
 def execute(kind: str, params: dict[str, Any]) -> dict[str, Any]:
     """Runs one run where it is scheduled and never raises: the outcome is a
-    dict with ``status`` (ok or failed), ``metrics``, ``artefacts``, ``error``,
+    dict with ``status`` (one of :data:`STATUSES`), ``metrics``, ``artefacts``, ``error``,
     ``wall_seconds``, ``started``, ``finished``, ``host`` and the routelab version."""
     started = datetime.now(UTC)
     t0 = time.perf_counter()
@@ -289,7 +296,7 @@ def execute(kind: str, params: dict[str, Any]) -> dict[str, Any]:
                 metrics[name] = value
             else:
                 artefacts[name] = _plain(value)
-        status = "ok"
+        status = "undrained" if metrics.get("drained") is False else "ok"
     except Exception as e:  # a failed run is recorded, not raised
         status = "failed"
         error = f"{type(e).__name__}: {e}"

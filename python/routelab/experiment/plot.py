@@ -125,7 +125,7 @@ def load_table(directory: str | Path, y: str | None = None) -> tuple[Store, pd.D
     that is added as a column."""
     store = Store.open(directory)
     df = store.table()
-    df = df[df["status"] == "ok"].reset_index(drop=True)
+    df = df[df["status"].isin(kinds.MEASURED)].reset_index(drop=True)
     if not len(df):
         raise ConfigError(f"{directory} has no finished runs to plot")
     if y is not None:

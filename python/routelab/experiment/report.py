@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 import routelab
-from routelab.experiment import plot
+from routelab.experiment import kinds, plot
 from routelab.experiment.store import Store, atomic_write
 
 MAX_TABLE_ROWS = 2000
@@ -187,7 +187,7 @@ def _section(store: Store, top: int, prefix: str) -> tuple[list[str], pd.DataFra
     heading level of its title."""
     exp = store.experiment()
     df = store.table()
-    ok = df[df["status"] == "ok"].reset_index(drop=True)
+    ok = df[df["status"].isin(kinds.MEASURED)].reset_index(drop=True)
     failed = df[df["status"] == "failed"].reset_index(drop=True)
     pending = len(exp.runs) - len(df)
     e = html.escape
@@ -203,6 +203,7 @@ def _section(store: Store, top: int, prefix: str) -> tuple[list[str], pd.DataFra
     summary = [
         ("runs in the spec", str(len(exp.runs))),
         ("finished", str(len(ok))),
+        ("of which did not drain", str(int((df["status"] == "undrained").sum()))),
         ("failed", str(len(failed))),
         ("not run yet", str(pending)),
         ("run time (sum)", f"{wall:.3g} s"),

@@ -43,6 +43,8 @@ class Outcome:
     failed: int
     session: str
     seconds: float
+    #: Of ``ok``, the runs that did not drain (beyond saturation).
+    undrained: int = 0
 
     @property
     def ran(self) -> int:
@@ -50,9 +52,11 @@ class Outcome:
 
     def summary(self) -> str:
         done = f", {self.skipped} already done" if self.skipped else ""
+        beyond = f" ({self.undrained} did not drain)" if self.undrained else ""
         return (
             f"sweep '{self.name}': {self.total} runs{done}; ran {self.ran}: "
-            f"{self.ok} ok, {self.failed} failed in {self.seconds:.1f} s; results in {self.out}"
+            f"{self.ok} ok{beyond}, {self.failed} failed in {self.seconds:.1f} s; "
+            f"results in {self.out}"
         )
 
 
@@ -73,7 +77,7 @@ def plan(
         rec = records.get(run.key)
         if rec is None:
             todo.append(run)
-        elif rec.get("status") == "ok":
+        elif rec.get("status") in kinds.MEASURED:
             done.append(run)
         elif retry_failed or int(rec.get("attempts") or 1) <= retries:
             todo.append(run)
@@ -156,7 +160,7 @@ def run_sweep(
                 "routelab_version": routelab.__version__,
             }
         )
-        ok = failed = 0
+        ok = failed = undrained = 0
         try:
             if todo:
                 # --retries bounds the attempts of a run over all sessions;
@@ -166,7 +170,7 @@ def run_sweep(
                     for run in todo
                     if run.key in records and not retry_failed
                 }
-                ok, failed = _execute(
+                ok, failed, undrained = _execute(
                     store,
                     exp,
                     todo,
@@ -187,6 +191,7 @@ def run_sweep(
         skipped=len(done),
         ok=ok,
         failed=failed,
+        undrained=undrained,
         session=session,
         seconds=time.perf_counter() - t0,
     )
@@ -203,10 +208,11 @@ def _execute(
     client_options: dict[str, Any],
     quiet: bool,
     skipped: int,
-) -> tuple[int, int]:
+) -> tuple[int, int, int]:
+    """Runs ``todo``: (measured, failed, of the measured those undrained)."""
     from distributed import as_completed
 
-    ok = failed = 0
+    ok = failed = undrained = 0
     attempts: dict[str, int] = dict(previous)
     last_consolidation = time.monotonic()
     with (
@@ -236,19 +242,20 @@ def _execute(
                 outcome = {"status": "failed", "error": f"{type(e).__name__}: {e}"}
             finally:
                 fut.release()
-            if outcome["status"] != "ok" and attempts[run.key] <= retries:
+            if outcome["status"] == "failed" and attempts[run.key] <= retries:
                 stream.add(submit(run))
                 continue
             store.write_run(run, outcome, attempts=attempts[run.key], session=session)
-            if outcome["status"] == "ok":
+            if outcome["status"] in kinds.MEASURED:
                 ok += 1
+                undrained += outcome["status"] == "undrained"
             else:
                 failed += 1
             progress(ok, failed)
             if time.monotonic() - last_consolidation > CONSOLIDATE_EVERY:
                 store.consolidate()
                 last_consolidation = time.monotonic()
-    return ok, failed
+    return ok, failed, undrained
 
 
 @contextmanager

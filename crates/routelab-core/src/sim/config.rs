@@ -269,6 +269,17 @@ pub enum LoadUnit {
     Bisection,
 }
 
+impl LoadUnit {
+    /// The unit as a message names it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            LoadUnit::Flits => "flits per terminal per cycle",
+            LoadUnit::Gbps => "Gb/s per terminal",
+            LoadUnit::Bisection => "bisection units (load_unit = \"bisection\")",
+        }
+    }
+}
+
 /// A size: an integer number of bytes or a string such as `"8KB"`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -380,6 +391,11 @@ pub struct RunSpec {
     pub max_time: String,
     /// Report the utilisation of every channel, not only mean and max.
     pub channel_stats: bool,
+    /// Stop with an error when more packets than this exist at once in
+    /// source queues and the network (about 64 bytes each): a load far
+    /// beyond what the network accepts grows the source queues without
+    /// bound.
+    pub max_packets: u64,
 }
 
 impl Default for RunSpec {
@@ -394,6 +410,7 @@ impl Default for RunSpec {
             watchdog_cycles: 20_000,
             max_time: "10ms".into(),
             channel_stats: false,
+            max_packets: 32_000_000,
         }
     }
 }

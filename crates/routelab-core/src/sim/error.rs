@@ -103,6 +103,9 @@ pub enum SimError {
     /// The watchdog saw no movement while packets were in the network.
     #[error("{0}")]
     Deadlock(Box<DeadlockInfo>),
+    /// More packets at once than `run.max_packets` allows.
+    #[error("{packets} packets (about {mb} MB) wait in source queues and the network at t = {time_ns} ns, the limit of run.max_packets: the offered load is far beyond what the network accepts; lower traffic.load, shorten the run or raise run.max_packets")]
+    TooManyPackets { packets: u64, mb: u64, time_ns: u64 },
     /// A closed-loop workload did not finish within `run.max_time`.
     #[error("the workload did not finish within {limit_ps} ps: {done} of {pairs} pairs completed (raise run.max_time)")]
     TimeLimit {

@@ -24,6 +24,12 @@ use crate::units::{Bandwidth, Picos};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+/// The highest offered load, in flits per terminal per cycle. A NIC's
+/// injection channel carries one; offering more only grows its source
+/// queue, so loads a little above one are meaningful (saturation
+/// searches start there) and loads far above it are mistakes.
+pub const MAX_OFFERED_FLITS: f64 = 64.0;
+
 /// A resolved experiment. See the module docs.
 pub struct Experiment {
     spec: Spec,
@@ -112,6 +118,24 @@ pub fn build_network(spec: &Spec) -> Result<Network, SimError> {
         b.set_class(&class.name, bw, lat);
     }
     Ok(b.build()?)
+}
+
+/// The closed-loop counts and sizes a workload runs with: none may be 0.
+fn check_closed_loop(t: &super::config::TrafficSpec) -> Result<(), SimError> {
+    let zero =
+        |key: &str, expected: &str| -> SimError { ConfigError::invalid(key, 0, expected).into() };
+    if t.workload == Workload::PingPong && t.rounds == 0 {
+        return Err(zero("traffic.rounds", "at least 1 round"));
+    }
+    if t.workload == Workload::Exchange && t.messages == 0 {
+        return Err(zero("traffic.messages", "at least 1 message"));
+    }
+    if let Some(s) = &t.message_bytes {
+        if s.bytes("traffic.message_bytes")? == 0 {
+            return Err(zero("traffic.message_bytes", "at least 1 byte"));
+        }
+    }
+    Ok(())
 }
 
 /// Greedy disjoint pairs from `flows`: each terminal in at most one pair.
@@ -290,6 +314,13 @@ impl Experiment {
         if t.message_packets == 0 {
             return Err(bad("traffic.message_packets", "0".into(), "at least 1"));
         }
+        if !(run.convergence.is_finite() && run.convergence >= 0.0) {
+            return Err(bad(
+                "run.convergence",
+                run.convergence.to_string(),
+                "a relative tolerance >= 0 (e.g. 0.05)",
+            ));
+        }
         let gamma0_flits = match t.load_unit {
             LoadUnit::Bisection => Some(load::bps_to_flits(
                 load::gamma0_bps(&net)?,
@@ -305,9 +336,11 @@ impl Experiment {
                 (Some(Pattern::parse(name)?.bind(&net, seed)?), Vec::new())
             }
             _ => {
+                check_closed_loop(t)?;
                 let n = net.terminals().len();
                 let pairs = match &t.pairs {
                     Some(p) => {
+                        let mut paired = vec![false; n];
                         for &[a, b] in p {
                             if a as usize >= n || b as usize >= n || a == b {
                                 return Err(bad(
@@ -315,6 +348,18 @@ impl Experiment {
                                     format!("[{a}, {b}]"),
                                     &format!("two different terminal indices below {n}"),
                                 ));
+                            }
+                            for x in [a, b] {
+                                if std::mem::replace(&mut paired[x as usize], true) {
+                                    return Err(bad(
+                                        "traffic.pairs",
+                                        format!("[{a}, {b}]"),
+                                        &format!(
+                                            "each terminal in at most one pair \
+                                             (terminal {x} is in two)"
+                                        ),
+                                    ));
+                                }
                             }
                         }
                         p.iter().map(|&[a, b]| (a, b)).collect()
@@ -325,6 +370,13 @@ impl Experiment {
                         disjoint_pairs(&bound.flows(), n)
                     }
                 };
+                if pairs.is_empty() {
+                    return Err(bad(
+                        "traffic.pairs",
+                        "no pair".into(),
+                        "at least one (sender, receiver) pair of different terminals",
+                    ));
+                }
                 (None, pairs)
             }
         };
@@ -348,6 +400,7 @@ impl Experiment {
             message_rate: 0.0,
             periodic: t.arrivals == super::config::Arrivals::Periodic,
             inject_ps_per_flit: 0.0,
+            max_packets: run.max_packets,
             seed,
         };
         if t.workload != Workload::Open && r.switching != Switching::Wormhole {
@@ -422,6 +475,20 @@ impl Experiment {
         }
         let wall = Instant::now();
         let flits = self.load_in_flits(load);
+        if flits > MAX_OFFERED_FLITS {
+            let top = load * MAX_OFFERED_FLITS / flits;
+            return Err(ConfigError::invalid(
+                "traffic.load",
+                load,
+                format!(
+                    "0..={top:.6} in {} ({MAX_OFFERED_FLITS} flits per terminal per cycle, \
+                     {MAX_OFFERED_FLITS} times what an injection channel carries; more \
+                     would only fill the source queues)",
+                    self.spec.traffic.load_unit.describe()
+                ),
+            )
+            .into());
+        }
         let mut params = self.params.clone();
         params.message_rate =
             flits / (f64::from(params.packet_flits) * f64::from(params.message_packets));
@@ -504,19 +571,37 @@ impl Experiment {
             sim.run_until(limit)?;
             sim.c.measuring = false;
             let closed = sim.closed.as_ref().expect("closed workload");
+            let (done, pairs) = (closed.finished, closed.src.len());
             if !closed.is_done() {
+                // A deadlock, not slowness, if the network cannot empty.
+                sim.settle(self.settle_ps())?;
                 return Err(SimError::TimeLimit {
                     limit_ps: limit,
-                    done: closed.finished,
-                    pairs: closed.src.len(),
+                    done,
+                    pairs,
                 });
             }
-            (sim.now.max(1), true, true, 0)
+            // Rates are over the workload's own length: nothing happens
+            // after the last pair completes.
+            sim.now = closed.finished_ps().max(1);
+            (sim.now, true, true, 0)
         };
-        sim.check_conservation()?;
-        Ok(self.result(
+        let result = self.result(
             &sim, load, flits, window_ps, converged, drained, periods, wall,
-        ))
+        );
+        sim.settle(self.settle_ps())?;
+        sim.check_conservation()?;
+        Ok(result)
+    }
+
+    /// How long [`Sim::settle`] may take to empty the network after a
+    /// run: a drain period or a watchdog period, whichever is longer.
+    fn settle_ps(&self) -> u64 {
+        let run = &self.spec.run;
+        let drain = run.drain_cycles.unwrap_or(2 * run.measure_cycles);
+        drain
+            .saturating_mul(self.params.cycle_ps)
+            .max(self.params.watchdog_ps)
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -106,7 +106,7 @@ pub use config::{
     RunSpec, Selection, Size, Spec, Switching, TrafficSpec, Workload,
 };
 pub use error::{ConfigError, DeadlockInfo, SimError, WaitingBuffer};
-pub use experiment::{build_network, router_options, Experiment};
+pub use experiment::{build_network, router_options, Experiment, MAX_OFFERED_FLITS};
 pub use saturate::{saturate, saturate_experiment, SaturateOptions, SaturatePoint, SaturateResult};
 pub use stats::{HistogramBin, PairResult, SimResult, WorkloadResult};
 

@@ -23,6 +23,10 @@ use rand::Rng;
 impl<'a> super::state::Sim<'a> {
     /// A new packet queued at terminal `t`.
     pub(super) fn enqueue(&mut self, t: u32, dst: u32, flits: u16, msg: u32, flags: u8) {
+        if self.pk.alive() >= self.p.max_packets {
+            self.too_many_packets();
+            return;
+        }
         let hdr = Header {
             src: t,
             dst,
@@ -44,12 +48,27 @@ impl<'a> super::state::Sim<'a> {
         }
     }
 
+    /// Fails the run: the packet records would outgrow `run.max_packets`.
+    #[cold]
+    fn too_many_packets(&mut self) {
+        let packets = self.pk.alive();
+        let per_packet = self.pk.bytes_per_packet() as u64;
+        self.fail(SimError::TooManyPackets {
+            packets,
+            mb: packets * per_packet / 1_000_000,
+            time_ns: self.now / 1000,
+        });
+    }
+
     /// Open loop: terminal `t` generates its messages for this cycle and
     /// schedules the next generation.
     pub(super) fn generate(&mut self, t: u32) {
         let Some(pattern) = self.pattern else {
             return;
         };
+        if self.injection_stopped {
+            return;
+        }
         let rate = self.p.message_rate;
         let ti = t as usize;
         let mut n = 1;
@@ -163,7 +182,9 @@ impl<'a> super::state::Sim<'a> {
             let next = {
                 let nic = &mut self.nic[ti];
                 let (tq, sq) = (&mut nic.transit_q, &mut nic.source_q);
-                tq.pop(&self.pk.next).or_else(|| sq.pop(&self.pk.next))
+                let fresh = !self.injection_stopped;
+                tq.pop(&self.pk.next)
+                    .or_else(|| fresh.then(|| sq.pop(&self.pk.next)).flatten())
             };
             let Some(p) = next else {
                 return;

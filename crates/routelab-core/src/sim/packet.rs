@@ -84,6 +84,11 @@ impl Packets {
     }
 
     /// Packets allocated and not released.
+    /// Memory of one packet's records (header, bookkeeping, queue link).
+    pub fn bytes_per_packet(&self) -> usize {
+        std::mem::size_of::<Header>() + std::mem::size_of::<Meta>() + 2 * std::mem::size_of::<u32>()
+    }
+
     pub fn alive(&self) -> u64 {
         self.alive
     }

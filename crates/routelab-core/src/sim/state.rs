@@ -57,6 +57,8 @@ pub(super) struct Params {
     /// NIC injection limit: picoseconds per flit between packet starts
     /// (0: none).
     pub inject_ps_per_flit: f64,
+    /// Packets alive at once at most (source queues and network).
+    pub max_packets: u64,
     pub seed: u64,
 }
 
@@ -170,6 +172,9 @@ pub(super) struct Sim<'a> {
     pub closed: Option<Closed>,
     pub fault: Option<SimError>,
     pub last_progress: u64,
+    /// Set by [`Sim::settle`]: terminals generate and inject nothing new,
+    /// only packets already in the network move.
+    pub injection_stopped: bool,
     /// Packets injected and not yet delivered.
     pub in_net: u64,
     /// Flits on channels.
@@ -450,6 +455,7 @@ impl<'a> Sim<'a> {
             closed: None,
             fault: None,
             last_progress: 0,
+            injection_stopped: false,
             in_net: 0,
             in_flight: 0,
             events: 0,
@@ -592,6 +598,22 @@ impl<'a> Sim<'a> {
             self.now = self.now.max(t_end);
         }
         Ok(())
+    }
+
+    /// Stops injection and runs until the network is empty, for at most
+    /// `limit_ps`. With nothing entering, a network that is not deadlocked
+    /// empties; one that is runs out of events (or idles past the
+    /// watchdog) and the wait graph's cycle is reported as a
+    /// [`SimError::Deadlock`], however long the run was and whenever the
+    /// deadlock formed. `Ok(false)`: packets still moving at the limit.
+    pub fn settle(&mut self, limit_ps: u64) -> Result<bool, SimError> {
+        self.injection_stopped = true;
+        let end = self.now.saturating_add(limit_ps);
+        let chunk = (limit_ps / 16).max(self.p.cycle_ps);
+        while self.in_net > 0 && self.now < end {
+            self.run_until(self.now.saturating_add(chunk).min(end))?;
+        }
+        Ok(self.in_net == 0)
     }
 
     /// Records the first fault of a run (reported when the bucket being

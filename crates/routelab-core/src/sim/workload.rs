@@ -74,6 +74,16 @@ impl Closed {
         self.finished == self.src.len()
     }
 
+    /// When the last pair completed (0 before any did).
+    pub fn finished_ps(&self) -> u64 {
+        self.done_ps
+            .iter()
+            .copied()
+            .filter(|&t| t != u64::MAX)
+            .max()
+            .unwrap_or(0)
+    }
+
     pub fn result(&self) -> WorkloadResult {
         let mut pairs = Vec::with_capacity(self.src.len());
         for i in 0..self.src.len() {
