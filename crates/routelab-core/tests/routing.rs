@@ -742,3 +742,31 @@ fn valiant_goes_through_its_intermediate_on_two_lanes() {
         assert_ne!(other, r, "the seed picks the intermediates");
     }
 }
+
+#[test]
+fn no_engine_returns_more_lanes_than_allowed() {
+    // Valiant on a torus needs two phases of dateline lanes; dor needs the
+    // dateline lane: with one lane allowed both are refused, saying how many
+    // their routes use. Every engine that succeeds stays within the limit.
+    let net = routelab_core::network::spec::build("torus:4x4").unwrap();
+    let mut o = RoutingOptions::default();
+    o.set("max_lanes", "1").unwrap();
+    for name in ["valiant", "dor"] {
+        match routing::route(&net, name, &o) {
+            Err(e @ routing::RoutingError::LanesExceeded { needed, limit, .. }) => {
+                assert!(needed >= 2 && limit == 1, "{e}");
+                assert!(e.to_string().contains("max_lanes is 1"), "{e}");
+            }
+            other => panic!("{name}: expected a refusal, got {other:?}"),
+        }
+    }
+    for (name, _) in routing::ENGINES {
+        for max in [1u8, 2, 4] {
+            let mut o = RoutingOptions::default();
+            o.set("max_lanes", &max.to_string()).unwrap();
+            if let Ok(r) = routing::route(&net, name, &o) {
+                assert!(r.lanes() <= max, "{name}: {} lanes > {max}", r.lanes());
+            }
+        }
+    }
+}

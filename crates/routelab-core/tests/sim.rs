@@ -1177,7 +1177,7 @@ fn values_a_run_cannot_honour_are_refused_by_name() {
     z.traffic.pairs = Some(vec![]);
     assert_eq!(refused_key(&z), "traffic.pairs");
     let mut z = c.clone();
-    z.traffic.pairs = Some(vec![[0, 1], [2, 1]]);
+    z.traffic.pairs = Some(vec![[0, 0]]);
     assert_eq!(refused_key(&z), "traffic.pairs");
     assert!(sim::simulate(&c).is_ok());
 }

@@ -205,26 +205,43 @@ pub fn engine_names() -> String {
         .join(", ")
 }
 
+/// The registry entry of `name`.
+fn registered(name: &str) -> Result<&'static (&'static str, EngineFactory), RoutingError> {
+    ENGINES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .ok_or_else(|| RoutingError::UnknownEngine {
+            name: name.to_string(),
+            valid: engine_names(),
+        })
+}
+
 /// The engine registered as `name`, configured with `options`.
 pub fn engine(
     name: &str,
     options: &RoutingOptions,
 ) -> Result<Box<dyn RoutingEngine>, RoutingError> {
     options.validate()?;
-    let (_, make) =
-        ENGINES
-            .iter()
-            .find(|(n, _)| *n == name)
-            .ok_or_else(|| RoutingError::UnknownEngine {
-                name: name.to_string(),
-                valid: engine_names(),
-            })?;
+    let (_, make) = registered(name)?;
     Ok(make(options))
 }
 
-/// Routes `net` with the engine registered as `name`.
+/// Routes `net` with the engine registered as `name`. Routes that use more
+/// lanes than `options.max_lanes` are refused, whatever the engine: a
+/// lane scheme the fabric cannot carry is no routing for it.
 pub fn route(net: &Network, name: &str, options: &RoutingOptions) -> Result<Routes, RoutingError> {
-    engine(name, options)?.route(net)
+    let routes = engine(name, options)?.route(net)?;
+    let used = routes.lanes();
+    if used > options.max_lanes {
+        return Err(RoutingError::LanesExceeded {
+            engine: registered(name)?.0,
+            needed: u32::from(used),
+            at_least: false,
+            limit: options.max_lanes,
+            note: "the lanes its routes use on this network; raise max_lanes".into(),
+        });
+    }
+    Ok(routes)
 }
 
 #[cfg(test)]

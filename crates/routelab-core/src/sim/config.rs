@@ -340,7 +340,10 @@ pub struct TrafficSpec {
     pub rounds: u32,
     /// Messages per pair in an exchange.
     pub messages: u32,
-    /// Closed loop: explicit (sender, receiver) terminal pairs.
+    /// Closed loop: explicit (sender, receiver) terminal pairs, at least
+    /// one. A terminal may be in several pairs: its NIC serves all of its
+    /// conversations from one source queue over one injection channel,
+    /// and each pair's completion and bandwidth are reported on their own.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pairs: Option<Vec<[u32; 2]>>,
 }

@@ -340,7 +340,6 @@ impl Experiment {
                 let n = net.terminals().len();
                 let pairs = match &t.pairs {
                     Some(p) => {
-                        let mut paired = vec![false; n];
                         for &[a, b] in p {
                             if a as usize >= n || b as usize >= n || a == b {
                                 return Err(bad(
@@ -348,18 +347,6 @@ impl Experiment {
                                     format!("[{a}, {b}]"),
                                     &format!("two different terminal indices below {n}"),
                                 ));
-                            }
-                            for x in [a, b] {
-                                if std::mem::replace(&mut paired[x as usize], true) {
-                                    return Err(bad(
-                                        "traffic.pairs",
-                                        format!("[{a}, {b}]"),
-                                        &format!(
-                                            "each terminal in at most one pair \
-                                             (terminal {x} is in two)"
-                                        ),
-                                    ));
-                                }
                             }
                         }
                         p.iter().map(|&[a, b]| (a, b)).collect()
