@@ -361,3 +361,17 @@ def test_the_simulator_kinds_pass_unknown_keys_through():
         {"whatever_the_simulator_takes": 1},
         {"whatever_the_simulator_takes": 2},
     ]
+
+
+def test_a_spec_too_large_to_expand_is_refused_before_expanding():
+    # 100 million seeds would exhaust memory in the expansion: the count is
+    # checked first, names itself and the limit, and the limit can be raised.
+    with pytest.raises(routelab.ConfigError, match=r"100,000,000 runs.*max_runs"):
+        parse(ROUTE.replace('name = "r"', 'name = "r"\nseeds = 100000000'))
+    # The grid's product counts too (6 runs per seed).
+    with pytest.raises(routelab.ConfigError, match="600 runs"):
+        parse(ROUTE.replace('name = "r"', 'name = "r"\nseeds = 100\nmax_runs = 599'))
+    exp = parse(ROUTE.replace('name = "r"', 'name = "r"\nseeds = 100\nmax_runs = 600'))
+    assert len(exp.runs) == 600
+    with pytest.raises(routelab.ConfigError, match="max_runs"):
+        parse(ROUTE.replace('name = "r"', 'name = "r"\nmax_runs = 0'))

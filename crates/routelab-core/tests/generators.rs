@@ -366,3 +366,17 @@ fn bad_specs_name_the_parameter() {
         assert!(e.contains(key), "{spec}: {e}");
     }
 }
+
+#[test]
+fn a_topology_too_large_for_memory_fails_at_once_naming_the_limit() {
+    // dragonfly a=1000, h=1: a million routers of 1,000 ports each, a
+    // billion ports: refused, quickly, with the size and the limit.
+    let t0 = std::time::Instant::now();
+    let e = routelab_core::network::spec::build("dragonfly:a=1000,p=1,h=1").unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("too large") && text.contains("67108864"),
+        "{text}"
+    );
+    assert!(t0.elapsed().as_secs() < 20, "{:?}", t0.elapsed());
+}

@@ -770,3 +770,54 @@ fn no_engine_returns_more_lanes_than_allowed() {
         }
     }
 }
+
+#[test]
+fn routes_too_large_for_memory_are_refused_before_routing() {
+    // A 64x64x64 torus: 262,144 switches and terminals, 137 GB of tables.
+    // The refusal names the size and the limit and costs no routing.
+    let net = spec::build("torus:64x64x64").unwrap();
+    let t0 = std::time::Instant::now();
+    match routing::route(&net, "dor", &RoutingOptions::default()) {
+        Err(e @ RoutingError::TooLarge { bytes, limit, .. }) => {
+            assert_eq!(bytes, 2 * 262_144 * 262_144);
+            assert_eq!(limit, routing::DEFAULT_MEMORY_LIMIT);
+            let text = e.to_string();
+            assert!(
+                text.contains("137.4 GB") && text.contains("memory_limit"),
+                "{text}"
+            );
+        }
+        other => panic!("expected a refusal, got {:?}", other.map(|r| r.lanes())),
+    }
+    assert!(t0.elapsed().as_secs() < 5);
+    // The limit is an option: a tight one refuses a small network, engines
+    // with pair lanes or path sets count those too.
+    let net = spec::build("torus:4x4").unwrap();
+    let mut o = RoutingOptions::default();
+    o.set("memory_limit", "600B").unwrap();
+    assert!(
+        routing::route(&net, "dor", &o).is_ok(),
+        "512 bytes of tables"
+    );
+    for name in ["dfsssp", "valiant", "multipath"] {
+        assert!(
+            matches!(
+                routing::route(&net, name, &o),
+                Err(RoutingError::TooLarge { .. })
+            ),
+            "{name}"
+        );
+    }
+    assert!(o.set("memory_limit", "0").is_err());
+    assert!(o.set("memory_limit", "lots").is_err());
+}
+
+#[test]
+fn engines_without_pair_lanes_keep_no_pair_table() {
+    // Tables per destination only: every pair on lane 0 reads as lane 0.
+    let net = spec::build("torus:6x6").unwrap();
+    let r = routing::route(&net, "dor", &RoutingOptions::default()).unwrap();
+    assert_eq!(r.lane(3, 17), 0);
+    let d = routing::route(&net, "dfsssp", &RoutingOptions::default()).unwrap();
+    assert!(d.lanes() >= 2);
+}

@@ -462,7 +462,16 @@ fn ofr_deroutes_only_at_injection_and_at_most_once_per_packet() {
         assert_eq!(seen[0], c["minimal"] + c["oidn"] + c["widn"], "{c:?}");
         assert!(seen[0] <= r.packets_generated);
         // Every delivered packet crossed exactly the hops of its decision.
-        assert_eq!(seen[1] + seen[2] + seen[3], r.packets_delivered);
+        // The wrapper also sees the packets the run delivers after its
+        // result is taken (the network empties to rule out a deadlock),
+        // never more than were left.
+        let classified = seen[1] + seen[2] + seen[3];
+        assert!(
+            (r.packets_delivered..=r.packets_delivered + r.packets_in_flight).contains(&classified),
+            "{classified} classified, {} delivered, {} left",
+            r.packets_delivered,
+            r.packets_in_flight
+        );
         assert!(seen[2] > 0 && seen[3] > 0, "{topology}: {seen:?}");
         assert!(r.packets_delivered > 1000);
         eprintln!("{topology} {pattern} eta {eta}: {seen:?} {c:?}");

@@ -6,6 +6,7 @@
     kind = "route"                 # topo | route | ebb | sim | saturate
     name = "route-engines"
     seeds = [1, 2, 3]              # optional: repeat every run once per seed
+    max_runs = 1000000             # optional: the most runs a spec may expand to
 
     [network]
     topology = ["torus:4x4x4", "kary-ntree:k=4,n=3"]    # a list is an axis
@@ -45,7 +46,11 @@ from typing import Any
 from routelab._core import ConfigError
 from routelab.experiment import kinds
 
-EXPERIMENT_KEYS = ("kind", "name", "description", "seeds")
+EXPERIMENT_KEYS = ("kind", "name", "description", "seeds", "max_runs")
+
+#: The most runs a spec expands to unless ``experiment.max_runs`` says more: a
+#: run's record takes about a kilobyte in memory and on disk.
+MAX_RUNS = 1_000_000
 RESERVED_TABLES = ("experiment", "zip")
 
 
@@ -149,7 +154,12 @@ def from_document(doc: Mapping[str, Any], *, text: str = "") -> Experiment:
     description = meta.get("description", "")
     if not isinstance(description, str):
         raise ConfigError("'experiment.description' is not valid: expected a string")
-    seeds = _seeds(meta.get("seeds"))
+    max_runs = meta.get("max_runs", MAX_RUNS)
+    if not isinstance(max_runs, int) or isinstance(max_runs, bool) or max_runs < 1:
+        raise ConfigError(
+            f"'experiment.max_runs' = {max_runs!r} is not valid: expected an integer >= 1"
+        )
+    seeds = _seeds(meta.get("seeds"), max_runs)
 
     params: dict[str, Any] = {}
     for table, value in doc.items():
@@ -182,6 +192,10 @@ def from_document(doc: Mapping[str, Any], *, text: str = "") -> Experiment:
             sizes = ", ".join(f"{k}: {len(v)}" for k, v in group.items())
             raise ConfigError(f"the lists of a [[zip]] group must have one length ({sizes})")
         axes.append(Axis(keys, tuple(zip(*group.values(), strict=True))))
+
+    runs = (len(seeds) if seeds is not None else 1) * math.prod(len(a.values) for a in axes)
+    if runs > max_runs:
+        raise ConfigError(_too_many(runs, max_runs))
 
     seed_key = kind.seed_key
     if seeds is not None and (seed_key in fixed or any(seed_key in a.keys for a in axes)):
@@ -241,12 +255,22 @@ def _check_json(key: str, value: Any) -> None:
         raise ConfigError(f"'{key}' = {value!r} is not valid: dates and times are not parameters")
 
 
-def _seeds(value: Any) -> list[int] | None:
+def _too_many(runs: int, limit: int) -> str:
+    return (
+        f"the spec expands to {runs:,} runs, more than experiment.max_runs = {limit:,} "
+        "(each run keeps a record of about a kilobyte): sweep fewer values or seeds, "
+        "or raise experiment.max_runs"
+    )
+
+
+def _seeds(value: Any, max_runs: int) -> list[int] | None:
     if value is None:
         return None
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
             raise ConfigError(f"'experiment.seeds' = {value} is not valid: expected N >= 1")
+        if value > max_runs:
+            raise ConfigError(_too_many(value, max_runs))
         return list(range(1, value + 1))
     if (
         isinstance(value, list)

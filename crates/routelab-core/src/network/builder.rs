@@ -19,7 +19,19 @@ pub struct NetworkBuilder {
     /// Per node, per port: the cable index using it (NO_INDEX if free).
     port_use: Vec<Vec<u32>>,
     port_attrs: Vec<Vec<PortAttrs>>,
+    /// Ports of all nodes added so far.
+    ports: u64,
 }
+
+/// Ports a network may have in all (2^26, about 67 million; the largest
+/// machines have a few million). Port, cable and channel tables grow with
+/// them, about [`BYTES_PER_PORT`] each: a generator asked for more fails at
+/// its first cable instead of exhausting memory.
+pub const MAX_PORTS: u64 = 1 << 26;
+
+/// Memory a port takes while building and once built, in bytes (port
+/// tables, half a cable, a channel and its adjacency entry).
+pub const BYTES_PER_PORT: u64 = 64;
 
 /// The class names generators use for inter-switch and terminal links.
 pub const SWITCH_LINK: &str = "switch";
@@ -35,6 +47,7 @@ impl NetworkBuilder {
             cables: Vec::new(),
             port_use: Vec::new(),
             port_attrs: Vec::new(),
+            ports: 0,
         }
     }
 
@@ -111,9 +124,15 @@ impl NetworkBuilder {
     }
 
     fn push_node(&mut self, node: Node) -> NodeId {
-        self.port_use.push(vec![NO_INDEX; node.ports as usize]);
-        self.port_attrs
-            .push(vec![PortAttrs::default(); node.ports as usize]);
+        self.ports += u64::from(node.ports);
+        // Past the limit nothing more is allocated; the next cable fails.
+        let ports = if self.ports > MAX_PORTS {
+            0
+        } else {
+            node.ports as usize
+        };
+        self.port_use.push(vec![NO_INDEX; ports]);
+        self.port_attrs.push(vec![PortAttrs::default(); ports]);
         self.nodes.push(node);
         NodeId((self.nodes.len() - 1) as u32)
     }
@@ -161,7 +180,24 @@ impl NetworkBuilder {
         Ok(())
     }
 
+    /// Fails once the nodes have more ports than [`MAX_PORTS`].
+    fn check_size(&self) -> Result<(), TopologyError> {
+        if self.ports <= MAX_PORTS {
+            return Ok(());
+        }
+        Err(TopologyError::impossible(format!(
+            "{}: the network is too large: {} nodes so far with {} ports in all, more than \
+             the limit of {MAX_PORTS} ports (about {} GB of tables at {BYTES_PER_PORT} bytes \
+             a port); build a smaller one",
+            self.name,
+            self.nodes.len(),
+            self.ports,
+            self.ports * BYTES_PER_PORT / 1_000_000_000,
+        )))
+    }
+
     fn check_port(&self, node: NodeId, port: PortId) -> Result<(), TopologyError> {
+        self.check_size()?;
         let n = self
             .nodes
             .get(node.index())
@@ -237,6 +273,7 @@ impl NetworkBuilder {
         b: NodeId,
         class: ClassId,
     ) -> Result<(), TopologyError> {
+        self.check_size()?;
         let no_port = |s: &Self, n: NodeId| {
             TopologyError::impossible(format!(
                 "{} has no free port left (it has {})",
@@ -259,6 +296,7 @@ impl NetworkBuilder {
 
     /// Freezes the network: lays out channels, port slots and CSR adjacency.
     pub fn build(self) -> Result<Network, TopologyError> {
+        self.check_size()?;
         let n = self.nodes.len();
         if n > (u32::MAX - 1) as usize || self.cables.len() * 2 > (u32::MAX - 1) as usize {
             return Err(TopologyError::impossible(

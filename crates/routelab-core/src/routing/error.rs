@@ -35,6 +35,21 @@ pub enum RoutingError {
         note: String,
     },
 
+    #[error(
+        "{engine}: routes for {switches} switches and {terminals} terminals take at least {} \
+         (forwarding tables of 2 bytes per switch and destination{}), more than \
+         memory_limit = {}; route a smaller network or raise the limit \
+         (--option memory_limit=64GB, or memory_limit= in Python)",
+        gb(*bytes), if *bytes > 2 * (*switches as u64) * (*terminals as u64) { ", lanes and paths" } else { "" }, gb(*limit)
+    )]
+    TooLarge {
+        engine: &'static str,
+        switches: usize,
+        terminals: usize,
+        bytes: u64,
+        limit: u64,
+    },
+
     #[error("option '{option}' = '{value}' is not valid: expected {expected}")]
     BadOption {
         option: String,
@@ -74,6 +89,15 @@ pub enum RoutingError {
 
     #[error("{path}: {reason}")]
     Io { path: String, reason: String },
+}
+
+/// Bytes as gigabytes with one decimal, or megabytes below one GB.
+fn gb(bytes: u64) -> String {
+    if bytes >= 1_000_000_000 {
+        format!("{:.1} GB", bytes as f64 / 1e9)
+    } else {
+        format!("{:.1} MB", bytes as f64 / 1e6)
+    }
 }
 
 fn lanes_exceeded(engine: &str, needed: u32, at_least: bool, limit: u8, note: &str) -> String {

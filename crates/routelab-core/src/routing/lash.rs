@@ -41,6 +41,11 @@ impl RoutingEngine for Lash {
         "lash"
     }
 
+    /// Tables and the pair lanes it assigns.
+    fn memory_bytes(&self, net: &Network) -> u64 {
+        Routes::table_bytes(net) + Routes::pair_lane_bytes(net)
+    }
+
     fn route(&self, net: &Network) -> Result<Routes, RoutingError> {
         let f = Fabric::new(net, self.name())?;
         let mut routes = Routes::new(net, self.name());

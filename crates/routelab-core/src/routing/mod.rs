@@ -57,6 +57,12 @@ pub trait RoutingEngine: Send + Sync {
     fn name(&self) -> &'static str;
     /// Computes routes for `net`.
     fn route(&self, net: &Network) -> Result<Routes, RoutingError>;
+    /// The memory its routes for `net` take at least, in bytes, known
+    /// before routing so that a network too large is refused rather than
+    /// exhausting memory: by default the forwarding tables.
+    fn memory_bytes(&self, net: &Network) -> u64 {
+        Routes::table_bytes(net)
+    }
 }
 
 /// Options shared by the engines; each engine reads the ones it needs.
@@ -76,7 +82,13 @@ pub struct RoutingOptions {
     /// `multipath`: paths kept per pair, 0..=65535; 0 (the default) keeps
     /// every minimal path.
     pub paths: u32,
+    /// Routes whose estimated memory exceeds this many bytes are refused
+    /// before routing (default 8 GiB).
+    pub memory_limit: u64,
 }
+
+/// The default [`RoutingOptions::memory_limit`]: 8 GiB.
+pub const DEFAULT_MEMORY_LIMIT: u64 = 8 << 30;
 
 impl Default for RoutingOptions {
     fn default() -> Self {
@@ -87,6 +99,7 @@ impl Default for RoutingOptions {
             heuristic: Heuristic::Weakest,
             datelines: true,
             paths: 0,
+            memory_limit: DEFAULT_MEMORY_LIMIT,
         }
     }
 }
@@ -100,6 +113,10 @@ impl RoutingOptions {
         ("heuristic", "one of weakest, heaviest, first, online"),
         ("datelines", "true or false"),
         ("paths", "an integer in 0..=65535 (0: every minimal path)"),
+        (
+            "memory_limit",
+            "a size such as 8GB or 64GiB: the most memory routes may take",
+        ),
     ];
 
     fn expected(key: &str) -> String {
@@ -144,6 +161,12 @@ impl RoutingOptions {
                     .parse()
                     .ok()
                     .filter(|n| *n <= MAX_PATHS)
+                    .ok_or_else(|| Self::bad(key, v))?;
+            }
+            "memory_limit" => {
+                self.memory_limit = crate::units::parse_bytes(v)
+                    .ok()
+                    .filter(|&b| b > 0)
                     .ok_or_else(|| Self::bad(key, v))?;
             }
             "root" => return Err(Self::bad(key, v)),
@@ -230,7 +253,18 @@ pub fn engine(
 /// lanes than `options.max_lanes` are refused, whatever the engine: a
 /// lane scheme the fabric cannot carry is no routing for it.
 pub fn route(net: &Network, name: &str, options: &RoutingOptions) -> Result<Routes, RoutingError> {
-    let routes = engine(name, options)?.route(net)?;
+    let engine = engine(name, options)?;
+    let bytes = engine.memory_bytes(net);
+    if bytes > options.memory_limit {
+        return Err(RoutingError::TooLarge {
+            engine: engine.name(),
+            switches: net.switches().len(),
+            terminals: net.terminals().len(),
+            bytes,
+            limit: options.memory_limit,
+        });
+    }
+    let routes = engine.route(net)?;
     let used = routes.lanes();
     if used > options.max_lanes {
         return Err(RoutingError::LanesExceeded {

@@ -51,6 +51,12 @@ impl RoutingEngine for Multipath {
         "multipath"
     }
 
+    /// Tables and, at least, one path of one hop per switch and destination.
+    fn memory_bytes(&self, net: &Network) -> u64 {
+        let rows = net.switches().len() as u64 * net.terminals().len() as u64;
+        Routes::table_bytes(net) + rows * std::mem::size_of::<ChannelId>() as u64
+    }
+
     fn route(&self, net: &Network) -> Result<Routes, RoutingError> {
         let f = Fabric::new(net, self.name())?;
         let mut routes = Routes::new(net, self.name());

@@ -475,7 +475,7 @@ impl Routes {
             switches: s,
             terminals: t,
             table: vec![0; s * t],
-            lanes: vec![0; t * t],
+            lanes: Vec::new(),
             max_pair_lane: 0,
             lanes_needed: None,
             lane_rule: LaneRule::Fixed,
@@ -515,12 +515,34 @@ impl Routes {
         &self.table[switch * self.terminals..(switch + 1) * self.terminals]
     }
 
+    /// Bytes of the forwarding tables of `net` (2 per switch and terminal).
+    pub fn table_bytes(net: &Network) -> u64 {
+        2 * net.switches().len() as u64 * net.terminals().len() as u64
+    }
+
+    /// Bytes of the pair-lane table of `net` (1 per pair of terminals),
+    /// allocated only by engines that put pairs on lanes other than 0.
+    pub fn pair_lane_bytes(net: &Network) -> u64 {
+        let t = net.terminals().len() as u64;
+        t * t
+    }
+
     /// The pair lane of `(src, dst)`: the lane the packet is injected on.
     pub fn lane(&self, src: usize, dst: usize) -> u8 {
-        self.lanes[src * self.terminals + dst]
+        // Empty until a pair is put on a lane other than 0.
+        self.lanes
+            .get(src * self.terminals + dst)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub fn set_lane(&mut self, src: usize, dst: usize, lane: u8) {
+        if self.lanes.is_empty() {
+            if lane == 0 {
+                return;
+            }
+            self.lanes = vec![0; self.terminals * self.terminals];
+        }
         self.lanes[src * self.terminals + dst] = lane;
         self.max_pair_lane = self.max_pair_lane.max(lane);
     }
@@ -1039,7 +1061,7 @@ impl Routes {
             let mut mask = 0u32;
             for &s in &by_switch[net.kind_index(x)] {
                 if s != d {
-                    mask |= 1 << self.lanes[s * t + d].min(31);
+                    mask |= 1 << self.lane(s, d).min(31);
                 }
             }
             while mask != 0 {

@@ -92,6 +92,12 @@ impl RoutingEngine for Valiant {
         "valiant"
     }
 
+    /// Tables, pair lanes and, at least, two hops per pair of terminals.
+    fn memory_bytes(&self, net: &Network) -> u64 {
+        let pairs = Routes::pair_lane_bytes(net);
+        Routes::table_bytes(net) + pairs + 2 * pairs * std::mem::size_of::<ChannelId>() as u64
+    }
+
     fn route(&self, net: &Network) -> Result<Routes, RoutingError> {
         let f = Fabric::new(net, self.name())?;
         let t = f.t;
