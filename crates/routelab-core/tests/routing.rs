@@ -783,7 +783,7 @@ fn routes_too_large_for_memory_are_refused_before_routing() {
             assert_eq!(limit, routing::DEFAULT_MEMORY_LIMIT);
             let text = e.to_string();
             assert!(
-                text.contains("137.4 GB") && text.contains("memory_limit"),
+                text.contains("128.0 GiB") && text.contains("memory_limit"),
                 "{text}"
             );
         }

@@ -33,6 +33,20 @@ pub const MAX_PORTS: u64 = 1 << 26;
 /// tables, half a cable, a channel and its adjacency entry).
 pub const BYTES_PER_PORT: u64 = 64;
 
+/// Refuses a network of `nodes` nodes with `ports` ports in all past
+/// [`MAX_PORTS`]; generators that know their size call it before building.
+pub fn check_ports(name: &str, nodes: u64, ports: u64) -> Result<(), TopologyError> {
+    if ports <= MAX_PORTS {
+        return Ok(());
+    }
+    Err(TopologyError::impossible(format!(
+        "{name}: the network is too large: {nodes} nodes with {ports} ports in all, more \
+         than the limit of {MAX_PORTS} ports (about {} GiB of tables at {BYTES_PER_PORT} \
+         bytes a port); build a smaller one",
+        (ports * BYTES_PER_PORT) >> 30,
+    )))
+}
+
 /// The class names generators use for inter-switch and terminal links.
 pub const SWITCH_LINK: &str = "switch";
 pub const TERMINAL_LINK: &str = "terminal";
@@ -182,18 +196,7 @@ impl NetworkBuilder {
 
     /// Fails once the nodes have more ports than [`MAX_PORTS`].
     fn check_size(&self) -> Result<(), TopologyError> {
-        if self.ports <= MAX_PORTS {
-            return Ok(());
-        }
-        Err(TopologyError::impossible(format!(
-            "{}: the network is too large: {} nodes so far with {} ports in all, more than \
-             the limit of {MAX_PORTS} ports (about {} GB of tables at {BYTES_PER_PORT} bytes \
-             a port); build a smaller one",
-            self.name,
-            self.nodes.len(),
-            self.ports,
-            self.ports * BYTES_PER_PORT / 1_000_000_000,
-        )))
+        check_ports(&self.name, self.nodes.len() as u64, self.ports)
     }
 
     fn check_port(&self, node: NodeId, port: PortId) -> Result<(), TopologyError> {

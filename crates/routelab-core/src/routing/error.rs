@@ -39,7 +39,7 @@ pub enum RoutingError {
         "{engine}: routes for {switches} switches and {terminals} terminals take at least {} \
          (forwarding tables of 2 bytes per switch and destination{}), more than \
          memory_limit = {}; route a smaller network or raise the limit \
-         (--option memory_limit=64GB, or memory_limit= in Python)",
+         (--option memory_limit=64GiB, or memory_limit= in Python)",
         gb(*bytes), if *bytes > 2 * (*switches as u64) * (*terminals as u64) { ", lanes and paths" } else { "" }, gb(*limit)
     )]
     TooLarge {
@@ -91,12 +91,12 @@ pub enum RoutingError {
     Io { path: String, reason: String },
 }
 
-/// Bytes as gigabytes with one decimal, or megabytes below one GB.
+/// Bytes in GiB with one decimal, or MiB below one GiB.
 fn gb(bytes: u64) -> String {
-    if bytes >= 1_000_000_000 {
-        format!("{:.1} GB", bytes as f64 / 1e9)
+    if bytes >= 1 << 30 {
+        format!("{:.1} GiB", bytes as f64 / f64::from(1u32 << 30))
     } else {
-        format!("{:.1} MB", bytes as f64 / 1e6)
+        format!("{:.1} MiB", bytes as f64 / f64::from(1u32 << 20))
     }
 }
 

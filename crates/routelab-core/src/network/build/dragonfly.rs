@@ -87,9 +87,11 @@ pub fn dragonfly(a: u32, p: u32, h: u32) -> Result<Network, TopologyError> {
             ),
         ));
     }
+    let name = format!("dragonfly:a={a},p={p},h={h}");
+    let nodes = routers * (1 + u64::from(p));
+    crate::network::builder::check_ports(&name, nodes, routers * (ports + u64::from(p)))?;
     let (groups, routers) = (groups as u32, routers as u32);
-    let (mut b, sw_class, t_class) =
-        NetworkBuilder::with_default_classes(format!("dragonfly:a={a},p={p},h={h}"));
+    let (mut b, sw_class, t_class) = NetworkBuilder::with_default_classes(name);
     for s in 0..routers {
         b.add_switch(format!("g{}r{}", s / a, s % a), ports as u16);
     }
