@@ -136,3 +136,19 @@ def test_garbage_never_aborts(tmp_path):
     path.write_bytes(bytes(range(256)) * 4)
     with pytest.raises(routelab.TopologyError):
         routelab.load(path)
+
+
+def test_summary_reports_its_stages_in_order():
+    net = routelab.topology("torus:4x4")
+    seen: list[str] = []
+    s = net.summary(progress=seen.append)
+    assert seen == list(net.SUMMARY_STAGES)
+    assert s == net.summary()
+
+    # A callback that fails stops the summary with its own error.
+    def boom(stage: str) -> None:
+        if stage == "distances":
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        net.summary(progress=boom)

@@ -29,7 +29,7 @@ def _topo(args: argparse.Namespace) -> int:
     net = routelab.topology(args.spec)
     for path in args.output or []:
         net.save(path)
-    summary = net.summary()
+    summary = _summary_with_progress(net)
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
@@ -37,6 +37,35 @@ def _topo(args: argparse.Namespace) -> int:
         for path in args.output or []:
             print(f"wrote {path}")
     return 0
+
+
+def _summary_with_progress(net: routelab.Network) -> dict:
+    """The summary, with its stages shown on a terminal (large networks take
+    minutes); plain when stderr is not a terminal."""
+    if not sys.stderr.isatty():
+        return net.summary()
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    stages = net.SUMMARY_STAGES
+    columns = [
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("stage {task.completed:.0f}/{task.total:.0f}"),
+        TimeElapsedColumn(),
+    ]
+    with Progress(*columns, console=Console(file=sys.stderr), transient=True) as bar:
+        task = bar.add_task(f"{net.name}: starting", total=len(stages))
+
+        def stage(name: str) -> None:
+            bar.update(
+                task,
+                completed=stages.index(name),
+                description=f"{net.name} ({len(net.switches):,} switches): {name}",
+            )
+
+        return net.summary(progress=stage)
 
 
 def _pattern(args: argparse.Namespace) -> int:

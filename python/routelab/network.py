@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -67,9 +68,16 @@ class Network:
         None without a bisection."""
         return self._net.gamma0_bps()
 
-    def summary(self) -> dict[str, Any]:
-        """Counts, degrees, diameter, average distance, connectivity, bisection."""
-        return json.loads(self._net.summary_json())
+    #: The stages of :meth:`summary`, in order.
+    SUMMARY_STAGES = ("components", "distances", "bisection")
+
+    def summary(self, progress: Callable[[str], Any] | None = None) -> dict[str, Any]:
+        """Counts, degrees, diameter, average distance, connectivity, bisection.
+
+        ``progress``, if given, is called with the name of each stage of
+        :attr:`SUMMARY_STAGES` as it starts: on networks of 10^5 switches the
+        distances and the bisection take seconds to minutes each."""
+        return json.loads(self._net.summary_json(progress))
 
     def save(self, path: str | Path) -> None:
         """Writes the network; the format follows the extension (.json, .ibnet, .dot)."""

@@ -571,3 +571,15 @@ proptest! {
         let _ = json::from_str(&mutate(&json_text, &mutations), "fuzz");
     }
 }
+
+#[test]
+fn an_empty_fabric_file_is_refused() {
+    for text in ["", "\n\n# only a comment\n"] {
+        let e = ibnetdiscover::from_str(text, "empty.ibnet").unwrap_err();
+        assert!(e.to_string().contains("no switch or host"), "{e}");
+    }
+    // A well-formed routelab file of no node.
+    let empty = NetworkBuilder::new("nothing").build().unwrap();
+    let e = json::from_str(&json::to_string(&empty), "empty.json").unwrap_err();
+    assert!(e.to_string().contains("no switch or host"), "{e}");
+}

@@ -86,9 +86,23 @@ impl PyNetwork {
         serde_json::to_string(self.net.structure()).unwrap_or_default()
     }
 
-    fn summary_json(&self, py: Python<'_>) -> String {
+    /// The summary as JSON; `progress`, if given, is called with the name
+    /// of each stage as it starts (the GIL is released in between).
+    #[pyo3(signature = (progress = None))]
+    fn summary_json(&self, py: Python<'_>, progress: Option<PyObject>) -> PyResult<String> {
         let net = Arc::clone(&self.net);
-        py.allow_threads(move || serde_json::to_string(&metrics::summary(&net)).unwrap_or_default())
+        let mut failed: Option<PyErr> = None;
+        let summary = py.allow_threads(|| {
+            metrics::summary_with(&net, &mut |stage| {
+                if let (Some(cb), None) = (&progress, &failed) {
+                    failed = Python::with_gil(|py| cb.call1(py, (stage,)).err());
+                }
+            })
+        });
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(serde_json::to_string(&summary).unwrap_or_default()),
+        }
     }
 
     /// (kind, name, guid, lid, ports) per node, in id order.

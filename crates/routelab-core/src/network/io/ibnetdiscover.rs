@@ -41,7 +41,7 @@ const DEFAULT_LATENCY: Picos = Picos(100_000);
 /// Reads ibnetdiscover (or ibsim) text. `origin` names the file in errors
 /// and, by its stem, the network when the text does not name it.
 pub fn from_str(text: &str, origin: &str) -> Result<Network, TopologyError> {
-    read::read(text, origin)
+    read::read(text, origin).and_then(|net| super::not_empty(net, origin))
 }
 
 /// The ibnetdiscover text of a network.

@@ -271,7 +271,7 @@ pub fn from_str(text: &str, origin: &str) -> Result<Network, TopologyError> {
         None => return Err(whole(format!("no \"version\" key (expected {VERSION})"))),
     }
     let doc: Doc = serde_json::from_str(text).map_err(|e| json_error(origin, &e))?;
-    build(doc, text.len(), &whole)
+    build(doc, text.len(), &whole).and_then(|net| super::not_empty(net, origin))
 }
 
 fn build(

@@ -81,6 +81,19 @@ pub fn load(path: &Path) -> Result<Network, TopologyError> {
     }
 }
 
+/// A fabric file that describes no node is a mistake (an empty or
+/// truncated dump), not an empty network.
+fn not_empty(net: Network, origin: &str) -> Result<Network, TopologyError> {
+    if net.nodes().is_empty() {
+        return Err(TopologyError::parse(
+            origin,
+            0,
+            "no switch or host found: the file is empty or holds no fabric",
+        ));
+    }
+    Ok(net)
+}
+
 /// Saves a network, choosing the format by extension.
 pub fn save(net: &Network, path: &Path) -> Result<(), TopologyError> {
     let text = match Format::of_path(path)? {

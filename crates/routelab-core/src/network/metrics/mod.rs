@@ -20,7 +20,7 @@ mod weighted;
 
 pub use bisection::{bisection, bisection_with, Bisection, BisectionOptions};
 pub use distance::{distances, Distances};
-pub use summary::{summary, ComponentSample, DegreeStats, Summary};
+pub use summary::{summary, summary_with, ComponentSample, DegreeStats, Summary, SUMMARY_STAGES};
 
 use super::{Network, NodeId};
 use std::collections::VecDeque;

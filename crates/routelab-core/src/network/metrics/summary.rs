@@ -79,14 +79,27 @@ pub struct Summary {
 
 /// Everything [`Summary`] lists, computed in one call.
 pub fn summary(net: &Network) -> Summary {
+    summary_with(net, &mut |_| {})
+}
+
+/// The stages of [`summary_with`], in order: on large networks distances
+/// and the bisection take seconds to minutes each.
+pub const SUMMARY_STAGES: [&str; 3] = ["components", "distances", "bisection"];
+
+/// [`summary`], telling `stage` the name of each of [`SUMMARY_STAGES`] as
+/// it starts, so that a caller can show progress.
+pub fn summary_with(net: &Network, stage: &mut dyn FnMut(&'static str)) -> Summary {
     let ports_to = |s, switch: bool| {
         net.neighbors(s)
             .filter(|&v| net.is_switch(v) == switch)
             .count() as u32
     };
     let sw = net.switches();
+    stage(SUMMARY_STAGES[0]);
     let comps = components(net);
+    stage(SUMMARY_STAGES[1]);
     let dist = distances(net);
+    stage(SUMMARY_STAGES[2]);
     let bis = bisection(net);
     Summary {
         name: net.name().to_string(),
