@@ -463,12 +463,13 @@ impl Experiment {
         let wall = Instant::now();
         let flits = self.load_in_flits(load);
         if flits > MAX_OFFERED_FLITS {
-            let top = load * MAX_OFFERED_FLITS / flits;
+            let top = format!("{:.4}", load * MAX_OFFERED_FLITS / flits);
+            let top = top.trim_end_matches('0').trim_end_matches('.');
             return Err(ConfigError::invalid(
                 "traffic.load",
                 load,
                 format!(
-                    "0..={top:.6} in {} ({MAX_OFFERED_FLITS} flits per terminal per cycle, \
+                    "0..={top} in {} ({MAX_OFFERED_FLITS} flits per terminal per cycle, \
                      {MAX_OFFERED_FLITS} times what an injection channel carries; more \
                      would only fill the source queues)",
                     self.spec.traffic.load_unit.describe()
