@@ -2,16 +2,14 @@
 which `make test` installs)."""
 
 import re
-import shutil
-import subprocess
 import textwrap
 from pathlib import Path
 
-import matplotlib.image
-import numpy as np
+import pandas as pd
 import pytest
 
 import routelab
+from browser import boxes, console_problems, dump_dom, ink, probe, run_chromium, screenshot
 from routelab.experiment import report
 
 SPEC = textwrap.dedent(
@@ -30,36 +28,6 @@ SPEC = textwrap.dedent(
 )
 
 
-def chromium() -> str:
-    path = shutil.which("chromium")
-    if path is None:
-        pytest.fail("chromium is not installed: run `make chromium` (Debian's chromium package)")
-    return path
-
-
-def run_chromium(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [
-            chromium(),
-            "--headless",
-            "--disable-gpu",
-            "--no-sandbox",
-            "--no-first-run",
-            "--enable-logging=stderr",
-            "--v=0",
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-def console_problems(stderr: str) -> list[str]:
-    """Console messages and uncaught errors a page produced."""
-    return [ln for ln in stderr.splitlines() if ":CONSOLE" in ln or "Uncaught" in ln]
-
-
 @pytest.fixture(scope="module")
 def experiment(tmp_path_factory):
     root = tmp_path_factory.mktemp("report")
@@ -76,9 +44,11 @@ def test_the_report_is_one_self_contained_file(experiment, run_cli, tmp_path):
     assert r.returncode == 0, r.stderr
     text = out.read_text()
     assert text.startswith("<!DOCTYPE html>")
-    # nothing to fetch: no scripts, stylesheets, images or frames from elsewhere
-    assert not re.search(r"<(script|link|img|iframe)\b", text)
+    # nothing to fetch: no stylesheets, images, frames or scripts from elsewhere
+    assert not re.search(r"<(link|img|iframe)\b", text)
+    assert not re.search(r"<script[^>]*\bsrc=", text)
     assert not re.search(r"\b(src|href)=\"(https?:)?//", text)
+    assert text.count("<script>") == 1  # the inline table sorter
     assert text.count("<svg") == 2 and text.count("<figure>") == 2
     assert "Engines &lt;compared&gt; &amp; checked." in text
     assert "[routing]" in text and "kary-ntree:k=4,n=2" in text  # the spec
@@ -91,26 +61,58 @@ def test_the_report_is_one_self_contained_file(experiment, run_cli, tmp_path):
 
 def test_the_report_renders_in_headless_chromium(experiment, tmp_path):
     out = report.write_report(experiment, tmp_path / "report.html")
-    url = out.resolve().as_uri()
 
-    dom = run_chromium("--dump-dom", url)
-    assert dom.returncode == 0, dom.stderr[-2000:]
-    assert dom.stdout.count("<svg") == 2
-    assert len(re.findall(r"<tr[ >]", dom.stdout)) >= 7  # header + 6 runs
-    assert 'class="failed"' in dom.stdout
-    assert console_problems(dom.stderr) == []
+    dom = dump_dom(out)
+    assert dom.count("<svg") == 2
+    assert len(re.findall(r"<tr[ >]", dom)) >= 7  # header + 6 runs
+    assert 'class="failed"' in dom
+    assert dom.count('title="sort by this column"') > 10  # the sorter ran on the tables
 
-    shot = tmp_path / "report.png"
-    s = run_chromium("--hide-scrollbars", "--window-size=1280,2200", f"--screenshot={shot}", url)
-    assert s.returncode == 0 and shot.is_file(), s.stderr[-2000:]
-    img = matplotlib.image.imread(shot)
-    assert img.shape[:2] == (2200, 1280)
-    rgb = (img[..., :3] * 255).astype(np.uint8)
-    top = rgb[:1100]
-    # the bars of the figures: saturated colours, not just black text on white
-    saturated = (top.max(axis=2).astype(int) - top.min(axis=2)) > 80
-    assert saturated.mean() > 0.01
-    assert len(np.unique(rgb.reshape(-1, 3), axis=0)) > 200
+    figures, height = boxes(out, "figure svg", tmp_path)
+    assert len(figures) == 2 and all(b["w"] > 300 and b["h"] > 200 for b in figures)
+    rgb = screenshot(out, height, tmp_path / "report.png")
+    for box in figures:
+        dark, colours = ink(rgb, box)
+        assert 0.02 < dark < 0.6 and colours > 40, (box, dark, colours)  # bars, axes, text
+        x0, y0 = int(box["x"]), int(box["y"])
+        region = rgb[y0 : y0 + int(box["h"]), x0 : x0 + int(box["w"])].astype(int)
+        assert ((region.max(axis=2) - region.min(axis=2)) > 80).mean() > 0.01  # coloured bars
+    # beside the figures the page is white: they are where the layout put them
+    right = rgb[:, int(max(b["x"] + b["w"] for b in figures)) + 40 :]
+    assert right.size == 0 or (right.astype(int).sum(axis=2) < 3 * 235).mean() < 0.01
+
+
+def test_tables_sort_by_number_with_blanks_last(tmp_path):
+    df = pd.DataFrame(
+        {
+            "load": [10.0, 9.0, 100.0, float("nan"), 2.5],
+            "name": ["b10", "b9", "a", "c", "b2"],
+            "gamma": ["0.70 (0.30)", "0.05", "-", "+50%", "1e-3"],
+        }
+    )
+    page = tmp_path / "t.html"
+    page.write_text(
+        f"<!DOCTYPE html><html><body>{report.html_table(df)}"
+        f"<script>{report.SORT_SCRIPT}</script></body></html>"
+    )
+
+    def after(clicks: list[int]) -> list[list[str]]:
+        script = "".join(f"document.querySelectorAll('th')[{c}].click();" for c in clicks)
+        return probe(
+            page,
+            f"(function () {{ {script} return Array.from(document.querySelectorAll('tbody tr'))"
+            ".map(function (r) { return Array.from(r.cells).map(function (c) {"
+            " return c.textContent; }); }); })()",
+            tmp_path,
+        )
+
+    assert [r[0] for r in after([0])] == ["2.5", "9", "10", "100", ""]
+    assert [r[0] for r in after([0, 0])] == ["100", "10", "9", "2.5", ""]
+    assert [r[1] for r in after([1])] == ["a", "b2", "b9", "b10", "c"]  # natural order
+    assert [r[2] for r in after([2])] == ["1e-3", "0.05", "0.70 (0.30)", "+50%", "-"]
+    # rows move whole: the sort keeps each run's cells together
+    rows = {tuple(r) for r in after([2, 1, 0])}
+    assert rows == {tuple(r) for r in after([])}
 
 
 def test_the_console_check_catches_errors(tmp_path):

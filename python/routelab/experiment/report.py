@@ -1,10 +1,12 @@
 """A self-contained HTML report of an experiment: the standard figures as
 inline SVG, the run table, failed runs with their errors, the spec, and the
-software and machine it ran on. No scripts, no external files: it opens in any
-browser without network access."""
+software and machine it ran on. Images are inline (SVG or base64 PNG) and the
+one script (sortable tables) is inline: the page opens in any browser without
+network access, and reads the same with scripts off."""
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import html
 import io
@@ -39,14 +41,63 @@ th, td { border: 1px solid #ddd; padding: .25em .5em; text-align: right; vertica
 td.s { white-space: nowrap; }
 td.long { white-space: normal; overflow-wrap: anywhere; min-width: 18em; }
 pre.error { white-space: pre-wrap; }
-th { background: #f4f4f6; position: sticky; top: 0; }
+th { background: #f4f4f6; position: sticky; top: 0; cursor: pointer; user-select: none; }
+th[aria-sort=ascending]::after { content: " \\25B2"; font-size: .75em; }
+th[aria-sort=descending]::after { content: " \\25BC"; font-size: .75em; }
+figure img { max-width: 100%; height: auto; }
+nav ul { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .2em 1.4em; }
+.md td:first-child, .md th:first-child { text-align: left; }
 td.s, th.s { text-align: left; }
 tr.failed td { background: #fff0f0; }
 pre { background: #f6f6f8; padding: .8em; overflow-x: auto; font-size: .85em; }
-.scroll { max-height: 32em; overflow: auto; }
+.scroll { max-height: 32em; max-width: 100%; overflow: auto; }
+.md table { margin: .8em 0; } .md code { background: #f4f4f6; padding: 0 .2em; }
 .note { color: #a33; }
 dl { display: grid; grid-template-columns: max-content auto; gap: .2em 1em; }
 dt { font-weight: 600; } dd { margin: 0; }
+"""
+
+
+# Click (or Enter on) a column header to sort by it; again to reverse. Cells that
+# read as numbers ("0.70 (0.30)", "+50%") sort by that number, blanks and "-" last.
+SORT_SCRIPT = """
+(function () {
+  var NUM = /^[-+]?(\\d+\\.?\\d*|\\.\\d+)(e[-+]?\\d+)?(%|\\s*\\(.*\\))?$/i;
+  function blank(k) { return k === "" || k === "-"; }
+  function sortBy(table, th, col) {
+    var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+    var asc = th.getAttribute("aria-sort") !== "ascending";
+    var keys = rows.map(function (r) {
+      var c = r.cells[col];
+      return c ? c.textContent.trim() : "";
+    });
+    var numeric = keys.every(function (k) { return blank(k) || NUM.test(k); });
+    var order = rows.map(function (r, i) { return i; });
+    order.sort(function (a, b) {
+      var x = keys[a], y = keys[b];
+      if (blank(x) || blank(y)) { return blank(x) === blank(y) ? a - b : (blank(x) ? 1 : -1); }
+      var d = numeric ? parseFloat(x) - parseFloat(y)
+                      : x.localeCompare(y, undefined, {numeric: true});
+      return (asc ? d : -d) || a - b;
+    });
+    order.forEach(function (i) { body.appendChild(rows[i]); });
+    Array.prototype.forEach.call(th.parentNode.cells, function (c) {
+      c.removeAttribute("aria-sort");
+    });
+    th.setAttribute("aria-sort", asc ? "ascending" : "descending");
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("table"), function (table) {
+    if (!table.tHead || !table.tBodies.length) { return; }
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, col) {
+      th.tabIndex = 0;
+      th.title = "sort by this column";
+      th.addEventListener("click", function () { sortBy(table, th, col); });
+      th.addEventListener("keydown", function (e) {
+        if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sortBy(table, th, col); }
+      });
+    });
+  });
+})();
 """
 
 
@@ -59,11 +110,56 @@ def svg_of(fig: Any, prefix: str) -> str:
     with matplotlib.rc_context({"svg.fonttype": "none"}):
         fig.savefig(buf, format="svg")
     text = buf.getvalue()
-    text = text[text.index("<svg") :]
+    return svg_of_text(text[text.index("<svg") :], prefix)
+
+
+def image_html(path: Path, caption: str) -> str:
+    """A figure file as a ``<figure>`` of the page: SVG inline, PNG (or any other
+    image) as a base64 data URI, so the page needs no other file."""
+    if path.suffix.lower() == ".svg":
+        text = path.read_text()
+        body = svg_of_text(text[text.index("<svg") :], f"img-{_slug(path.stem)}")
+    else:
+        mime = "image/png" if path.suffix.lower() == ".png" else f"image/{path.suffix[1:].lower()}"
+        data = base64.b64encode(path.read_bytes()).decode("ascii")
+        body = f'<img alt="{html.escape(caption)}" src="data:{mime};base64,{data}">'
+    return f"<figure>{body}<figcaption>{html.escape(caption)}</figcaption></figure>"
+
+
+def svg_of_text(text: str, prefix: str) -> str:
+    """SVG text with its ids (and the references to them) prefixed."""
     text = re.sub(r'\bid="([^"]+)"', rf'id="{prefix}-\1"', text)
     text = re.sub(r"url\(#([^)]+)\)", rf"url(#{prefix}-\1)", text)
-    text = re.sub(r'href="#([^"]+)"', rf'href="#{prefix}-\1"', text)
-    return text
+    return re.sub(r'href="#([^"]+)"', rf'href="#{prefix}-\1"', text)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-") or "x"
+
+
+def markdown_html(text: str, base: Path | None = None, shift: int = 1) -> str:
+    """Markdown (CommonMark with GitHub tables) as HTML for the page: a leading
+    ``# title`` is dropped (the page has its own), other headings move ``shift``
+    levels down, raw HTML is escaped, and images relative to ``base`` are
+    inlined as data URIs."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    tokens = md.parse(text)
+    if len(tokens) >= 3 and tokens[0].type == "heading_open" and tokens[0].tag == "h1":
+        tokens = tokens[3:]
+    for tok in tokens:
+        if tok.type in ("heading_open", "heading_close"):
+            tok.tag = f"h{min(6, int(tok.tag[1]) + shift)}"
+        for child in tok.children or []:
+            src = child.attrGet("src") if child.type == "image" else None
+            if base is not None and isinstance(src, str) and not re.match(r"^[a-z]+:", src):
+                path = base / src
+                if path.is_file():
+                    kind = "svg+xml" if path.suffix.lower() == ".svg" else path.suffix[1:].lower()
+                    data = base64.b64encode(path.read_bytes()).decode("ascii")
+                    child.attrSet("src", f"data:image/{kind};base64,{data}")
+    return f'<div class="md">{md.renderer.render(tokens, md.options, {})}</div>'
 
 
 def environment() -> list[tuple[str, str]]:
@@ -138,12 +234,14 @@ def build(
     directory: str | Path | Sequence[str | Path],
     title: str | None = None,
     sections: Sequence[str] = (),
+    subtitle: str | None = None,
 ) -> str:
     """The report of the experiment in ``directory`` as one HTML document; with
     several directories, one section per experiment under ``title``.
     ``sections`` are HTML fragments put before the experiments (a reproduction's
     measured and published values, say); with them the page is titled ``title``
-    whatever the number of experiments."""
+    whatever the number of experiments, and ``subtitle`` (HTML) replaces the
+    count of experiments under it."""
     dirs = [directory] if isinstance(directory, str | Path) else list(directory)
     stores = [Store.open(d) for d in dirs]
     single = len(stores) == 1 and not sections
@@ -157,17 +255,17 @@ def build(
     ]
     if not single:
         parts.append(f"<h1>{html.escape(name)}</h1>")
-        parts.append(
-            f'<p class="sub">{len(stores)} experiments · report written '
-            f"{datetime.now(UTC):%Y-%m-%d %H:%M UTC}</p>"
-        )
+        if subtitle is None:
+            count = f"{len(stores)} experiment{'' if len(stores) == 1 else 's'}"
+            subtitle = f"{count} · report written {datetime.now(UTC):%Y-%m-%d %H:%M UTC}"
+        parts.append(f'<p class="sub">{subtitle}</p>')
     parts.extend(sections)
     runs = []
     for i, store in enumerate(stores):
         section, df = _section(store, top=1 if single else 2, prefix=f"e{i}")
         parts.extend(section)
         runs.append(df)
-    parts.append("<h2>Software and machine</h2>")
+    parts.append('<h2 id="software">Software and machine</h2>')
     df = pd.concat(runs) if runs else pd.DataFrame()
     versions = sorted({str(v) for v in df.get("routelab_version", pd.Series()).dropna()})
     env = environment()
@@ -178,6 +276,7 @@ def build(
         env.append(("hosts of the runs", ", ".join(hosts[:20])))
     env.append(("Python executable", sys.executable))
     parts.append(_dl(env))
+    parts.append(f"<script>{SORT_SCRIPT}</script>")
     parts.append("</body></html>")
     return "\n".join(parts)
 
@@ -193,7 +292,7 @@ def _section(store: Store, top: int, prefix: str) -> tuple[list[str], pd.DataFra
     e = html.escape
     h, sub = f"h{top}", f"h{top + 1}"
     parts = [
-        f"<{h}>{e(exp.name)}</{h}>",
+        f'<{h} id="{prefix}">{e(exp.name)}</{h}>',
         f'<p class="sub">routelab {e(exp.kind)} experiment · report written '
         f"{datetime.now(UTC):%Y-%m-%d %H:%M UTC}</p>",
     ]
@@ -272,9 +371,10 @@ def write_report(
     out: str | Path,
     title: str | None = None,
     sections: Sequence[str] = (),
+    subtitle: str | None = None,
 ) -> Path:
     """Writes the report of ``directory`` (or of several) to ``out`` (atomically)."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(out, build(directory, title, sections))
+    atomic_write(out, build(directory, title, sections, subtitle))
     return out
