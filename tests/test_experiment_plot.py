@@ -6,7 +6,9 @@ import xml.etree.ElementTree as ET
 
 import matplotlib.image
 import numpy as np
+import pandas as pd
 import pytest
+from matplotlib.container import BarContainer
 
 import routelab
 from routelab.experiment import plot
@@ -68,8 +70,9 @@ def latency(algorithm, pattern, load, seed):
     )
 
 
-def stored_sim_results(root):
-    """A store filled with known metrics for the plotting code to draw."""
+def stored_sim_results(root, cap=lambda algorithm: 0.25):
+    """A store filled with known metrics for the plotting code to draw; each
+    routing accepts at most ``cap(algorithm)`` flits/node/cycle."""
     exp = specs.parse(SIM)
     store = Store.create_or_resume(root, exp)
     for run in exp.runs:
@@ -84,7 +87,7 @@ def stored_sim_results(root):
                 "status": "ok",
                 "metrics": {
                     "offered": p["traffic.load"],
-                    "accepted": min(p["traffic.load"], 0.25),
+                    "accepted": min(p["traffic.load"], cap(p["routing.algorithm"])),
                     "latency_mean": lat,
                     "latency_p99": lat + 40,
                 },
@@ -120,7 +123,10 @@ def test_line_plot_draws_the_mean_over_seeds_per_hue_and_facet(tmp_path):
     spec = plot.FigureSpec("auto", "latency_mean", "load", "routing", "pattern")
     fig = plot.figure(df, spec)
     axes = [ax for ax in fig.axes if ax.get_visible()]
-    assert [ax.get_title() for ax in axes] == ["pattern = uniform", "pattern = tornado"]
+    assert [ax.get_title() for ax in axes] == [
+        "traffic pattern = uniform",
+        "traffic pattern = tornado",
+    ]
     for ax, pattern in zip(axes, ["uniform", "tornado"], strict=True):
         lines = {line.get_label(): line for line in ax.get_lines()}
         assert set(lines) == {"dor", "duato"}
@@ -131,7 +137,9 @@ def test_line_plot_draws_the_mean_over_seeds_per_hue_and_facet(tmp_path):
             np.testing.assert_allclose(line.get_ydata(), want)
         assert len(ax.collections) == 2  # a min-max band per line (two seeds)
     legend = fig.legends[0]
-    assert legend.get_title().get_text() == "routing.algorithm"
+    assert legend.get_title().get_text() == "routing"
+    assert axes[0].get_xlabel() == "offered load (flits/node/cycle)"
+    assert axes[0].get_ylabel() == "mean packet latency (ns)"
 
 
 def test_standard_figures_of_a_simulation(tmp_path):
@@ -146,16 +154,54 @@ def test_standard_figures_of_a_simulation(tmp_path):
     for p in paths:
         img = matplotlib.image.imread(p)
         assert img.shape[0] > 300 and img.shape[1] > 600
-    # the latency CDF is drawn from the histograms of the runs at the middle load
+    # the latency CDF is drawn from the histograms of the runs at the highest
+    # load each routing sustains (0.3 offered, 0.25 accepted is not sustained)
     cdf = plot.standard_specs(store.table(), store)[2]
-    assert cdf.select == ("traffic.load", 0.2) and cdf.facet == "traffic.pattern"
+    assert cdf.below_saturation == "traffic.load" and cdf.facet == "traffic.pattern"
     fig = plot.figure(plot.table_for(store, store.table(), cdf), cdf, store)
     uniform = fig.axes[0]
-    assert uniform.get_title() == "pattern = uniform"
-    dor = next(line for line in uniform.get_lines() if line.get_label() == "dor")
+    assert uniform.get_title() == "traffic pattern = uniform"
+    dor = next(line for line in uniform.get_lines() if line.get_label() == "dor at 0.2")
     centres = sorted(latency("dor", "uniform", 0.2, s) + d for s in (1, 2) for d in (-10, 10))
     np.testing.assert_allclose(dor.get_xdata(), centres)
     np.testing.assert_allclose(dor.get_ydata(), [3 / 8, 6 / 8, 7 / 8, 1.0])
+
+
+def test_latency_cdf_of_each_router_below_its_own_saturation(tmp_path):
+    store = stored_sim_results(tmp_path / "sim", cap=lambda a: 0.15 if a == "dor" else 1.0)
+    cdf = plot.standard_specs(store.table(), store)[2]
+    fig = plot.figure(plot.table_for(store, store.table(), cdf), cdf, store)
+    for ax in fig.axes:
+        assert {line.get_label() for line in ax.get_lines()} == {"dor at 0.1", "duato at 0.3"}
+        assert ax.get_xlabel() == "packet latency (ns)"
+    with pytest.raises(routelab.ConfigError, match="no run sustains"):
+        store = stored_sim_results(tmp_path / "none", cap=lambda a: 0.01)
+        plot.figure(plot.table_for(store, store.table(), cdf), cdf, store)
+
+
+def test_latency_plot_marks_saturation_and_clips_at_a_multiple_of_zero_load(tmp_path):
+    store = stored_sim_results(tmp_path / "sim", cap=lambda a: 0.15 if a == "dor" else 1.0)
+    df = store.table()
+    spec = plot.standard_specs(df, store)[0]
+    assert spec.logy and spec.saturation and spec.clip == plot.CLIP
+    fig = plot.figure(df, spec, store)
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "log"
+    marks = {
+        tuple(line.get_xdata()) for line in ax.get_lines() if line.get_label() == "_saturation"
+    }
+    assert marks == {(0.2, 0.2)}  # dor saturates at 0.2; duato sustains every load
+    legend = [t.get_text() for t in fig.legends[0].texts]
+    assert legend == ["dor", "duato", plot.SATURATION]
+    # without accepted and offered, a latency three times the zero-load one saturates
+    part = pd.DataFrame({"load": [0.1, 0.2, 0.3, 0.4], "lat": [10.0, 20.0, 31.0, 5000.0]})
+    assert plot.saturation_load(part, "load", "lat") == 0.3
+    fig = plot.figure(part.assign(kind="sim"), plot.FigureSpec("line", "lat", "load", clip=20))
+    ax = fig.axes[0]
+    assert ax.get_ylim()[1] == pytest.approx(200.0)  # 20 x 10 ns
+    above = [line for line in ax.get_lines() if line.get_marker() == "^"]
+    assert [list(line.get_xdata()) for line in above] == [[0.4]]
+    assert list(above[0].get_ydata()) == [200.0]
 
 
 def test_cdf_and_histogram_of_list_artefacts(tmp_path):
@@ -170,8 +216,14 @@ def test_cdf_and_histogram_of_list_artefacts(tmp_path):
         assert np.all(np.diff(line.get_xdata()) >= 0) and np.all(np.diff(ys) >= 0)
         assert len(ys) == 12 * 4  # 12 runs per routing, 4 samples each
     fig = plot.figure(df, plot.FigureSpec("hist", "latency_samples", hue="routing"))
-    heights = [p for p in fig.axes[0].patches]
-    assert len(heights) == 2  # one step outline per routing
+    ax = fig.axes[0]
+    bars = {c.get_label(): list(c) for c in ax.containers}
+    assert set(bars) == {"dor", "duato"}
+    for group in bars.values():  # every sample counted once
+        assert sum(b.get_height() for b in group) == 12 * 4
+    # side by side in each bin: no bar covers another
+    spans = sorted((b.get_x(), b.get_x() + b.get_width()) for g in bars.values() for b in g)
+    assert all(a[1] <= b[0] + 1e-9 for a, b in zip(spans, spans[1:], strict=False))
     xs, ws = plot._samples([[1, 2], {"bins": [0, 2, 4], "counts": [3, 1]}, 5.0])
     assert list(xs) == [1, 2, 1, 3, 5] and list(ws) == [1, 1, 3, 1, 1]
 
@@ -228,14 +280,56 @@ def test_plot_command_writes_png_and_svg(route_dir, run_cli, tmp_path):
 
 def test_bar_heights_are_the_metric_means(route_dir):
     df = routelab.results(route_dir)
-    fig = plot.figure(df, plot.FigureSpec("bar", "lanes_needed", "routing", "topology"))
+    spec = plot.FigureSpec("bar", "lanes_needed", "routing", "topology", invalid="deadlock_free")
+    assert plot.standard_specs(df)[0] == plot.FigureSpec(
+        "bar",
+        "lanes_needed",
+        "routing.algorithm",
+        "network.topology",
+        None,
+        "lanes needed",
+        invalid="deadlock_free",
+    )
+    fig = plot.figure(df, spec)
     ax = fig.axes[0]
+    assert ax.get_ylabel() == "virtual lanes needed" and ax.get_xlabel() == "routing"
     labels = [t.get_text() for t in ax.get_xticklabels()]
     assert labels == ["minhop", "dfsssp", "updown"]
     torus = df[df["network.topology"] == "torus:4x4"]
     want = [torus[torus["routing.algorithm"] == a]["lanes_needed"].mean() for a in labels]
     first_hue = ax.containers[0]
-    assert [b.get_height() for b in first_hue] == want
+    heights = [b.get_height() for b in first_hue]
+    # minhop on the torus is not deadlock-free: no lane count, a hatched mark
+    assert np.isnan(heights[0]) and heights[1:] == want[1:]
+    assert not torus[torus["routing.algorithm"] == "minhop"]["deadlock_free"].all()
+    marks = [p for p in ax.patches if p.get_hatch() == "///"]
+    bar = first_hue[0]
+    cyclic = df.groupby(["network.topology", "routing.algorithm"])["deadlock_free"].all()
+    assert len(marks) == (~cyclic).sum() >= 1  # one mark per bar that has no lane count
+    assert marks[0].get_x() == pytest.approx(bar.get_x())
+    assert marks[0].get_width() == pytest.approx(bar.get_width())
+
+
+def test_bars_have_min_max_whiskers_over_seeds():
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame(
+        [
+            {"kind": "ebb", "routing.algorithm": a, "ebb.seed": s, "avg": rng.uniform(0.2, 0.9)}
+            for a in ("minhop", "dfsssp", "updown")
+            for s in range(5)
+        ]
+    )
+    fig = plot.figure(df, plot.FigureSpec("bar", "avg", "routing.algorithm"))
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "effective bisection bandwidth\n(fraction of link bandwidth)"
+    (container,) = [c for c in ax.containers if isinstance(c, BarContainer)]
+    segments = container.errorbar.lines[2][0].get_segments()
+    for algorithm, bar, seg in zip(
+        ["minhop", "dfsssp", "updown"], container, segments, strict=True
+    ):
+        runs = df[df["routing.algorithm"] == algorithm]["avg"]
+        assert bar.get_height() == pytest.approx(runs.mean())
+        assert sorted(seg[:, 1]) == pytest.approx([runs.min(), runs.max()])
 
 
 # ---------------------------------------------------------------- heatmaps

@@ -23,15 +23,19 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter  # noqa: E402
 
 from routelab._core import ConfigError  # noqa: E402
 from routelab.experiment import kinds  # noqa: E402
+from routelab.experiment.labels import label  # noqa: E402
 from routelab.experiment.store import Store  # noqa: E402
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 FORMATS = (".png", ".svg", ".pdf")
+SUSTAINED = 0.95  # accepted / offered at or above which a load is sustained
+CLIP = 20.0  # latency axes of the standard figures end at this multiple of zero-load latency
 BOOKKEEPING = {
     "key",
     "index",
@@ -64,6 +68,16 @@ class FigureSpec:
     diagonal: bool = False  # a y = x reference line (accepted against offered)
     explode: str | None = None  # an artefact holding a list of rows per run (curves)
     select: tuple[str, Any] | None = None  # only the runs where this column has this value
+    # Latency against load: mark where each line saturates (accepted below
+    # SUSTAINED x offered, else latency above 3x its zero-load value) and clip
+    # the axis at ``clip`` times the zero-load latency.
+    saturation: bool = False
+    clip: float | None = None
+    # A CDF per line at the highest load of this column that line sustains.
+    below_saturation: str | None = None
+    # A boolean column: bars of runs where it is false are marked, not drawn
+    # (lanes of routes that are not deadlock-free).
+    invalid: str | None = None
 
     def file_name(self) -> str:
         if self.name:
@@ -287,6 +301,10 @@ def figure(df: pd.DataFrame, spec: FigureSpec, store: Store | None = None) -> Fi
         auto = _auto_hue(df, [x, facet])
         if auto is not None:
             df, hue = auto, "_hue"
+    per_axis_legend = False
+    if spec.below_saturation:
+        df, hue = below_saturation(df, resolve_column(df, spec.below_saturation), hue, facet)
+        per_axis_legend = True  # each panel may pick other loads
     panels = _groups(df, facet)
     ncols = min(len(panels), 3)
     nrows = math.ceil(len(panels) / ncols)
@@ -294,20 +312,28 @@ def figure(df: pd.DataFrame, spec: FigureSpec, store: Store | None = None) -> Fi
     axes = fig.subplots(nrows, ncols, squeeze=False, sharey=kind in ("line", "bar"))
     for i, (value, part) in enumerate(panels):
         ax = axes[i // ncols][i % ncols]
-        {"line": _line, "bar": _bar, "cdf": _cdf, "hist": _hist}[kind](ax, part, x, y, hue)
+        {"line": _line, "bar": _bar, "cdf": _cdf, "hist": _hist}[kind](ax, part, x, y, hue, spec)
         if facet is not None:
-            ax.set_title(f"{facet.split('.')[-1]} = {value}", fontsize=10)
+            ax.set_title(f"{label(facet)} = {value}", fontsize=10)
         if spec.diagonal and x is not None:
             lo, hi = ax.get_xlim()
             ax.plot([lo, hi], [lo, hi], color="0.6", lw=0.8, ls=":", zorder=0)
         if spec.logy:
             ax.set_yscale("log")
+            # plain numbers at 1, 2, 5 x 10^k rather than powers of ten
+            ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+            ax.yaxis.set_major_formatter(ScalarFormatter())
+            ax.yaxis.set_minor_formatter(NullFormatter())
         ax.grid(True, alpha=0.3)
+        if per_axis_legend and ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, title=label(spec.below_saturation, df), title_fontsize=8)
     for j in range(len(panels), nrows * ncols):
         axes[j // ncols][j % ncols].set_visible(False)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    if hue is not None and handles:
-        title = "" if hue == "_hue" else hue
+    if spec.clip:
+        _clip([ax for row in axes for ax in row if ax.get_visible()], spec.clip)
+    handles, labels = _legend_entries([ax for row in axes for ax in row if ax.get_visible()])
+    if handles and not per_axis_legend:
+        title = label(hue, df)
         longest = max(len(label) for label in labels)
         if longest > 24 or len(labels) > 8:
             chars = fig.get_figwidth() * 12  # about 12 characters of 9 pt text per inch
@@ -323,40 +349,170 @@ def figure(df: pd.DataFrame, spec: FigureSpec, store: Store | None = None) -> Fi
     return fig
 
 
-def _line(ax: Axes, df: pd.DataFrame, x: str, y: str, hue: str | None) -> None:
+def _legend_entries(axes: list[Axes]) -> tuple[list[Any], list[str]]:
+    """Legend handles of all panels, each label once (a marker drawn only in a
+    later panel still gets its entry)."""
+    seen: dict[str, Any] = {}
+    for ax in axes:
+        for handle, text in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(text, handle)
+    return list(seen.values()), list(seen)
+
+
+def _sustained(part: pd.DataFrame) -> bool | None:
+    """Whether runs (of one load) delivered what was offered; None without the columns."""
+    if not {"offered", "accepted"} <= set(part.columns):
+        return None
+    offered, accepted = part["offered"].mean(), part["accepted"].mean()
+    return bool(accepted >= SUSTAINED * offered)
+
+
+def saturation_load(part: pd.DataFrame, x: str, y: str) -> float | None:
+    """The lowest load of one line's runs that is not sustained: accepted below
+    :data:`SUSTAINED` times offered, or (without those columns) a mean ``y``
+    above three times its value at the lowest load. None when every load is."""
+    loads = sorted(part[x].dropna().unique())
+    if not loads:
+        return None
+    zero = part[part[x] == loads[0]][y].mean()
+    for load in loads:
+        runs = part[part[x] == load]
+        ok = _sustained(runs)
+        if ok is None:
+            ok = bool(runs[y].mean() <= 3 * zero)
+        if not ok:
+            return float(load)
+    return None
+
+
+def below_saturation(
+    df: pd.DataFrame, load: str, hue: str | None, facet: str | None
+) -> tuple[pd.DataFrame, str]:
+    """Per line (hue) and panel, the runs at the highest load it sustains, the
+    line named with that load; lines that sustain no load are left out."""
+    keep = []
+    for _, panel in _groups(df, facet):
+        for value, part in _groups(panel, hue):
+            sustained = [
+                v for v in sorted(part[load].dropna().unique()) if _sustained(part[part[load] == v])
+            ]
+            if not sustained:
+                continue
+            rows = part[part[load] == sustained[-1]]
+            name = f"{value} at {sustained[-1]:g}" if value is not None else f"{sustained[-1]:g}"
+            keep.append(rows.assign(_hue=name))
+    if not keep:
+        raise ConfigError(f"no run sustains its load ('{load}'): no latency below saturation")
+    return pd.concat(keep), "_hue"
+
+
+def _clip(axes: list[Axes], multiple: float) -> None:
+    """Clips the (shared) y axis of ``axes`` at ``multiple`` times the lowest
+    first point of their data lines (drawn with "o" markers: the zero-load
+    value); points above are drawn as triangles on the edge."""
+    lines = [
+        (ax, ln)
+        for ax in axes
+        for ln in ax.get_lines()
+        if len(ln.get_ydata()) and ln.get_marker() == "o"
+    ]
+    if not lines:
+        return
+    zero = min(float(np.asarray(ln.get_ydata(), dtype=float)[0]) for _, ln in lines)
+    top = multiple * zero
+    ys = np.concatenate([np.asarray(ln.get_ydata(), dtype=float) for _, ln in lines])
+    if zero <= 0 or np.nanmax(ys) <= top:
+        return
+    for ax, ln in lines:
+        xs, y = np.asarray(ln.get_xdata(), dtype=float), np.asarray(ln.get_ydata(), dtype=float)
+        above = y > top
+        if above.any():
+            ax.plot(
+                xs[above],
+                np.full(above.sum(), top),
+                ls="none",
+                marker="^",
+                color=ln.get_color(),
+                clip_on=False,
+                label="_above",
+            )
+    for ax in axes:
+        ax.set_ylim(ax.get_ylim()[0], top)
+        ax.annotate(
+            f"clipped at {multiple:g}x zero-load latency",
+            (0.99, 0.02),
+            xycoords="axes fraction",
+            ha="right",
+            va="bottom",
+            fontsize=8,
+            color="0.35",
+        )
+
+
+SATURATION = "saturation (first load not sustained)"
+
+
+def _line(ax: Axes, df: pd.DataFrame, x: str, y: str, hue: str | None, spec: FigureSpec) -> None:
+    marked = False
     for value, part in _groups(df, hue):
         stats = part.groupby(x, sort=True)[y].agg(["mean", "min", "max", "count"])
-        label = None if value is None else str(value)
-        ax.plot(stats.index, stats["mean"], marker="o", ms=4, label=label)
+        name = None if value is None else str(value)
+        (line,) = ax.plot(stats.index, stats["mean"], marker="o", ms=4, label=name)
         if (stats["count"] > 1).any():
             ax.fill_between(stats.index, stats["min"], stats["max"], alpha=0.2)
-    ax.set_xlabel(x)
-    ax.set_ylabel(y)
+        at = saturation_load(part, x, y) if spec.saturation else None
+        if at is not None:
+            ax.axvline(at, color=line.get_color(), ls=":", lw=1.4, label="_saturation")
+            marked = True
+    if marked:  # one legend entry for the dotted lines of every colour
+        ax.plot([], [], color="0.3", ls=":", lw=1.4, label=SATURATION)
+    ax.set_xlabel(label(x, df))
+    ax.set_ylabel(label(y, df))
 
 
-def _bar(ax: Axes, df: pd.DataFrame, x: str, y: str, hue: str | None) -> None:
+def _bar(ax: Axes, df: pd.DataFrame, x: str, y: str, hue: str | None, spec: FigureSpec) -> None:
+    """Bars of the mean per category and hue, whiskers from the minimum to the
+    maximum of the runs (seeds) behind each."""
     cats = list(dict.fromkeys(df[x].astype(str)))
     groups = _groups(df, hue)
     width = 0.8 / len(groups)
+    marked = False
     for i, (value, part) in enumerate(groups):
-        stats = part.assign(_x=part[x].astype(str)).groupby("_x")[y].agg(["mean", "std"])
-        stats = stats.reindex(cats)
+        part = part.assign(_x=part[x].astype(str))
+        stats = part.groupby("_x")[y].agg(["mean", "min", "max"]).reindex(cats)
         pos = np.arange(len(cats)) - 0.4 + width * (i + 0.5)
-        err = stats["std"].fillna(0).to_numpy() if (stats["std"].fillna(0) > 0).any() else None
-        ax.bar(
-            pos,
-            stats["mean"].astype(float),
-            width,
-            yerr=err,
-            capsize=2,
-            label=None if value is None else str(value),
-        )
+        means = stats["mean"].astype(float).to_numpy()
+        bad = np.zeros(len(cats), dtype=bool)
+        if spec.invalid and spec.invalid in part.columns:
+            flags = part.groupby("_x")[spec.invalid].agg(lambda v: not v.astype(bool).all())
+            bad = flags.reindex(cats).fillna(False).astype(bool).to_numpy()
+            means = np.where(bad, np.nan, means)
+        spread = (stats["max"] - stats["min"]).fillna(0).to_numpy() > 0
+        err = None
+        if (spread & ~bad).any():
+            lo = np.where(bad, 0, means - stats["min"].to_numpy())
+            hi = np.where(bad, 0, stats["max"].to_numpy() - means)
+            err = np.nan_to_num(np.vstack([lo, hi]))
+        ax.bar(pos, means, width, yerr=err, capsize=3, label=None if value is None else str(value))
+        for p in pos[bad]:
+            what = label(spec.invalid)
+            ax.axvspan(
+                p - width / 2,
+                p + width / 2,
+                ymax=0.92,
+                fill=False,
+                hatch="///",
+                edgecolor="#c0392b",
+                lw=0,
+                label="_nolegend_" if marked else f"not {what} (no value)",
+            )
+            marked = True
     ax.set_xticks(np.arange(len(cats)), cats, rotation=30 if len(cats) > 4 else 0, ha="right")
-    ax.set_xlabel(x)
-    ax.set_ylabel(y)
+    ax.set_xlabel(label(x, df))
+    ax.set_ylabel(label(y, df))
 
 
-def _cdf(ax: Axes, df: pd.DataFrame, x: str | None, y: str, hue: str | None) -> None:
+def _cdf(ax: Axes, df: pd.DataFrame, x: str | None, y: str, hue: str | None, spec: FigureSpec):
     for value, part in _groups(df, hue):
         xs, ws = _samples(part[y])
         if not xs.size:
@@ -365,28 +521,32 @@ def _cdf(ax: Axes, df: pd.DataFrame, x: str | None, y: str, hue: str | None) -> 
         xs, ws = xs[order], ws[order]
         cum = np.cumsum(ws) / ws.sum()
         ax.step(xs, cum, where="post", label=None if value is None else str(value))
-    ax.set_xlabel(y)
-    ax.set_ylabel("fraction ≤ value")
+    ax.set_xlabel(label(y, df))
+    ax.set_ylabel("fraction of packets ≤ latency" if "latency" in y else "fraction ≤ value")
     ax.set_ylim(0, 1.02)
 
 
-def _hist(ax: Axes, df: pd.DataFrame, x: str | None, y: str, hue: str | None) -> None:
+def _hist(ax: Axes, df: pd.DataFrame, x: str | None, y: str, hue: str | None, spec: FigureSpec):
+    """Histograms on shared bins, the bars of each group side by side within a
+    bin, so that none hides another."""
     all_xs, _ = _samples(df[y])
     if not all_xs.size:
         return
     bins = np.histogram_bin_edges(all_xs, bins=min(30, max(5, int(np.sqrt(all_xs.size)))))
-    for value, part in _groups(df, hue):
+    groups = _groups(df, hue)
+    widths = np.diff(bins) / len(groups)
+    for i, (value, part) in enumerate(groups):
         xs, ws = _samples(part[y])
-        ax.hist(
-            xs,
-            bins=bins,
-            weights=ws,
-            histtype="step",
-            lw=1.5,
+        counts, _ = np.histogram(xs, bins=bins, weights=ws)
+        ax.bar(
+            bins[:-1] + widths * i,
+            counts,
+            widths,
+            align="edge",
             label=None if value is None else str(value),
         )
-    ax.set_xlabel(y)
-    ax.set_ylabel("count")
+    ax.set_xlabel(label(y, df))
+    ax.set_ylabel("runs" if df[y].map(_is_number).all() else "count")
 
 
 def heatmap(store: Store, df: pd.DataFrame, y: str, run: str | None = None) -> Figure:
@@ -482,7 +642,17 @@ def standard_specs(df: pd.DataFrame, store: Store | None = None) -> list[FigureS
         facet = "traffic.pattern" if "traffic.pattern" in moving else None
         if kind == "sim" and load and "latency_mean" in cols:
             specs.append(
-                FigureSpec("line", "latency_mean", load, hue, facet, "latency against load")
+                FigureSpec(
+                    "line",
+                    "latency_mean",
+                    load,
+                    hue,
+                    facet,
+                    "latency against load",
+                    logy=True,
+                    saturation=True,
+                    clip=CLIP,
+                )
             )
         if kind == "sim" and {"offered", "accepted"} <= cols:
             specs.append(
@@ -497,8 +667,7 @@ def standard_specs(df: pd.DataFrame, store: Store | None = None) -> list[FigureS
                 )
             )
         if kind == "sim" and "latency_histogram" in _artefact_names(df) and load:
-            loads = sorted(df[load].dropna().unique())
-            middle = loads[(len(loads) - 1) // 2]
+            below = load if {"offered", "accepted"} <= cols else None
             specs.append(
                 FigureSpec(
                     "cdf",
@@ -506,9 +675,9 @@ def standard_specs(df: pd.DataFrame, store: Store | None = None) -> list[FigureS
                     None,
                     hue,
                     facet,
-                    f"latency distribution at {load.split('.')[-1]} {middle:g}",
+                    "latency distribution at the highest load sustained",
                     name="latency-cdf",
-                    select=(load, middle),
+                    below_saturation=below,
                 )
             )
         if kind == "saturate" and "saturation" in cols:
@@ -533,13 +702,18 @@ def standard_specs(df: pd.DataFrame, store: Store | None = None) -> list[FigureS
                         name=f"points-{y}",
                         explode="points",
                         diagonal=y == "accepted",
+                        logy=y != "accepted",
+                        saturation=y != "accepted",
+                        clip=None if y == "accepted" else CLIP,
                     )
                 )
     elif kind == "route":
         x = category()
         for y, title in (("lanes_needed", "lanes needed"), ("avg_hops", "average hops")):
             if x and y in cols:
-                specs.append(FigureSpec("bar", y, x, other(x), None, title))
+                lanes = y == "lanes_needed" and "deadlock_free" in cols
+                invalid = "deadlock_free" if lanes else None
+                specs.append(FigureSpec("bar", y, x, other(x), None, title, invalid=invalid))
     elif kind == "ebb":
         x = category()
         y = pick("avg", "ebb", "mean")
