@@ -20,7 +20,7 @@ from routelab.experiment.api import results, sweep
 from routelab.flow import channel_loads, ebb, minimal_split_loads, throughput_bound
 from routelab.network import Network, families, from_networkx, load, topology
 from routelab.routing import Routes, deadlock, engines, read_lfts, route
-from routelab.sim import SimResult, saturate, simulate
+from routelab.sim import SimResult, load_latency, saturate, simulate
 from routelab.traffic import pattern
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "SimResult",
     "SimulationError",
     "channel_loads",
+    "load_latency",
     "minimal_split_loads",
     "throughput_bound",
     "deadlock",

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from routelab import _core
 from routelab.network import Network
 from routelab.routing import Routes
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def ebb(
@@ -38,29 +42,69 @@ def ebb(
     return json.loads(routes._routes.ebb_json(opts))
 
 
-def channel_loads(routes: Routes, flows: list[tuple[int, int]]) -> list[float]:
-    """Flows crossing each channel (by channel id) for ``(source, destination)``
-    terminal pairs; a flow split over n paths counts 1/n on each."""
-    return routes._routes.channel_loads(flows)
+LOAD_COLUMNS = (
+    "cable",
+    "direction",
+    "src",
+    "src_port",
+    "src_name",
+    "dst",
+    "dst_port",
+    "dst_name",
+    "class",
+    "load",
+)
 
 
-def minimal_split_loads(net: Network, flows: list[tuple[int, int]]) -> list[float]:
-    """Flows crossing each channel (by channel id) when every ``(source,
-    destination)`` terminal pair is split evenly over all its minimal paths:
-    the fluid view of minimal adaptive routing, counted without listing the
-    paths. ``capacity / (max load x rate per flow)`` bounds what routers that
-    keep to minimal paths and spread evenly can sustain."""
-    return _core.minimal_split_loads(net._net, flows)
+def load_table(net: Network, loads: Sequence[float]) -> pd.DataFrame:
+    """Per-channel ``loads`` (a sequence by channel id) as a DataFrame indexed
+    by channel id, one row per channel: its ``cable`` (an index into
+    ``net.cables``), the ``direction`` along it (``forward`` from the cable's
+    first end to its second, ``reverse`` back), both endpoints (``src``/``dst``
+    node id, port and name), its ``class`` and its ``load``. Channel ``2c``
+    runs forward on cable ``c``, channel ``2c + 1`` in reverse."""
+    import pandas as pd
+
+    if len(loads) != 2 * len(net.cables):
+        raise ValueError(f"{len(loads)} loads for the {2 * len(net.cables)} channels of {net.name}")
+    names = [node[1] for node in net.nodes]
+    rows = []
+    for i, (a, pa, b, pb, cls) in enumerate(net.cables):
+        rows.append((i, "forward", a, pa, names[a], b, pb, names[b], cls, loads[2 * i]))
+        rows.append((i, "reverse", b, pb, names[b], a, pa, names[a], cls, loads[2 * i + 1]))
+    df = pd.DataFrame(rows, columns=list(LOAD_COLUMNS))
+    df.index.name = "channel"
+    return df
+
+
+def channel_loads(routes: Routes, flows: list[tuple[int, int]]) -> pd.DataFrame:
+    """Flows crossing each channel for ``(source, destination)`` terminal
+    pairs (a flow split over n paths counts 1/n on each), as the table of
+    :func:`load_table`: one row per channel, keyed by cable, direction and
+    endpoints, the count in ``load``."""
+    return load_table(routes.network, routes._routes.channel_loads(flows))
+
+
+def minimal_split_loads(net: Network, flows: list[tuple[int, int]]) -> pd.DataFrame:
+    """Flows crossing each channel when every ``(source, destination)``
+    terminal pair is split evenly over all its minimal paths (the fluid view
+    of minimal adaptive routing, counted without listing the paths), as the
+    table of :func:`load_table`. ``capacity / (max load x rate per flow)``
+    bounds what routers that keep to minimal paths and spread evenly can
+    sustain."""
+    return load_table(net, _core.minimal_split_loads(net._net, flows))
 
 
 def throughput_bound(
-    net: Network, flows: list[tuple[int, int]], loads: list[float]
+    net: Network, flows: list[tuple[int, int]], loads: pd.DataFrame | Sequence[float]
 ) -> dict[str, Any]:
     """What channel ``loads`` (flows per channel, from :func:`channel_loads` or
     :func:`minimal_split_loads`) allow: the rate per flow at which the first
     channel saturates (its bandwidth over its load), that channel, and the
     rate in units of the bisection rate of uniform traffic (gamma0,
     ``load_unit = "bisection"``) when the network has one."""
+    if hasattr(loads, "columns"):
+        loads = loads["load"].tolist()
     bandwidth = {name: bps for name, bps, _ in net.classes}
     names = [node[1] for node in net.nodes]
     best: tuple[float, int, int, int] | None = None

@@ -62,6 +62,16 @@ class Network:
     def terminals(self) -> list[int]:
         return self._net.terminals()
 
+    def terminal_index(self, name: str) -> int | None:
+        """The index of the terminal called ``name`` (its place in
+        :attr:`terminals`, as traffic patterns number terminals), or None."""
+        if "_terminal_index" not in self.__dict__:
+            nodes = self.nodes
+            self.__dict__["_terminal_index"] = {
+                nodes[n][1]: i for i, n in enumerate(self.terminals)
+            }
+        return self.__dict__["_terminal_index"].get(name)
+
     def gamma0_bps(self) -> float | None:
         """The rate per terminal (bit/s) at which uniform traffic saturates the
         bisection: 1.0 of ``load_unit = "bisection"`` (versaci2013's gamma0);
@@ -135,6 +145,47 @@ def families() -> list[tuple[str, str]]:
     return _core.families()
 
 
+def _integer(node: Any, attrs: dict[str, Any], key: str, default: int) -> int:
+    value = attrs.get(key, default)
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise _core.TopologyError(
+            f"node {node}: attribute '{key}' is {value!r}, not an integer"
+        ) from None
+
+
+def _ends(u: Any, v: Any, ends: Any, index: dict[Any, int]) -> tuple[tuple[Any, int], ...]:
+    """An edge's ``ends`` attribute, checked: ``((node, port), (node, port))``
+    naming the edge's own two nodes."""
+    try:
+        (a, pa), (b, pb) = ends
+        pa, pb = int(pa), int(pb)
+    except (TypeError, ValueError):
+        raise _core.TopologyError(
+            f"edge {u}-{v}: attribute 'ends' is {ends!r}; expected ((node, port), (node, port))"
+        ) from None
+    if a not in index or b not in index or {a, b} != {u, v}:
+        raise _core.TopologyError(
+            f"edge {u}-{v}: attribute 'ends' names nodes {a!r} and {b!r}, not the edge's own"
+        )
+    return (a, pa), (b, pb)
+
+
+def _classes(classes: Any) -> list[tuple[str, int, int]]:
+    """The graph attribute ``classes``, checked: (name, bandwidth b/s, latency ps) each."""
+    out = []
+    for c in classes:
+        try:
+            name, bandwidth, latency = c
+            out.append((str(name), int(bandwidth), int(latency)))
+        except (TypeError, ValueError):
+            raise _core.TopologyError(
+                f"graph attribute 'classes' has {c!r}; expected (name, bandwidth_bps, latency_ps)"
+            ) from None
+    return out
+
+
 _DEFAULT_CLASSES = [("switch", 20_000_000_000, 100_000), ("terminal", 20_000_000_000, 100_000)]
 
 
@@ -152,17 +203,30 @@ def from_networkx(g: nx.Graph) -> Network:
     if all(isinstance(n, int) for n in order):
         order.sort()
     index = {n: i for i, n in enumerate(order)}
-    classes = list(g.graph.get("classes") or _DEFAULT_CLASSES)
+    classes = _classes(g.graph.get("classes") or _DEFAULT_CLASSES)
     class_index = {name: i for i, (name, _, _) in enumerate(classes)}
-    kinds = [g.nodes[n].get("kind", "switch") for n in order]
+    kinds = []
+    for n in order:
+        kind = g.nodes[n].get("kind", "switch")
+        if kind not in ("switch", "terminal"):
+            raise _core.TopologyError(
+                f"node {n}: attribute 'kind' is {kind!r}; expected 'switch' or 'terminal'"
+            )
+        kinds.append(kind)
 
     edges = list(g.edges(data=True))
     edges.sort(key=lambda e: e[2].get("cable", len(edges)))
+    with_ends = sum(1 for _, _, data in edges if "ends" in data)
     next_port = [1] * len(order)
     cables = []
     for u, v, data in edges:
+        if 0 < with_ends < len(edges) and "ends" not in data:
+            raise _core.TopologyError(
+                f"edge {u}-{v} has no attribute 'ends' while {with_ends} other edges give "
+                "their ports: give ((node, port), (node, port)) on every edge or on none"
+            )
         if "ends" in data:
-            (a, pa), (b, pb) = data["ends"]
+            (a, pa), (b, pb) = _ends(u, v, data["ends"], index)
             a, b = index[a], index[b]
         else:
             a, b = index[u], index[v]
@@ -173,7 +237,8 @@ def from_networkx(g: nx.Graph) -> Network:
         cls = data.get("cls") or ("terminal" if "terminal" in (kinds[a], kinds[b]) else "switch")
         if cls not in class_index:
             raise _core.TopologyError(
-                f"edge {u}-{v} has class '{cls}', which the graph's classes do not define"
+                f"edge {u}-{v}: attribute 'cls' is {cls!r}, which the graph attribute "
+                f"'classes' does not define (defined: {', '.join(class_index)})"
             )
         cables.append([a, pa, b, pb, class_index[cls]])
 
@@ -188,9 +253,9 @@ def from_networkx(g: nx.Graph) -> Network:
             {
                 "kind": kinds[i],
                 "name": str(attrs.get("name", n)),
-                "guid": hex(int(attrs.get("guid", 0))),
-                "lid": int(attrs.get("lid", 0)),
-                "ports": int(attrs.get("ports", used[i])),
+                "guid": hex(_integer(n, attrs, "guid", 0)),
+                "lid": _integer(n, attrs, "lid", 0),
+                "ports": _integer(n, attrs, "ports", used[i]),
             }
         )
     doc = {

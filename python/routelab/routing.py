@@ -55,9 +55,30 @@ class Routes:
         ``avg_hops``, ``seconds`` and ``cycle``."""
         return json.loads(self._routes.stats_json())
 
-    def path(self, src: int, dst: int) -> list[int]:
-        """Node ids from terminal index ``src`` to terminal index ``dst``."""
-        return self._routes.path(src, dst)
+    def path(self, src: int | str, dst: int | str, *, names: bool = True) -> list[Any]:
+        """The nodes a packet from terminal ``src`` to terminal ``dst`` passes,
+        both ends included (the first path of a multipath pair).
+
+        ``src`` and ``dst`` are terminals as traffic patterns number them (an
+        index into ``network.terminals``, as in :func:`routelab.pattern`) or
+        terminal names. The nodes come back by name (``names=True``) or as node
+        ids, indices into ``network.nodes`` (``names=False``): a switch has a
+        node id but no terminal index. Raises :class:`RoutingError` for a
+        terminal that does not exist.
+        """
+        ids = self._routes.path(self._terminal(src), self._terminal(dst))
+        if not names:
+            return ids
+        nodes = self.network.nodes
+        return [nodes[n][1] for n in ids]
+
+    def _terminal(self, t: int | str) -> int:
+        if isinstance(t, str):
+            index = self.network.terminal_index(t)
+            if index is None:
+                raise _core.RoutingError(f"no terminal named '{t}' in {self.network.name}")
+            return index
+        return int(t)
 
     def save(self, directory: str | Path) -> list[str]:
         """Writes ``opensm-lfts.dump``, ``lanes.txt`` (slid dlid lane) and ``paths.jsonl``
@@ -71,10 +92,6 @@ class Routes:
     def to_orcs_dot(self) -> str:
         """The topology as DOT with the destinations routed over each edge."""
         return self._routes.to_orcs_dot()
-
-    def path_names(self, src: int, dst: int) -> list[str]:
-        names = self.network.nodes
-        return [names[n][1] for n in self.path(src, dst)]
 
     def __repr__(self) -> str:
         return f"Routes(engine='{self.engine}', network='{self.network.name}', lanes={self.lanes})"
@@ -106,6 +123,20 @@ def deadlock(routes: Routes) -> dict[str, Any]:
 def engines() -> list[str]:
     """The names of every routing engine."""
     return _core.engines()
+
+
+def usage(routers: bool = False) -> list[tuple[str, str]]:
+    """``(name, one line)`` of every routing engine; with ``routers``, of every
+    name a simulation's ``routing.algorithm`` takes (the hop routers, then the
+    engines, whose tables are followed hop by hop). Aliases (BookSim's names
+    such as ``dim_order``) come last."""
+    rows = list(_core.engine_about())
+    if routers:
+        hop = list(_core.router_about())
+        taken = {name for name, _ in hop}
+        rows = hop + [(name, f"tables: {about}") for name, about in rows if name not in taken]
+    rows += [(alias, f"= {real}") for alias, real in _core.routing_aliases()]
+    return rows
 
 
 def read_lfts(net: Network, lfts: str | Path, lanes: str | Path | None = None) -> Routes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -70,15 +71,23 @@ def check(spec: SpecLike, overrides: dict[str, Any] | None = None) -> str:
     return _core.sim_spec(spec_text(spec), _sets(overrides))
 
 
-def simulate(spec: SpecLike, overrides: dict[str, Any] | None = None) -> SimResult:
+def simulate(
+    spec: SpecLike, overrides: dict[str, Any] | None = None, *, progress: bool | None = None
+) -> SimResult:
     """Runs one simulation of ``spec`` (a TOML file, TOML text or dict).
 
     ``overrides`` maps dotted keys to values, as ``--set`` does on the command
     line: ``{"traffic.load": 0.4, "router.vcs": 2}``. The GIL is released while
     the engine runs. A run that deadlocks raises :class:`DeadlockError` naming a
-    cycle of waiting buffers.
+    cycle of waiting buffers. ``progress``: a spinner with the elapsed time
+    when a terminal or notebook watches and the run takes more than two
+    seconds (None), always (True) or never (False).
     """
-    return SimResult(json.loads(_core.simulate(spec_text(spec), _sets(overrides))))
+    from routelab.progress import Progress
+
+    text, sets = spec_text(spec), _sets(overrides)
+    with Progress("simulating", show=progress):
+        return SimResult(json.loads(_core.simulate(text, sets)))
 
 
 def saturate(
@@ -89,14 +98,95 @@ def saturate(
     high: float | None = None,
     tolerance: float | None = None,
     steps: int | None = None,
+    progress: bool | None = None,
 ) -> SimResult:
     """Finds the highest offered load the network sustains (accepted within
-    ``tolerance`` of offered, latency converged) by bisection on the load.
+    ``tolerance`` of offered, latency converged) by narrowing ``[low, high]``
+    (loads in the spec's ``traffic.load_unit``) ``steps`` times.
 
-    Returns ``saturation``, ``accepted`` and ``points`` (every load measured)."""
+    Returns ``saturation``, ``accepted`` and ``points`` (every load measured).
+    ``progress`` as for :func:`simulate`. ``routelab saturate`` takes the same
+    options (``--low``, ``--high``, ``--tolerance``, ``--steps``)."""
+    from routelab.progress import Progress
+
     options = {
         k: float(v)
         for k, v in {"low": low, "high": high, "tolerance": tolerance, "steps": steps}.items()
         if v is not None
     }
-    return SimResult(json.loads(_core.saturate(spec_text(spec), _sets(overrides), options)))
+    text, sets = spec_text(spec), _sets(overrides)
+    with Progress("searching the saturation load", show=progress):
+        return SimResult(json.loads(_core.saturate(text, sets, options)))
+
+
+SUSTAINED = 0.95  # accepted / offered at or above which a load counts as sustained
+
+
+def load_latency(
+    spec: SpecLike,
+    loads: Iterable[float],
+    overrides: dict[str, Any] | None = None,
+    *,
+    vary: dict[str, Iterable[Any]] | None = None,
+    seeds: Iterable[int] | None = None,
+    workers: int = 1,
+    progress: bool | None = None,
+) -> Any:
+    """Latency and throughput against offered load, as a tidy pandas DataFrame.
+
+    Runs :func:`simulate` on ``spec`` once per load of ``loads`` (``traffic.load``,
+    in the spec's ``traffic.load_unit``), per combination of the values in
+    ``vary`` (dotted keys to lists, ``{"routing.algorithm": ["dor", "duato"]}``)
+    and per seed of ``seeds`` (``run.seed``). One row per run: the varied keys,
+    ``load``, ``seed`` (with ``seeds``), every scalar metric of the run
+    (``offered``, ``accepted``, ``latency_mean``, ``latency_p99``, ...; latency
+    in ns, offered and accepted in flits/node/cycle) and ``sustained`` (accepted
+    at least :data:`SUSTAINED` of offered and the run drained). ``workers``
+    threads run simulations side by side (the GIL is released while they run).
+    ``progress`` shows a bar: None when a terminal or notebook watches and the
+    sweep runs for more than a moment, True always, False never.
+    """
+    import itertools
+    from concurrent.futures import ThreadPoolExecutor
+
+    import pandas as pd
+
+    from routelab.progress import Progress
+
+    text = spec_text(spec)
+    keys = list(vary or {})
+    combos = list(itertools.product(*[list(v) for v in (vary or {}).values()])) or [()]
+    seed_list: list[int | None] = list(seeds) if seeds is not None else [None]
+    load_list = [float(x) for x in loads]
+    if not load_list:
+        raise _core.ConfigError("load_latency needs at least one load in 'loads'")
+    jobs = []
+    for combo in combos:
+        for seed in seed_list:
+            for load in load_list:
+                params = dict(zip(keys, combo, strict=True))
+                sets = {**(overrides or {}), **params, "traffic.load": load}
+                if seed is not None:
+                    sets["run.seed"] = seed
+                head = {**params, "load": load}
+                if seeds is not None:
+                    head["seed"] = seed
+                jobs.append((head, sets))
+    _core.sim_spec(text, _sets(jobs[0][1]))  # a bad spec fails before anything runs
+
+    with Progress("simulating loads", total=len(jobs), show=progress) as bar:
+
+        def run(job: tuple[dict[str, Any], dict[str, Any]]) -> dict[str, Any]:
+            head, sets = job
+            result = json.loads(_core.simulate(text, _sets(sets)))
+            bar.advance()
+            metrics = {k: v for k, v in flatten(result).items() if k not in head}
+            return {**head, **metrics}
+
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            rows = list(pool.map(run, jobs))
+    df = pd.DataFrame(rows)
+    ok = df["accepted"] >= SUSTAINED * df["offered"]
+    if "drained" in df.columns:
+        ok &= df["drained"].fillna(True).astype(bool)
+    return df.assign(sustained=ok)

@@ -6,6 +6,16 @@ from routelab import _core
 from routelab.network import Network
 
 
+def usage() -> list[tuple[str, str]]:
+    """``(name, usage)`` of every traffic pattern, aliases (BookSim's names
+    such as ``bitrev``) last, each saying what it stands for."""
+    patterns, aliases = _core.pattern_usage()
+    rows = [(name, text.split("  ", 1)[-1].strip()) for name, text in patterns]
+    usage_of = dict(patterns)
+    rows += [(alias, f"= {real}") for alias, real in aliases if real in usage_of]
+    return rows
+
+
 def pattern(name: str, net: Network, seed: int = 1) -> list[tuple[int, int]]:
     """The ``(source, destination)`` terminal-index pairs of a pattern on ``net``.
 

@@ -29,12 +29,12 @@ from routelab._core import ConfigError  # noqa: E402
 from routelab.experiment import kinds  # noqa: E402
 from routelab.experiment.labels import label  # noqa: E402
 from routelab.experiment.store import Store  # noqa: E402
+from routelab.sim import SUSTAINED  # noqa: E402
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 FORMATS = (".png", ".svg", ".pdf")
-SUSTAINED = 0.95  # accepted / offered at or above which a load is sustained
 CLIP = 20.0  # latency axes of the standard figures end at this multiple of zero-load latency
 BOOKKEEPING = {
     "key",

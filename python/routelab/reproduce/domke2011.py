@@ -491,7 +491,7 @@ def _top_spread(spec: str, engine: str) -> dict[str, Any]:
     per_level1: dict[int, set[int]] = defaultdict(set)
     for src in range(first[1]):
         for dst in range(first[m[0]], t):
-            path = routes.path(src, dst)
+            path = routes.path(src, dst, names=False)
             # terminal, leaf, level-1 switch, top switch, ...
             per_level1[path[2]].add(path[3])
     tops = set().union(*per_level1.values()) if per_level1 else set()

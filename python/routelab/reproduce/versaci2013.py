@@ -534,7 +534,7 @@ def minimal_bound(pattern: str, k: int) -> float:
     else:
         n = 1
         flows = [(s, d) for s, d in routelab.pattern(pattern, net) if s != d]
-    loads = routelab.minimal_split_loads(net, flows)
+    loads = routelab.minimal_split_loads(net, flows)["load"].tolist()
     # Node links run at 64 Gb/s against 20 between routers (Table 1) and
     # carry one node's traffic: they never bind first here.
     switches = set(net.switches)
