@@ -136,11 +136,14 @@ def test_the_report_of_a_reproduction_without_sweeps(tmp_path: Path) -> None:
             "bandwidth_max_gbytes": [1.5, 2.5, 3.0],
         }
     ).to_csv(tmp_path / "stats.csv", index=False)
-    (tmp_path / "summary.md").write_text("# parker <summary>\n")
+    (tmp_path / "summary.md").write_text("# parker\n\nMeasured <b>here</b>.\n")
     text = reproduce_report.build("parker", tmp_path)
-    assert "<h2>Measured and published</h2>" in text
+    assert '<h2 id="published">Measured and published</h2>' in text
     assert "Parker, Kapoor, Raicu" in text
     # DOR's largest bandwidth, 2.5 GB/s, is 0.5 above the published 0-2
     assert re.search(r"<td[^>]*>0-2</td><td>2\.5</td><td>0\.5</td>", text)
     assert re.search(r"<td[^>]*>4</td><td>3</td><td>-1</td>", text)
-    assert "<h3>stats.csv</h3>" in text and "# parker &lt;summary&gt;" in text
+    assert "<h3>stats.csv</h3>" in text
+    # the summary is rendered, raw HTML in it escaped, its title left to the page's
+    assert "<p>Measured &lt;b&gt;here&lt;/b&gt;.</p>" in text and "# parker" not in text
+    assert "0 sweeps" in text and "0 experiments" not in text
