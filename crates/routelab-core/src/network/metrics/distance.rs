@@ -471,8 +471,8 @@ mod tests {
     fn a_few_hundred_sources_estimate_an_irregular_network_closely() {
         // 3,000 switches: one less than the budget for all of them gives
         // the capped sample of MAX_SAMPLES sources.
-        let net = crate::network::spec::build("random:switches=3000,ports=8,hosts=1,seed=3")
-            .unwrap();
+        let net =
+            crate::network::spec::build("random:switches=3000,ports=8,hosts=1,seed=3").unwrap();
         let exact = distances(&net);
         assert!(exact.exact);
         let g = SwitchGraph::new(&net);
