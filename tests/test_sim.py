@@ -163,3 +163,32 @@ def test_sweeps_record_deadlocks_as_failed_and_overload_as_undrained(tmp_path):
     # Resuming reruns nothing: undrained runs are finished runs.
     again = routelab.sweep(spec, out, workers=1)
     assert again.ran == 0
+
+
+def test_short_buffers_warn_once_and_unsteady_runs_say_so(run_cli, tmp_path):
+    """The default buffer covers the credit round trip (33 flits on 100 ns,
+    20 Gb/s links); 8 flits do not: the run is throttled, warned about once
+    per link class on stderr and in the result, and its text output says it
+    neither drained nor converged."""
+    spec = tmp_path / "minimal.toml"
+    spec.write_text(
+        '[network]\ntopology = "torus:8x8"\n[routing]\nalgorithm = "dor"\n'
+        "[traffic]\nload = 0.3\n[run]\nwarmup_cycles = 500\nmeasure_cycles = 2000\n"
+    )
+    ok = run_cli("sim", str(spec))
+    assert ok.returncode == 0, ok.stderr
+    assert "warning" not in ok.stderr
+    assert "drained" not in ok.stdout and "converged" not in ok.stdout
+    assert float(ok.stdout.split("accepted")[1].split()[0]) == pytest.approx(0.3, abs=0.02)
+    starved = run_cli("sim", str(spec), "--set", "router.buffer_flits=8")
+    assert starved.returncode == 3, starved.stderr  # it does not drain
+    warnings = [line for line in starved.stderr.splitlines() if "buffer_flits =" in line]
+    assert len(warnings) == 2  # switch and terminal links, each once
+    assert all("router.buffer_flits >= 33" in w for w in warnings)
+    assert "drained            False" in starved.stdout
+    assert "converged          False" in starved.stdout
+    r = routelab.simulate(spec, {"router.buffer_flits": 32})
+    assert len(r.warnings) == 2  # one flit short: warned, though 97% of a link is plenty here
+    assert routelab.simulate(spec, {"router.buffer_flits": 33}).warnings == []
+    sat = routelab.saturate(spec, {"router.buffer_flits": 8}, steps=1)
+    assert len(sat.warnings) == 2

@@ -189,8 +189,15 @@ def _sets(items: list[str] | None) -> dict[str, str]:
 UNDRAINED = 3
 
 
+def _warn(result: dict) -> None:
+    """Each of a result's warnings once on stderr."""
+    for w in dict.fromkeys(result.get("warnings") or ()):
+        print(f"routelab: warning: {w}", file=sys.stderr)
+
+
 def _sim(args: argparse.Namespace) -> int:
     result = routelab.simulate(Path(args.spec), _sets(args.set))
+    _warn(result)
     if args.json:
         print(json.dumps(result, indent=2))
     else:
@@ -224,15 +231,17 @@ def _sim(args: argparse.Namespace) -> int:
 
 def _saturate(args: argparse.Namespace) -> int:
     result = routelab.saturate(Path(args.spec), _sets(args.set))
+    _warn(result)
     if args.json:
         print(json.dumps(result, indent=2))
     else:
         print(f"saturation  {result['saturation']:.4g} ({result.get('load_unit', '')})")
-        print("load        offered     accepted    latency_mean")
+        print("load        offered     accepted    latency_mean  note")
         for p in result["points"]:
+            note = ", ".join(f"not {k}" for k in ("drained", "converged") if p.get(k) is False)
             print(
                 f"{p['load']:<11.4g} {p['offered']:<11.4g} {p['accepted']:<11.4g} "
-                f"{p['latency_mean']:.4g}"
+                f"{p['latency_mean']:<13.4g} {note}".rstrip()
             )
     return 0
 

@@ -691,6 +691,9 @@ fn a_credit_loop_limits_a_stream_to_its_buffer_over_the_round_trip() {
         (1, 0.0, 2.0, 6.4 / 10.4),
         (1, 3.0, 1.0, 6.4 / 11.4),
         (2, 3.0, 1.0, 1.0),
+        // Either side of the round trip of 206.4 / 6.4 = 32.25 flits.
+        (32, 0.0, 100.0, 32.0 * 6.4 / 206.4),
+        (33, 0.0, 100.0, 1.0),
     ] {
         let mut s = two_switch_stream();
         s.router.buffer_flits = Some(b);
@@ -706,7 +709,39 @@ fn a_credit_loop_limits_a_stream_to_its_buffer_over_the_round_trip() {
             "buffer {b}, routing delay {r_ns} ns, links of {l_ns} ns: accepted {} vs {expect}",
             r.accepted
         );
+        // A warning exactly when the buffer caps a VC below its link.
+        assert_eq!(
+            r.warnings.is_empty(),
+            expect >= 1.0,
+            "buffer {b}, routing delay {r_ns} ns, links of {l_ns} ns: {:?}",
+            r.warnings
+        );
     }
+}
+
+#[test]
+fn a_minimal_spec_covers_the_round_trip_and_accepts_what_is_offered() {
+    // Default links (100 ns, 20 Gb/s) and no buffer given: the default
+    // buffer covers the credit round trip, so uniform traffic at 0.3 on a
+    // 4x4 torus (DOR's channel-load bound there: 1.0) is all accepted.
+    let mut s = quick("torus:4x4", "dor");
+    s.traffic.load = 0.3;
+    let r = run(&s);
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    assert!((r.accepted - 0.3).abs() < 0.02, "accepted {}", r.accepted);
+    assert!(r.drained && r.converged);
+    // The old default of 8 flits covers a quarter of the round trip: a
+    // warning names the key and the size that would cover it, and the
+    // same load is no longer carried.
+    s.router.buffer_flits = Some(8);
+    let r8 = run(&s);
+    assert_eq!(r8.warnings.len(), 2, "{:?}", r8.warnings); // switch and terminal links
+    assert!(
+        r8.warnings[0].contains("router.buffer_flits >= 33"),
+        "{:?}",
+        r8.warnings
+    );
+    assert!(r8.accepted < 0.25, "accepted {}", r8.accepted);
 }
 
 #[test]

@@ -9,7 +9,7 @@
 //! [router]
 //! switching = "wormhole"       # store-and-forward | cut-through | wormhole
 //! vcs = 4                      # virtual channels per port (0: what the routing needs)
-//! buffer_flits = 8             # per input port and VC (or buffer_packets)
+//! buffer_flits = 33            # per input port and VC (or buffer_packets; default: covers the credit round trip)
 //! flit_bytes = 16
 //! routing_delay = "0ns"        # input pipeline of a switch, paid by every flit
 //! speedup = 1                  # crossbar input speedup
@@ -131,8 +131,12 @@ pub struct RouterSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub buffer_flits: Option<u32>,
     /// Capacity of each input buffer in packets (of `packet_flits`);
-    /// exclusive with `buffer_flits`. Default: 8 flits, or 2 packets
-    /// when that is more.
+    /// exclusive with `buffer_flits`. Default: the credit round trip of
+    /// the network's longest channel into a switch
+    /// ([`super::roundtrip`]; 33 flits on the default 100 ns, 20 Gb/s
+    /// links), at least 8 flits and 2 packets; under stop & go, a slack
+    /// buffer whose default thresholds absorb that round trip. A smaller
+    /// buffer is allowed and reported in the result's `warnings`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub buffer_packets: Option<u32>,
     /// Bytes per flit: the unit of flow control and buffering.

@@ -13,6 +13,7 @@ use super::engine::Kind;
 use super::error::{ConfigError, SimError};
 use super::link::MAX_BUFFER_FLITS;
 use super::load;
+use super::roundtrip;
 use super::state::{Params, Sim};
 use super::stats::{close, SimResult};
 use super::workload::Closed;
@@ -40,6 +41,8 @@ pub struct Experiment {
     params: Params,
     /// versaci2013's unit of load in flits per cycle, when asked for.
     gamma0_flits: Option<f64>,
+    /// What the spec allows but will likely regret (see [`Self::warnings`]).
+    warnings: Vec<String>,
 }
 
 /// The options a spec gives to a router or engine.
@@ -218,6 +221,9 @@ impl Experiment {
             ));
         }
         let mtu_bytes = packet_bytes.unwrap_or(packet_flits * flit_bytes);
+        let routing_delay_ps = Picos::parse(&r.routing_delay)
+            .map_err(|e| ConfigError::invalid("router.routing_delay", &r.routing_delay, e.reason))?
+            .0;
         let buf = match (r.buffer_flits, r.buffer_packets) {
             (Some(_), Some(_)) => {
                 return Err(bad(
@@ -228,7 +234,14 @@ impl Experiment {
             }
             (Some(f), None) => u64::from(f),
             (None, Some(p)) => u64::from(p) * packet_flits,
-            (None, None) => 8.max(2 * packet_flits),
+            // Enough to cover the longest credit round trip (roundtrip.rs).
+            (None, None) => 8
+                .max(2 * packet_flits)
+                .max(if r.flow_control == FlowControl::StopGo {
+                    roundtrip::stop_go_buffer(&net, r.flit_bytes)
+                } else {
+                    roundtrip::covering_buffer(&net, r.flit_bytes, routing_delay_ps)
+                }),
         };
         if buf == 0 || buf > u64::from(MAX_BUFFER_FLITS) {
             return Err(bad(
@@ -253,6 +266,11 @@ impl Experiment {
             return Err(bad("router.vcs", vcs.to_string(), "at most 64"));
         }
         let stop_go = r.flow_control == FlowControl::StopGo;
+        let warnings = if stop_go {
+            Vec::new() // the slack check below refuses what would not cover it
+        } else {
+            roundtrip::buffer_warnings(&net, r.flit_bytes, routing_delay_ps, buf)
+        };
         let (stop_at, go_at) = if stop_go {
             if r.switching != Switching::Wormhole {
                 return Err(bad(
@@ -304,9 +322,6 @@ impl Experiment {
         if r.speedup == 0 {
             return Err(bad("router.speedup", "0".into(), "at least 1"));
         }
-        let routing_delay_ps = Picos::parse(&r.routing_delay)
-            .map_err(|e| ConfigError::invalid("router.routing_delay", &r.routing_delay, e.reason))?
-            .0;
         let cycle_ps = load::cycle_ps(&net, r.flit_bytes)?;
         if !(t.load.is_finite() && t.load >= 0.0) {
             return Err(bad("traffic.load", t.load.to_string(), "a number >= 0"));
@@ -408,6 +423,7 @@ impl Experiment {
             pairs,
             params,
             gamma0_flits,
+            warnings,
         };
         if let Some(limit) = t.injection_limit {
             let flits = exp.load_in_flits(limit);
@@ -433,6 +449,12 @@ impl Experiment {
 
     pub fn spec(&self) -> &Spec {
         &self.spec
+    }
+
+    /// Settings that are valid but starve the network: buffers shorter
+    /// than their channel's credit round trip. Every result carries them.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// One cycle in picoseconds (a flit time on the injection channel).
@@ -687,6 +709,7 @@ impl Experiment {
             wall_seconds: wall.elapsed().as_secs_f64(),
             events: sim.events,
             workload: sim.closed.as_ref().map(Closed::result),
+            warnings: self.warnings.clone(),
         }
     }
 }

@@ -90,6 +90,7 @@ mod link;
 pub mod load;
 mod nic;
 mod packet;
+pub mod roundtrip;
 mod saturate;
 mod state;
 mod stats;

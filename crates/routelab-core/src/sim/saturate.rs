@@ -67,6 +67,9 @@ pub struct SaturateResult {
     /// Every point measured, by load.
     pub points: Vec<SaturatePoint>,
     pub wall_seconds: f64,
+    /// The experiment's warnings ([`Experiment::warnings`]), once.
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 fn point(load: f64, r: &SimResult, o: &SaturateOptions) -> SaturatePoint {
@@ -149,5 +152,6 @@ pub fn saturate_experiment(
         accepted: best.1,
         points,
         wall_seconds: wall.elapsed().as_secs_f64(),
+        warnings: exp.warnings().to_vec(),
     })
 }

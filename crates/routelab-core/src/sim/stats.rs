@@ -312,6 +312,10 @@ pub struct SimResult {
     pub events: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workload: Option<WorkloadResult>,
+    /// Settings that are valid but starve the network (a buffer shorter
+    /// than its channel's credit round trip); empty when there are none.
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 #[cfg(test)]
