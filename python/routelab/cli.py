@@ -205,6 +205,8 @@ def _sim(args: argparse.Namespace) -> int:
         keys = (
             "offered",
             "accepted",
+            "accepted_min",
+            "accepted_max",
             "latency_mean",
             "latency_p99",
             "avg_hops",

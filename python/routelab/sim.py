@@ -13,7 +13,8 @@ SpecLike = str | Path | dict[str, Any]
 
 
 class SimResult(dict):
-    """A simulation result: a dict (``offered``, ``accepted``, ``latency_mean``,
+    """A simulation result: a dict (``offered``, ``accepted``, ``accepted_min`` and
+    ``accepted_max`` (per source: fairness), ``warnings``, ``latency_mean``,
     ``latency_p99``, ``avg_hops``, ``packets_delivered``, ``flit_hops``,
     ``simulated_ps``, ``wall_seconds``, ``events``, ...) with attribute access."""
 

@@ -634,6 +634,7 @@ impl Experiment {
         let c = &sim.c;
         let offered = per_node(c.win_gen_flits);
         let accepted = per_node(c.win_delivered_flits);
+        let (accepted_min, accepted_max) = c.accepted_range(cycles);
         let util: Vec<f64> = sim
             .util
             .iter()
@@ -666,6 +667,8 @@ impl Experiment {
             offered_gbps: gbps(offered),
             accepted_gbps: gbps(accepted),
             accepted_total: accepted * t,
+            accepted_min,
+            accepted_max,
             accepted_total_gbps: gbps(accepted * t),
             accepted_normalised: self.gamma0_flits.map(|g| accepted / g),
             latency_mean: ns(c.lat.mean()),

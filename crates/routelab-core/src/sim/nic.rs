@@ -41,6 +41,7 @@ impl<'a> super::state::Sim<'a> {
         self.c.gen_flits += u64::from(flits);
         if self.c.measuring {
             self.c.win_gen_flits += u64::from(flits);
+            self.c.win_src_gen[t as usize] += u64::from(flits);
         }
         if flags & flag::MEASURED != 0 {
             self.c.measured += 1;
@@ -375,6 +376,7 @@ impl<'a> super::state::Sim<'a> {
         let lat = self.now - meta.gen_ps;
         if self.c.measuring {
             self.c.win_delivered_flits += flits;
+            self.c.win_src_delivered[hdr.src as usize] += flits;
         }
         self.c.period_flits += flits;
         self.c.period_lat_sum += u128::from(lat);

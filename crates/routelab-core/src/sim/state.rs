@@ -451,7 +451,11 @@ impl<'a> Sim<'a> {
             nic_rng,
             pk: Packets::with_capacity(4 * t),
             msgs: Messages::default(),
-            c: Counters::default(),
+            c: Counters {
+                win_src_gen: vec![0; t],
+                win_src_delivered: vec![0; t],
+                ..Counters::default()
+            },
             closed: None,
             fault: None,
             last_progress: 0,

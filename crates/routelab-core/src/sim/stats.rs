@@ -156,6 +156,10 @@ pub(super) struct Counters {
     // Measurement window.
     pub win_gen_flits: u64,
     pub win_delivered_flits: u64,
+    /// Per source terminal: flits generated, and flits of its delivered
+    /// in the window (fairness; a starved source shows here first).
+    pub win_src_gen: Vec<u64>,
+    pub win_src_delivered: Vec<u64>,
     /// Measured packets (generated in the window) not yet delivered.
     pub measured_outstanding: u64,
     pub measured: u64,
@@ -177,6 +181,22 @@ pub(super) struct Counters {
 }
 
 impl Counters {
+    /// The least and most flits per cycle delivered from one source over
+    /// `cycles`, among the sources that generated in the window.
+    pub fn accepted_range(&self, cycles: f64) -> (f64, f64) {
+        let (lo, hi) = self
+            .win_src_gen
+            .iter()
+            .zip(&self.win_src_delivered)
+            .filter(|&(&g, _)| g > 0)
+            .fold((u64::MAX, 0), |(lo, hi), (_, &d)| (lo.min(d), hi.max(d)));
+        if lo == u64::MAX || cycles <= 0.0 {
+            (0.0, 0.0)
+        } else {
+            (lo as f64 / cycles, hi as f64 / cycles)
+        }
+    }
+
     /// Mean latency and delivered flits of the period now ending; resets it.
     pub fn end_period(&mut self) -> (f64, u64) {
         let mean = if self.period_n == 0 {
@@ -246,6 +266,12 @@ pub struct SimResult {
     pub accepted_gbps: f64,
     /// Flits delivered per cycle by the whole network.
     pub accepted_total: f64,
+    /// Fairness: the least and the most any one source had delivered
+    /// during the measurement (flits per cycle, over the sources that
+    /// generated traffic then; 0 if none did). Far apart beyond
+    /// saturation when arbitration favours some sources.
+    pub accepted_min: f64,
+    pub accepted_max: f64,
     pub accepted_total_gbps: f64,
     /// Accepted throughput in versaci2013's units (1.0 saturates the
     /// bisection under uniform traffic), when `load_unit = "bisection"`.
