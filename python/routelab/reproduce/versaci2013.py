@@ -118,10 +118,19 @@ TABLE1: dict[str, Any] = {
 # need one escape VC and are given the one adaptive VC too. The profit of
 # eq. (15) is read with u* over the minimal links (the routers' default; see
 # routelab_core's profit.rs for why the literal reading never deroutes).
+# One minimal way per dimension (`one_way_ties`): §3.1 calls every dimension
+# with s_i != t_i "mu nu", one mu-link and one nu-link, also at distance k/2,
+# so the paper's minimal routing never splits a half-ring tie both ways.
 ROUTER_OPTIONS: dict[str, dict[str, Any]] = {
     "dor": {},
-    "abr": {"adaptive_vcs": 1},
-    "por": {"eta": 1.0, "adaptive_vcs": 1, "u_star": "minimal", "fraction": "unbounded"},
+    "abr": {"adaptive_vcs": 1, "one_way_ties": True},
+    "por": {
+        "eta": 1.0,
+        "adaptive_vcs": 1,
+        "u_star": "minimal",
+        "fraction": "unbounded",
+        "one_way_ties": True,
+    },
     "ofr": {
         "eta": 2.0,
         "delta": 2,
@@ -129,8 +138,16 @@ ROUTER_OPTIONS: dict[str, dict[str, Any]] = {
         "adaptive_vcs": 1,
         "u_star": "minimal",
         "fraction": "unbounded",
+        "one_way_ties": True,
     },
 }
+
+# Traffic per pattern beyond Table 1: the stages of an FFT run in step (all
+# nodes flip the same bit at once), so butterfly messages arrive periodically,
+# every node's i-th message within one period of the others'; with Bernoulli
+# arrivals the nodes drift apart and every link sees a mix of all stages,
+# which is another pattern (kept as `arrivals = "bernoulli"`).
+PATTERN_TRAFFIC: dict[str, dict[str, Any]] = {"butterfly": {"arrivals": "periodic"}}
 ROUTERS = ("dor", "abr", "por", "ofr")
 ROUTER_TITLES = {"dor": "DOR", "abr": "ABR", "por": "POR", "ofr": "OFR"}
 
@@ -183,6 +200,7 @@ def spec(router: str, pattern: str, topology: str, load: float, cfg: Config) -> 
     if ROUTER_OPTIONS[router]:
         doc["routing"]["options"] = dict(ROUTER_OPTIONS[router])
     doc["traffic"].update(pattern=pattern, load=round(load, 4))
+    doc["traffic"].update(PATTERN_TRAFFIC.get(pattern, {}))
     doc["run"] = {
         "warmup_cycles": cfg.warmup_cycles,
         "measure_cycles": cfg.measure_cycles,

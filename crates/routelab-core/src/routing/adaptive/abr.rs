@@ -19,7 +19,9 @@
 //! Needs cut-through or store-and-forward switching and buffers of at
 //! least two packets per VC (the bubble is counted in whole packets).
 //!
-//! Options: `adaptive_vcs` (default 0: every VC above the escape one).
+//! Options: `adaptive_vcs` (default 0: every VC above the escape one);
+//! `one_way_ties` (default false): at distance `k / 2` only the `+` way
+//! is minimal, as in dimension order.
 //! Counter `escape_hops`: hops taken on the escape VC.
 
 use super::bubble::{count_escape_hop, ESCAPE_VC};
@@ -39,10 +41,10 @@ pub struct AbrRouter {
 
 impl BuildRouter for AbrRouter {
     fn build(net: &Network, opts: &RouterOptions) -> Result<AnyRouter, RoutingError> {
-        opts.only(&["adaptive_vcs"])?;
+        opts.only(&["adaptive_vcs", "one_way_ties"])?;
         let adaptive = opts.u32("adaptive_vcs", 0)?.min(63) as u8;
         Ok(AnyRouter::Abr(AbrRouter {
-            geo: TorusGeometry::new(net, "abr", false)?,
+            geo: TorusGeometry::new(net, "abr", false)?.with_ties(opts)?,
             adaptive,
         }))
     }
@@ -166,5 +168,32 @@ mod tests {
         let c = route(&r, &here(t, 2, 0), t);
         assert!(c.iter().all(|c| c.port.0 == 5 && c.priority == 0));
         assert_eq!(c.len(), 3);
+    }
+
+    #[test]
+    fn one_way_ties_leave_only_the_plus_way_at_half_a_ring() {
+        let net = spec::build("torus:8x8").unwrap();
+        let mut opts = RouterOptions::default();
+        opts.params.insert("one_way_ties".into(), "true".into());
+        let AnyRouter::Abr(r) = AbrRouter::build(&net, &opts).unwrap() else {
+            panic!()
+        };
+        // (0,0) -> (2,4): +x and, at the tie in y, +y only (port 3).
+        let ports = |target: u32| -> Vec<u16> {
+            let mut p: Vec<u16> = route(&r, &here(0, 5, 0), target)
+                .iter()
+                .filter(|c| c.priority == 0)
+                .map(|c| c.port.0)
+                .collect();
+            p.dedup();
+            p
+        };
+        assert_eq!(ports(2 + 8 * 4), vec![1, 3]);
+        // Off the tie nothing changes: (0,0) -> (5,3) is -x and +y.
+        assert_eq!(ports(5 + 8 * 3), vec![2, 3]);
+        // (0,0) -> (4,0): the tie in x alone, +x only.
+        assert_eq!(ports(4), vec![1]);
+        opts.params.insert("one_way_ties".into(), "maybe".into());
+        assert!(AbrRouter::build(&net, &opts).is_err());
     }
 }

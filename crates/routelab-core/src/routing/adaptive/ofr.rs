@@ -289,6 +289,7 @@ impl BuildRouter for OfrRouter {
             "adaptive_vcs",
             "u_star",
             "fraction",
+            "one_way_ties",
         ])?;
         let eta = opts.f64("eta", 2.0)?;
         if !eta.is_finite() || eta < 0.0 {
@@ -299,7 +300,7 @@ impl BuildRouter for OfrRouter {
             });
         }
         Ok(AnyRouter::Ofr(OfrRouter {
-            geo: TorusGeometry::new(net, "ofr", true)?,
+            geo: TorusGeometry::new(net, "ofr", true)?.with_ties(opts)?,
             eta,
             delta: opts.u32("delta", 2)?,
             split: opts.bool("split", true)?,

@@ -59,7 +59,7 @@ pub struct PorRouter {
 
 impl BuildRouter for PorRouter {
     fn build(net: &Network, opts: &RouterOptions) -> Result<AnyRouter, RoutingError> {
-        opts.only(&["eta", "adaptive_vcs", "u_star", "fraction"])?;
+        opts.only(&["eta", "adaptive_vcs", "u_star", "fraction", "one_way_ties"])?;
         let eta = opts.f64("eta", 1.0)?;
         if !eta.is_finite() || eta < 0.0 {
             return Err(RoutingError::BadOption {
@@ -68,7 +68,7 @@ impl BuildRouter for PorRouter {
                 expected: "a non-negative number".into(),
             });
         }
-        let geo = TorusGeometry::new(net, "por", true)?;
+        let geo = TorusGeometry::new(net, "por", true)?.with_ties(opts)?;
         if geo.n() > 24 {
             return Err(RoutingError::Unfit {
                 engine: "por",

@@ -28,6 +28,9 @@ pub struct TorusGeometry {
     pub concentration: u32,
     /// `n` coordinates per switch.
     coord: Vec<u32>,
+    /// At distance `k / 2` only `+` is minimal, as in dimension order
+    /// (option `one_way_ties`); otherwise both ways are.
+    pub one_way_ties: bool,
 }
 
 impl TorusGeometry {
@@ -65,6 +68,7 @@ impl TorusGeometry {
             wrap: *wrap,
             concentration: (*concentration).max(1),
             coord: all_coords(dims),
+            one_way_ties: false,
         })
     }
 
@@ -75,7 +79,15 @@ impl TorusGeometry {
             wrap: true,
             concentration: 1,
             coord: all_coords(dims),
+            one_way_ties: false,
         }
+    }
+
+    /// Reads the option `one_way_ties` (default false) of the routers
+    /// built on [`Self::minimal`].
+    pub fn with_ties(mut self, opts: &super::RouterOptions) -> Result<Self, RoutingError> {
+        self.one_way_ties = opts.bool("one_way_ties", false)?;
+        Ok(self)
     }
 
     /// Number of dimensions.
@@ -128,7 +140,7 @@ impl TorusGeometry {
     }
 
     /// Whether `+d` and `-d` lie on minimal paths from `x` to `y` (both at
-    /// a tie, neither if `x == y`).
+    /// a tie unless `one_way_ties`, neither if `x == y`).
     #[inline]
     pub fn minimal(&self, d: usize, x: u32, y: u32) -> (bool, bool) {
         if x == y {
@@ -137,7 +149,10 @@ impl TorusGeometry {
         if self.wrap {
             let k = self.dims[d];
             let up = if y >= x { y - x } else { y + k - x };
-            (2 * up <= k, 2 * up >= k)
+            (
+                2 * up <= k,
+                2 * up > k || (2 * up == k && !self.one_way_ties),
+            )
         } else {
             (y > x, y < x)
         }
