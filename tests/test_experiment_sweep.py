@@ -309,3 +309,35 @@ def test_the_slurm_job_script(tmp_path, run_cli):
     assert "--nthreads 16" in worker and "--memory-limit 29.80GiB" in worker
     assert "--nworkers" not in worker  # one worker process per job
     assert not (tmp_path / "out").exists()
+
+
+def test_a_sim_sweep_warns_once_of_buffers_short_of_the_round_trip(tmp_path, capsys):
+    """Three runs on 100 ns links with 8-flit buffers share two warnings
+    (switch and terminal links): each is printed once, and every run keeps
+    them in its artefacts."""
+    spec = write(
+        tmp_path,
+        textwrap.dedent(
+            """
+            [experiment]
+            kind = "sim"
+            name = "short-buffers"
+            [network]
+            topology = "torus:4x4"
+            [router]
+            buffer_flits = 8
+            [routing]
+            algorithm = "dor"
+            [traffic]
+            load = [0.05, 0.1, 0.15]
+            [run]
+            warmup_cycles = 200
+            measure_cycles = 500
+            """
+        ),
+    )
+    outcome = routelab.sweep(spec, tmp_path / "out", workers=1)
+    assert outcome.ok == 3
+    warnings = [ln for ln in capsys.readouterr().err.splitlines() if "warning" in ln]
+    assert len(warnings) == 2
+    assert all("router.buffer_flits >= 33" in w for w in warnings)

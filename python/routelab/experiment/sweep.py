@@ -213,6 +213,7 @@ def _execute(
     from distributed import as_completed
 
     ok = failed = undrained = 0
+    warned: set[str] = set()
     attempts: dict[str, int] = dict(previous)
     last_consolidation = time.monotonic()
     with (
@@ -246,6 +247,10 @@ def _execute(
                 stream.add(submit(run))
                 continue
             store.write_run(run, outcome, attempts=attempts[run.key], session=session)
+            for w in (outcome.get("artefacts") or {}).get("warnings") or ():
+                if w not in warned:  # each once per sweep, however many runs share it
+                    warned.add(w)
+                    print(f"routelab: warning: {w}", file=sys.stderr)
             if outcome["status"] in kinds.MEASURED:
                 ok += 1
                 undrained += outcome["status"] == "undrained"
