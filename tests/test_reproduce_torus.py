@@ -260,3 +260,25 @@ def test_registry_lists_both() -> None:
     assert {"versaci2013", "parker"} <= set(reproduce.names())
     assert reproduce.module("parker") is parker
     assert reproduce.module("versaci2013") is versaci2013
+
+
+def test_versaci_butterfly_halves_abr_when_stages_run_in_step() -> None:
+    """The paper's headline on 8x8x8: ABR stops at 0.30 on Butterfly/FFT, OFR
+    goes beyond. With the stages in step and one minimal way per dimension, the
+    k/2 stage puts four flows on each `+` link (0.25 gamma0 alone), and only
+    derouting uses the idle `-` links: ABR sustains 0.3 and not 0.4, OFR 0.4.
+    Splitting half-ring ties both ways with Bernoulli arrivals (the former
+    model) let ABR sustain 0.4 as well."""
+    cfg = versaci2013.config(quick=True)
+
+    def sustained(router: str, load: float, **changes) -> bool:
+        doc = versaci2013.spec(router, "butterfly", "torus:8x8x8", load, cfg)
+        doc["routing"]["options"].update(changes.pop("options", {}))
+        doc["traffic"].update(changes)
+        r = routelab.simulate(doc)
+        return versaci2013.sustained(r.drained, r.converged, r.offered, r.accepted, cfg)
+
+    assert sustained("abr", 0.3)
+    assert not sustained("abr", 0.4)
+    assert sustained("ofr", 0.4)
+    assert sustained("abr", 0.4, arrivals="bernoulli", options={"one_way_ties": False})

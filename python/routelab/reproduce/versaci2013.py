@@ -989,19 +989,25 @@ def _differences(t2: list[dict[str, Any]], t3: list[dict[str, Any]], cfg: Config
         "escape VC, the third VC unused. "
         "The paper's ACK/NAK handling between routers is not modelled: credits "
         "stand for it.",
-        "- **Traffic.** Messages of 96 packets leave their NIC at 2.4 gamma0 at most; "
-        "butterfly flips bit `seq mod n` of the node index, `seq` counting each "
-        "source's messages, as the paper describes, and messages arrive by "
-        "Bernoulli trials, so the nodes drift apart and each link sees a mix of "
-        'all stages. Run in step (`traffic.arrivals = "periodic"`) the stages '
-        "that flip a bit worth k/4 or k/2 load one ring twice as much as uniform "
-        "traffic, but the other stages leave it idle and the unbounded source "
-        "queues carry the backlog over: ABR then sustained butterfly up to 0.9 on "
-        "16x16x16, above its 0.75 with Bernoulli arrivals. The paper's 0.35 needs "
-        "something this model "
-        "does not have (its ACK/NAK protocol, or sources that stall). The paper "
-        "does not give its arrival process, warm-up, window or saturation test; "
-        "the ones used here are stated above.",
+        "- **Traffic.** Messages of 96 packets leave their NIC at 2.4 gamma0 at most. "
+        "Butterfly flips bit `seq mod n` of the node index, `seq` counting each "
+        "source's messages, and its messages arrive periodically "
+        '(`traffic.arrivals = "periodic"`): every node\'s i-th message comes within '
+        "one period of the others', so the FFT's stages run in step, all traffic on "
+        "one bit at a time, as the paper's pattern means. Other patterns arrive by "
+        "Bernoulli trials. The paper does not give its arrival process, warm-up, "
+        "window or saturation test; the ones used here are stated above.",
+        "- **Minimal directions.** Routers take one minimal way per dimension "
+        "(`one_way_ties`: `+` at distance k/2), as §3.1 has it: every dimension "
+        "with s_i != t_i has one mu-link and one nu-link. Flipping the top bit of a "
+        "coordinate moves a message k/2 hops, so that stage loads one direction of "
+        "each ring and leaves the other to derouting. Measured on 8x8x8 with this "
+        "mode's windows, ABR on butterfly: ties split both ways with Bernoulli "
+        "arrivals (the former model) 0.70; one way, Bernoulli 0.40; one way, in "
+        "step 0.30, the paper's value; OFR one way, in step 0.40 (0.45 not "
+        "sustained). Uniform traffic loses by it: ABR no longer sustains 0.5 "
+        "(0.45 accepted, undrained), because the `+` links of each ring carry "
+        "10/8 of the `-` links' load.",
     ]
     return out
 
