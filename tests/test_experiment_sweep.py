@@ -61,7 +61,7 @@ def test_a_route_sweep_end_to_end_through_the_command_line(tmp_path, run_cli):
     assert list(failed["routing.algorithm"]) == ["dmodk"]
     assert "RoutingError" in failed["error"].iloc[0]
     ok = df[df["status"] == "ok"]
-    assert len(ok) == 5 and ok["lanes"].notna().all() and ok["error"].isna().all()
+    assert len(ok) == 5 and ok["lanes_used"].notna().all() and ok["error"].isna().all()
     dfsssp = ok[ok["routing.algorithm"] == "dfsssp"]
     assert dfsssp["deadlock_free"].all()
     assert (ok["wall_seconds"] > 0).all()

@@ -21,7 +21,7 @@ from routelab.flow import channel_loads, ebb, minimal_split_loads, throughput_bo
 from routelab.network import Network, families, from_networkx, load, topology
 from routelab.routing import Routes, deadlock, engines, read_lfts, route
 from routelab.sim import SimResult, load_latency, saturate, simulate
-from routelab.traffic import pattern
+from routelab.traffic import pattern, patterns
 
 __all__ = [
     "ConfigError",
@@ -50,6 +50,7 @@ __all__ = [
     "from_networkx",
     "load",
     "pattern",
+    "patterns",
     "results",
     "sweep",
     "topology",

@@ -69,6 +69,15 @@ def _summary_with_progress(net: routelab.Network) -> dict:
 
 
 def _pattern(args: argparse.Namespace) -> int:
+    if args.list:
+        for name, usage in routelab.patterns():
+            print(f"{name:<15} {usage}")
+        return 0
+    if not args.name or not args.topo:
+        raise routelab.ConfigError(
+            "routelab pattern needs a NAME and --topo SPEC, "
+            "e.g. tornado --topo torus:8x8 (see --list)"
+        )
     net = routelab.topology(args.topo)
     pairs = routelab.pattern(args.name, net, seed=args.seed)
     if args.json:
@@ -146,7 +155,7 @@ def _ebb(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
     else:
-        shown = {k: v for k, v in result.items() if k != "per_pattern"}
+        shown = {k: v for k, v in result.items() if k not in ("per_pattern", "pattern_seeds")}
         print(tables.key_value_table(list(shown.items())))
     return 0
 
@@ -297,8 +306,11 @@ def _parser() -> argparse.ArgumentParser:
     t.set_defaults(run=_topo)
 
     pt = sub.add_parser("pattern", help="print the (source, destination) pairs of a pattern")
-    pt.add_argument("name", help="e.g. uniform, bit-reverse, tornado, hotspot:f=0.1, bisect")
-    pt.add_argument("--topo", required=True, metavar="SPEC", help="the network")
+    pt.add_argument(
+        "name", nargs="?", help="e.g. uniform, bit-reverse, tornado, hotspot:f=0.1, bisect:dir=one"
+    )
+    pt.add_argument("--topo", metavar="SPEC", help="the network")
+    pt.add_argument("--list", action="store_true", help="list the patterns and their parameters")
     pt.add_argument("--seed", type=int, default=1)
     pt.add_argument("--json", action="store_true")
     pt.set_defaults(run=_pattern)

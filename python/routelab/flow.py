@@ -29,7 +29,9 @@ def ebb(
     pattern); ``metric`` is ``orcs`` (each flow gets 1 / the largest number of
     flows sharing a channel on its path) or ``maxmin`` (max-min fair rates).
     Returns ``avg``, ``min``, ``max`` over patterns, ``patterns``,
-    ``per_pattern`` and ``seconds``. The result depends only on the seed, not
+    ``per_pattern``, ``pattern_seeds`` (the seed each pattern was drawn with:
+    ``routelab.pattern(pattern, net, seed=...)`` gives its pairs again) and
+    ``seconds``. The result depends only on the seed, not
     on the number of threads.
     """
     if routes.network != net:

@@ -25,9 +25,11 @@ class Routes:
         return self._routes.engine
 
     @property
-    def lanes(self) -> int:
-        """Lanes (virtual lanes / layers) the routes use."""
-        return self._routes.lanes
+    def lanes_used(self) -> int:
+        """Lanes (virtual lanes / layers) the routes use: the highest lane plus
+        one, after DFSSSP spreads its paths onto spare lanes; what deadlock
+        freedom requires is :attr:`lanes_needed`."""
+        return self._routes.lanes_used
 
     @property
     def lanes_needed(self) -> int:
@@ -44,15 +46,16 @@ class Routes:
         return self.deadlock()["deadlock_free"]
 
     def deadlock(self) -> dict[str, Any]:
-        """The channel dependency graph check: ``deadlock_free``, ``lanes_needed``,
-        ``cycle`` (a concrete cycle of channels, or None), ``paths``, ``dependencies``."""
+        """The channel dependency graph check: ``deadlock_free``, ``lanes_used``
+        (lanes in the checked graph), ``lanes_needed``, ``cycle`` (a concrete
+        cycle of channels, or None), ``paths``, ``dependencies``."""
         if "_deadlock" not in self.__dict__:
             self.__dict__["_deadlock"] = json.loads(self._routes.deadlock_json())
         return dict(self.__dict__["_deadlock"])
 
     def stats(self) -> dict[str, Any]:
-        """``engine``, ``lanes``, ``deadlock_free``, ``minimal``, ``max_hops``,
-        ``avg_hops``, ``seconds`` and ``cycle``."""
+        """``engine``, ``lanes_used``, ``lanes_needed``, ``deadlock_free``,
+        ``minimal``, ``max_hops``, ``avg_hops``, ``seconds`` and ``cycle``."""
         return json.loads(self._routes.stats_json())
 
     def path(self, src: int | str, dst: int | str, *, names: bool = True) -> list[Any]:
@@ -94,7 +97,10 @@ class Routes:
         return self._routes.to_orcs_dot()
 
     def __repr__(self) -> str:
-        return f"Routes(engine='{self.engine}', network='{self.network.name}', lanes={self.lanes})"
+        return (
+            f"Routes(engine='{self.engine}', network='{self.network.name}', "
+            f"lanes_used={self.lanes_used})"
+        )
 
 
 def route(net: Network, engine: str, **options: Any) -> Routes:

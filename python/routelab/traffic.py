@@ -24,3 +24,9 @@ def pattern(name: str, net: Network, seed: int = 1) -> list[tuple[int, int]]:
     pattern is unknown or does not fit the network.
     """
     return _core.pattern_pairs(net._net, name, seed)
+
+
+def patterns() -> list[tuple[str, str]]:
+    """``(name, usage)`` of every traffic pattern, as ``routelab pattern --list``
+    prints them."""
+    return _core.patterns()

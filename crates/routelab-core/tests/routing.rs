@@ -279,6 +279,31 @@ fn ring_of_five_needs_two_lanes() {
 }
 
 #[test]
+fn dfsssp_lanes_used_stay_within_needed_and_allowed() {
+    // After spreading onto spare lanes the routes use at least the lanes
+    // the layering needed and at most max_lanes, and every lane's channel
+    // dependency graph stays acyclic.
+    for topo in ["torus:5", "torus:4x4", "torus:3x3x3"] {
+        let net = spec::build(topo).unwrap();
+        for max_lanes in [3u8, 8, 15] {
+            let o = RoutingOptions {
+                max_lanes,
+                ..opts()
+            };
+            let r = routing::route(&net, "dfsssp", &o).unwrap();
+            let (needed, used) = (r.lanes_needed(), r.lanes());
+            assert!(
+                needed <= used && used <= max_lanes,
+                "{topo}, max {max_lanes}: needed {needed}, used {used}"
+            );
+            let rep = r.deadlock_report(&net).unwrap();
+            assert!(rep.deadlock_free, "{topo}, max {max_lanes}: {rep}");
+            assert_eq!(rep.lanes_used, used);
+        }
+    }
+}
+
+#[test]
 fn crossbar_needs_one_lane() {
     let net = spec::build("crossbar:8").unwrap();
     for (name, _) in ENGINES {

@@ -255,6 +255,37 @@ fn bisect_pairs_across_halves_both_ways() {
 }
 
 #[test]
+fn one_way_bisect_is_the_first_half_of_the_exchange() {
+    // ORCS's bisect: the same pairs as the exchange for a seed, each sent
+    // one way only; every terminal is in at most one flow, T/2 flows, and
+    // the senders are exactly one half.
+    for seed in 0..10 {
+        let (_, both) = bind("torus:4x4,c=2", "bisect", seed);
+        let (_, one) = bind("torus:4x4,c=2", "bisect:dir=one", seed);
+        let (tb, to) = (table(&both), table(&one));
+        let flows = one.flows();
+        assert_eq!(flows.len(), 16);
+        let mut seen = vec![false; 32];
+        for &(s, d) in &flows {
+            assert_eq!(tb[s], d, "seed {seed}: a pair of the exchange");
+            assert_eq!(to[d], d, "seed {seed}: the receiver is idle");
+            assert!(!seen[s] && !seen[d]);
+            seen[s] = true;
+            seen[d] = true;
+        }
+    }
+    let p = Pattern::parse("bisect:one").unwrap();
+    assert_eq!(p.to_string(), "bisect:dir=one");
+    assert_eq!(Pattern::parse("bisect").unwrap().to_string(), "bisect");
+    let e = Pattern::parse("bisect:dir=two").unwrap_err().to_string();
+    assert!(e.contains("'dir'") && e.contains("one"), "{e}");
+    let toml_form: Pattern = toml::from_str("pattern = \"bisect\"\ndir = \"one\"").unwrap();
+    assert_eq!(toml_form, p);
+    let default_form: Pattern = toml::from_str("pattern = \"bisect\"").unwrap();
+    assert_eq!(default_form.to_string(), "bisect");
+}
+
+#[test]
 fn bridge_pairs_switch_groups() {
     // 4 terminals per switch on a 4-ring: switch 0 <-> 1, 2 <-> 3.
     let (net, b) = bind("torus:4,c=4", "bridge", 0);

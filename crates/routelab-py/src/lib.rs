@@ -247,6 +247,12 @@ fn families() -> Vec<(&'static str, &'static str)> {
     spec::usage()
 }
 
+/// (name, usage) of every traffic pattern.
+#[pyfunction]
+fn patterns() -> Vec<(&'static str, &'static str)> {
+    traffic::patterns::usage()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -272,6 +278,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(from_json, m)?)?;
     m.add_function(wrap_pyfunction!(from_ibnetdiscover, m)?)?;
     m.add_function(wrap_pyfunction!(pattern_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(patterns, m)?)?;
     m.add_function(wrap_pyfunction!(families, m)?)?;
     Ok(())
 }

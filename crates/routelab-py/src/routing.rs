@@ -46,9 +46,10 @@ impl PyRoutes {
         self.routes.engine().to_string()
     }
 
-    /// Lanes used (after any balancing onto spare lanes).
+    /// Lanes used: the highest lane any pair or hop uses, plus one, after
+    /// any spreading onto spare lanes (not a requirement: see lanes_needed).
     #[getter]
-    fn lanes(&self) -> u8 {
+    fn lanes_used(&self) -> u8 {
         self.routes.lanes()
     }
 
@@ -146,7 +147,7 @@ impl PyRoutes {
             let stats = json!({
                 "engine": routes.engine(),
                 "network": net.name(),
-                "lanes": routes.lanes(),
+                "lanes_used": routes.lanes(),
                 "lanes_needed": routes.lanes_needed(),
                 "deadlock_free": report["deadlock_free"],
                 "minimal": routes.is_minimal(&net)?,
@@ -165,7 +166,8 @@ fn report_json(net: &Network, routes: &Routes) -> Result<serde_json::Value, Core
     let r = routes.deadlock_report(net)?;
     Ok(json!({
         "deadlock_free": r.deadlock_free,
-        "lanes_needed": r.lanes_used,
+        "lanes_used": r.lanes_used,
+        "lanes_needed": routes.lanes_needed(),
         "paths": r.paths,
         "dependencies": r.dependencies,
         "cycle": r.cycle.as_ref().map(|c| c.text.clone()),

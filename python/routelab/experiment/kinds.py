@@ -209,12 +209,13 @@ def run_ebb(params: dict[str, Any]) -> dict[str, Any]:
     net, routes = _routes(params)
     options = params.get("ebb", {})
     result = as_dict(routelab.ebb(net, routes, **options))
+    result.pop("pattern_seeds", None)  # follow from ebb.seed; not a result
     for echo in ("metric", "pattern"):  # already columns when given as parameters
         if echo in options:
             result.pop(echo, None)
     result["route_seconds"] = routes.seconds
     stats = routes.stats()
-    for key in ("lanes", "lanes_needed", "deadlock_free", "minimal", "avg_hops", "max_hops"):
+    for key in ("lanes_used", "lanes_needed", "deadlock_free", "minimal", "avg_hops", "max_hops"):
         if key in stats:
             result.setdefault(key, stats[key])
     result.setdefault("switches", len(net.switches))

@@ -15,7 +15,8 @@
 //!
 //! [`spread_layers`] then spreads the paths of each used layer over spare
 //! layers (any subset of an acyclic layer is acyclic), as the paper's
-//! balancing step does.
+//! balancing step does, giving each layer spare lanes in proportion to its
+//! paths (OpenSM's apportionment).
 
 use super::cdg::Turns;
 use super::{DeadlockError, PathList};
@@ -505,22 +506,21 @@ impl IncrementalCdg {
 }
 
 /// Spreads the paths of the `used` layers over the spare layers up to
-/// `limit`: the spare layers are shared out evenly among the used ones, and
-/// each used layer deals its paths round-robin over itself and its share.
-/// Every layer stays acyclic (a subset of an acyclic layer is acyclic).
-/// Returns the number of layers in use afterwards.
+/// `limit`, in proportion to the paths per layer as OpenSM's dfsssp
+/// balances its virtual lanes: each spare layer in turn goes to the used
+/// layer with the most paths per layer it already has (the lowest index on
+/// a tie), and each used layer deals its paths round-robin over itself and
+/// its share. Every layer stays acyclic (a subset of an acyclic layer is
+/// acyclic). Returns the number of layers in use afterwards (highest used
+/// plus one): a layer that is given more lanes than it has paths leaves
+/// some empty.
 pub fn spread_layers(layer: &mut [u8], used: u8, limit: u8) -> u8 {
-    if used == 0 || used >= limit {
-        return used;
-    }
-    let u = used as usize;
-    let extra = (limit - used) as usize;
+    let share = spread_shares(layer, used, limit);
+    let u = share.len();
     // Layer i keeps itself and spare layers first[i] .. first[i] + share[i].
-    let mut share = vec![0usize; u];
     let mut first = vec![0usize; u];
     let mut next = u;
     for i in 0..u {
-        share[i] = extra / u + usize::from(i < extra % u);
         first[i] = next;
         next += share[i];
     }
@@ -539,6 +539,38 @@ pub fn spread_layers(layer: &mut [u8], used: u8, limit: u8) -> u8 {
         top = top.max(*l + 1);
     }
     top
+}
+
+/// The spare layers each of the `used` layers gets (see [`spread_layers`]):
+/// none when `used` already reaches `limit`.
+pub fn spread_shares(layer: &[u8], used: u8, limit: u8) -> Vec<usize> {
+    let u = used as usize;
+    let mut share = vec![0usize; u];
+    if used == 0 || used >= limit {
+        return share;
+    }
+    let mut paths = vec![0u64; u];
+    for &l in layer {
+        if let Some(p) = paths.get_mut(l as usize) {
+            *p += 1;
+        }
+    }
+    for _ in used..limit {
+        // Most paths per lane: compare p_i / (1 + s_i) exactly by cross
+        // multiplication.
+        let mut best = 0;
+        for i in 1..u {
+            let (a, b) = (
+                paths[i] * (1 + share[best] as u64),
+                paths[best] * (1 + share[i] as u64),
+            );
+            if a > b {
+                best = i;
+            }
+        }
+        share[best] += 1;
+    }
+    share
 }
 
 #[cfg(test)]
@@ -600,6 +632,62 @@ mod tests {
         assert_eq!(n, 5);
         assert!(a.layer.iter().all(|&l| l < 5));
         check(&net, &paths, &a);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn shares_are_proportional(
+            counts in proptest::collection::vec(0usize..60, 1..6),
+            spare in 0u8..10,
+        ) {
+            // Every spare lane is given, and none could move to another
+            // layer and leave that one with more paths per lane than the
+            // layer it left (D'Hondt's condition: p_i / (1 + s_i) <= p_j / s_j).
+            let used = counts.len() as u8;
+            let layer: Vec<u8> = counts
+                .iter()
+                .enumerate()
+                .flat_map(|(i, &n)| std::iter::repeat(i as u8).take(n))
+                .collect();
+            let share = spread_shares(&layer, used, used + spare);
+            proptest::prop_assert_eq!(share.iter().sum::<usize>(), spare as usize);
+            for (i, &pi) in counts.iter().enumerate() {
+                for (j, &pj) in counts.iter().enumerate() {
+                    if share[j] > 0 {
+                        proptest::prop_assert!(pi * share[j] <= pj * (1 + share[i]), "{share:?}");
+                    }
+                }
+            }
+            let mut spread = layer.clone();
+            let top = spread_layers(&mut spread, used, used + spare);
+            proptest::prop_assert!(top <= used + spare);
+            // A path moves only to its own layer's lanes.
+            for (a, b) in layer.iter().zip(&spread) {
+                let (a, b) = (*a as usize, *b as usize);
+                let first: usize = counts.len() + share[..a].iter().sum::<usize>();
+                proptest::prop_assert!(b == a || (first..first + share[a]).contains(&b));
+            }
+        }
+    }
+
+    #[test]
+    fn spare_lanes_follow_the_paths_per_layer() {
+        // 90 paths in layer 0, 30 in layer 1, 6 spare lanes: lanes go where
+        // the most paths per lane are, 6 to 2 in all (3:1, as the paths).
+        let mut layer: Vec<u8> = [vec![0u8; 90], vec![1u8; 30]].concat();
+        assert_eq!(spread_shares(&layer, 2, 8), vec![5, 1]);
+        assert_eq!(spread_layers(&mut layer, 2, 8), 8);
+        let mut per = [0usize; 8];
+        for &l in &layer {
+            per[l as usize] += 1;
+        }
+        // Layer 0 over lanes 0, 2..=6 (15 each), layer 1 over 1 and 7 (15).
+        assert_eq!(per, [15; 8]);
+        // A layer of one path gets no spare lane while another has more.
+        let mut layer = vec![0u8, 0, 0, 0, 1];
+        assert_eq!(spread_shares(&layer, 2, 6), vec![4, 0]);
+        assert_eq!(spread_layers(&mut layer, 2, 6), 5, "4 paths over 5 lanes");
+        assert_eq!(spread_shares(&layer, 6, 6), vec![0; 6]);
     }
 
     #[test]

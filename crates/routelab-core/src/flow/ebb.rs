@@ -212,6 +212,9 @@ pub struct EbbResult {
     pub patterns: usize,
     /// The value of every pattern, in pattern order.
     pub per_pattern: Vec<f64>,
+    /// The seed each pattern was bound with, in pattern order: binding the
+    /// pattern spec with it gives that pattern's flows again.
+    pub pattern_seeds: Vec<u64>,
     /// Wall-clock time of the evaluation.
     pub seconds: f64,
 }
@@ -265,6 +268,7 @@ pub fn ebb(net: &Network, routes: &Routes, opts: &EbbOptions) -> Result<EbbResul
         max,
         patterns: per_pattern.len(),
         per_pattern,
+        pattern_seeds: seeds,
         seconds: start.elapsed().as_secs_f64(),
     })
 }

@@ -2,7 +2,7 @@
 //! neighbourhoods precomputed, so that a destination costs O(1) and no
 //! allocation on the simulator's hot path.
 
-use super::{grid, index, local::Local, matching, Pattern, TrafficError};
+use super::{grid, index, local::Local, matching, BisectDir, Pattern, TrafficError};
 use crate::network::Network;
 use crate::rng;
 use rand::Rng;
@@ -92,7 +92,11 @@ impl Pattern {
                     host: host as u32,
                 }
             }
-            Pattern::Bisect => Kind::Table(matching::bisection(t, &mut random("table"))),
+            Pattern::Bisect { dir } => Kind::Table(matching::bisection(
+                t,
+                dir == BisectDir::Both,
+                &mut random("table"),
+            )),
             Pattern::Bridge => Kind::Table(matching::bridge(net)?),
         };
         Ok(BoundPattern {

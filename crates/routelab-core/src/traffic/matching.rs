@@ -27,8 +27,9 @@ pub(crate) fn derangement(t: usize, rng: &mut Rng) -> Vec<u32> {
 /// A random bisection: a random order of the terminals, its first half
 /// paired with its second (`order[i] <-> order[h + i]`), which splits them
 /// into random halves joined by a uniformly random perfect matching. With an
-/// odd `t` the last terminal of the order stays idle.
-pub(crate) fn bisection(t: usize, rng: &mut Rng) -> Vec<u32> {
+/// odd `t` the last terminal of the order stays idle. Without `both` only
+/// the first half sends (`order[i] -> order[h + i]`) and the second is idle.
+pub(crate) fn bisection(t: usize, both: bool, rng: &mut Rng) -> Vec<u32> {
     let mut order: Vec<u32> = (0..t as u32).collect();
     order.shuffle(rng);
     let mut table: Vec<u32> = (0..t as u32).collect();
@@ -36,7 +37,9 @@ pub(crate) fn bisection(t: usize, rng: &mut Rng) -> Vec<u32> {
     for i in 0..h {
         let (a, b) = (order[i], order[h + i]);
         table[a as usize] = b;
-        table[b as usize] = a;
+        if both {
+            table[b as usize] = a;
+        }
     }
     table
 }
@@ -99,7 +102,7 @@ mod tests {
 
     #[test]
     fn odd_bisection_leaves_one_idle() {
-        let b = bisection(7, &mut stream(1, "t"));
+        let b = bisection(7, true, &mut stream(1, "t"));
         assert_eq!(
             b.iter()
                 .enumerate()

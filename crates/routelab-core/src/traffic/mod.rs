@@ -23,7 +23,7 @@ pub mod patterns;
 
 pub use bound::BoundPattern;
 pub use error::TrafficError;
-pub use patterns::{Pattern, PATTERNS};
+pub use patterns::{BisectDir, Pattern, PATTERNS};
 
 use crate::network::Network;
 

@@ -76,9 +76,16 @@ pub enum Pattern {
     },
     /// Random bisection (geoffray2008 §5.2, ORCS): the terminals are split at
     /// random into two halves and a random perfect matching pairs each node
-    /// of one half with one of the other; both partners send to each other.
-    /// With an odd `T` one random terminal is left idle.
-    Bisect,
+    /// of one half with one of the other. With `dir = both` (the default,
+    /// geoffray2008's exchange) both partners send to each other; with
+    /// `dir = one` (ORCS's `bisect`, as domke2011 used it) only the first
+    /// half sends and the second is idle, so half as many flows share the
+    /// links. The same seed draws the same pairs either way. With an odd `T`
+    /// one random terminal is left idle.
+    Bisect {
+        #[serde(default)]
+        dir: BisectDir,
+    },
     /// Bridge (geoffray2008 §5.4): terminals grouped by the switch they hang
     /// off (a Clos leaf, a line card), groups ordered by their lowest terminal
     /// index; group `2i` is paired with group `2i + 1`, the `j`-th terminal of
@@ -86,6 +93,17 @@ pub enum Pattern {
     /// for routes between two leaves belong to the same two leaves. Terminals
     /// beyond the smaller group's size and an odd last group stay idle.
     Bridge,
+}
+
+/// Which way the pairs of a random bisection send.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BisectDir {
+    /// Both partners send to each other (an exchange).
+    #[default]
+    Both,
+    /// Only the partner in the first half sends (ORCS).
+    One,
 }
 
 /// One registered pattern: its name, usage line and parameters.
@@ -145,7 +163,12 @@ pub const PATTERNS: &[PatternInfo] = &[
         keys: &["f", "host"],
         positional: Some("f"),
     },
-    info("bisect", "bisect  (random bisection, pairs exchange)"),
+    PatternInfo {
+        name: "bisect",
+        usage: "bisect[:dir=both|one]  (random bisection; pairs exchange, or one way as ORCS)",
+        keys: &["dir"],
+        positional: Some("dir"),
+    },
     info(
         "bridge",
         "bridge  (pairs of switches exchange; geoffray2008 5.4)",
@@ -205,7 +228,20 @@ impl Pattern {
                 f: args.fraction("f")?,
                 host: args.index("host")?.unwrap_or(0),
             },
-            "bisect" => Pattern::Bisect,
+            "bisect" => Pattern::Bisect {
+                dir: match args.raw("dir").unwrap_or("both") {
+                    "both" => BisectDir::Both,
+                    "one" => BisectDir::One,
+                    other => {
+                        return Err(TrafficError::bad_param(
+                            "bisect",
+                            "dir",
+                            other,
+                            "both (pairs exchange) or one (first half sends, as ORCS)",
+                        ))
+                    }
+                },
+            },
             "bridge" => Pattern::Bridge,
             other => unreachable!("pattern '{other}' is registered but not parsed"),
         };
@@ -227,7 +263,7 @@ impl Pattern {
             Pattern::Neighbor => "neighbor",
             Pattern::Local { .. } => "local",
             Pattern::Hotspot { .. } => "hotspot",
-            Pattern::Bisect => "bisect",
+            Pattern::Bisect { .. } => "bisect",
             Pattern::Bridge => "bridge",
         }
     }
@@ -256,6 +292,9 @@ impl fmt::Display for Pattern {
             Pattern::Local { l } => write!(out, "local:l={l}"),
             Pattern::Hotspot { f, host: 0 } => write!(out, "hotspot:f={f}"),
             Pattern::Hotspot { f, host } => write!(out, "hotspot:f={f},host={host}"),
+            Pattern::Bisect {
+                dir: BisectDir::One,
+            } => out.write_str("bisect:dir=one"),
             other => out.write_str(other.name()),
         }
     }
