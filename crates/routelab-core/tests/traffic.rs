@@ -265,7 +265,7 @@ fn one_way_bisect_is_the_first_half_of_the_exchange() {
         let (tb, to) = (table(&both), table(&one));
         let flows = one.flows();
         assert_eq!(flows.len(), 16);
-        let mut seen = vec![false; 32];
+        let mut seen = [false; 32];
         for &(s, d) in &flows {
             assert_eq!(tb[s], d, "seed {seed}: a pair of the exchange");
             assert_eq!(to[d], d, "seed {seed}: the receiver is idle");

@@ -647,7 +647,7 @@ mod tests {
             let layer: Vec<u8> = counts
                 .iter()
                 .enumerate()
-                .flat_map(|(i, &n)| std::iter::repeat(i as u8).take(n))
+                .flat_map(|(i, &n)| std::iter::repeat_n(i as u8, n))
                 .collect();
             let share = spread_shares(&layer, used, used + spare);
             proptest::prop_assert_eq!(share.iter().sum::<usize>(), spare as usize);
