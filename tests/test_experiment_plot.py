@@ -274,7 +274,7 @@ def test_plot_command_writes_png_and_svg(route_dir, run_cli, tmp_path):
 
     r = run_cli("plot", str(route_dir), "--x", "routing", "--y", "latency")
     assert r.returncode == 2 and "no column 'latency'" in r.stderr
-    r = run_cli("plot", str(route_dir), "--y", "lanes", "--x", "routing", "-o", "x.gif")
+    r = run_cli("plot", str(route_dir), "--y", "lanes_used", "--x", "routing", "-o", "x.gif")
     assert r.returncode == 2 and ".png, .svg, .pdf" in r.stderr
 
 
