@@ -210,7 +210,7 @@ def test_loads_cli_bounds_minimal_routings(run_cli):
         assert r.returncode == 0, r.stderr
         out[engine] = json.loads(r.stdout)
     split, dor = out[None], out["dor"]
-    assert split["routing"] == "minimal split" and dor["routing"] == "dor"
+    assert split["routing"] == "even split" and dor["routing"] == "dor"
     assert split["total_load"] == pytest.approx(dor["total_load"])
     assert split["max_load"] < dor["max_load"]
     assert split["bound_gamma0"] > dor["bound_gamma0"] > 0

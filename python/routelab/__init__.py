@@ -17,7 +17,13 @@ from routelab._core import (
     __version__,
 )
 from routelab.experiment.api import results, sweep
-from routelab.flow import channel_loads, ebb, minimal_split_loads, throughput_bound
+from routelab.flow import (
+    channel_loads,
+    ebb,
+    max_concurrent_flow,
+    minimal_split_loads,
+    throughput_bound,
+)
 from routelab.network import Network, families, from_networkx, load, topology
 from routelab.routing import Routes, deadlock, engines, read_lfts, route
 from routelab.sim import SimResult, load_latency, saturate, simulate
@@ -32,6 +38,7 @@ __all__ = [
     "SimulationError",
     "channel_loads",
     "load_latency",
+    "max_concurrent_flow",
     "minimal_split_loads",
     "throughput_bound",
     "deadlock",

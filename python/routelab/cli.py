@@ -168,13 +168,18 @@ def _loads(args: argparse.Namespace) -> int:
         routes = routelab.route(net, args.engine, **_routing_options(args))
         loads, routing = routelab.channel_loads(routes, flows), routes.engine
     else:
-        loads, routing = routelab.minimal_split_loads(net, flows), "minimal split"
+        loads, routing = routelab.minimal_split_loads(net, flows), "even split"
     result = {
         "network": net.name,
         "pattern": args.pattern,
         "routing": routing,
         **routelab.throughput_bound(net, flows, loads),
     }
+    rules = {"both": ["minimal", "any"], "none": []}.get(args.bound, [args.bound])
+    for paths in rules:
+        best = routelab.max_concurrent_flow(net, flows, paths=paths)
+        for key in ("bound_bps", "bound_gamma0", "reached_bps", "reached_gamma0", "gap"):
+            result[f"{paths}_{key}"] = best[key]
     if args.json:
         print(json.dumps(result, indent=2))
     else:
@@ -359,6 +364,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_routing_options(ld)
     ld.add_argument("--json", action="store_true")
+    ld.add_argument(
+        "--bound",
+        choices=["minimal", "any", "both", "none"],
+        default="minimal",
+        help="also the best any routing over minimal paths / all paths gives (maximum "
+        "concurrent flow: a certified bound and a rate a routing reaches; default minimal)",
+    )
     ld.set_defaults(run=_loads)
 
     sm = sub.add_parser("sim", help="run one packet/flit simulation from a TOML spec")

@@ -91,17 +91,58 @@ def minimal_split_loads(net: Network, flows: list[tuple[int, int]]) -> pd.DataFr
     """Flows crossing each channel when every ``(source, destination)``
     terminal pair is split evenly over all its minimal paths (the fluid view
     of minimal adaptive routing, counted without listing the paths), as the
-    table of :func:`load_table`. ``capacity / (max load x rate per flow)``
-    bounds what routers that keep to minimal paths and spread evenly can
-    sustain."""
+    table of :func:`load_table`. ``capacity / (max load x rate per flow)`` is
+    what this one even split sustains, not a bound: minimal routers that
+    spread unevenly can do better, up to :func:`max_concurrent_flow`."""
     return load_table(net, _core.minimal_split_loads(net._net, flows))
+
+
+def max_concurrent_flow(
+    net: Network,
+    flows: list[tuple[int, int]],
+    paths: str = "minimal",
+    tolerance: float = 0.01,
+    max_phases: int = 400,
+    terminal_links: bool = True,
+) -> dict[str, Any]:
+    """The best throughput any routing over ``paths`` (``"minimal"``: shortest
+    paths only, what any minimal router, adaptive or not, can at best sustain;
+    ``"any"``: every path) gives ``flows`` when every flow must get the same
+    rate: the maximum concurrent flow on the channel bandwidths.
+
+    ``bound_bps`` is a certified upper bound (LP duality: no routing over those
+    paths does better); ``reached_bps`` is a rate a routing found reaches, so
+    the optimum lies between them (``gap = 1 - reached / bound``, at most
+    ``tolerance`` unless ``max_phases`` ran out). ``bound_gamma0`` and
+    ``reached_gamma0`` are the same in units of the bisection rate of uniform
+    traffic when the network has one; ``loads`` (flows per channel, the table
+    of :func:`load_table`) are those of the routing found, ``phases`` and
+    ``seconds`` what it took. Without ``terminal_links`` only the links
+    between switches limit the flows."""
+    r = json.loads(
+        _core.max_concurrent_flow(net._net, flows, paths, tolerance, max_phases, terminal_links)
+    )
+    gamma0 = net.gamma0_bps()
+    out: dict[str, Any] = {
+        "paths": r["paths"],
+        "bound_bps": r["upper"],
+        "reached_bps": r["lower"],
+    }
+    for key in ("bound", "reached"):
+        bps = out[f"{key}_bps"]
+        out[f"{key}_gamma0"] = bps / gamma0 if gamma0 and bps is not None else None
+    out.update(gap=r["gap"], phases=r["phases"], seconds=r["seconds"])
+    out["loads"] = load_table(net, r["loads"])
+    return out
 
 
 def throughput_bound(
     net: Network, flows: list[tuple[int, int]], loads: pd.DataFrame | Sequence[float]
 ) -> dict[str, Any]:
     """What channel ``loads`` (flows per channel, from :func:`channel_loads` or
-    :func:`minimal_split_loads`) allow: the rate per flow at which the first
+    :func:`minimal_split_loads`) allow: the throughput of that one routing (a
+    bound for it, not for other routings: :func:`max_concurrent_flow` gives the
+    best over all of them), the rate per flow at which the first
     channel saturates (its bandwidth over its load), that channel, and the
     rate in units of the bisection rate of uniform traffic (gamma0,
     ``load_unit = "bisection"``) when the network has one."""

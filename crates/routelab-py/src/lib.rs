@@ -269,6 +269,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(routing::engines, m)?)?;
     m.add_function(wrap_pyfunction!(routing::read_lfts, m)?)?;
     m.add_function(wrap_pyfunction!(routing::minimal_split_loads, m)?)?;
+    m.add_function(wrap_pyfunction!(routing::max_concurrent_flow, m)?)?;
     m.add_function(wrap_pyfunction!(sim::sim_spec, m)?)?;
     m.add_function(wrap_pyfunction!(sim::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(sim::saturate, m)?)?;

@@ -222,6 +222,34 @@ pub(crate) fn minimal_split_loads(
         .map_err(flow_err)
 }
 
+/// The maximum concurrent flow of the (source, destination) terminal pairs
+/// over minimal or all paths, as JSON: `upper` (a certified bound) and
+/// `lower` (reached by a routing found) in bit/s per flow, `gap`, `phases`,
+/// `loads` (flows per channel of that routing), `seconds`.
+#[pyfunction]
+pub(crate) fn max_concurrent_flow(
+    py: Python<'_>,
+    net: &PyNetwork,
+    flows: Vec<(usize, usize)>,
+    paths: &str,
+    tolerance: f64,
+    max_phases: usize,
+    terminal_links: bool,
+) -> PyResult<String> {
+    let net = Arc::clone(&net.net);
+    let opts = flow::BoundOptions {
+        paths: flow::PathRule::parse(paths).map_err(flow_err)?,
+        tolerance,
+        max_phases,
+        terminal_links,
+        ..flow::BoundOptions::default()
+    };
+    let result = py
+        .allow_threads(move || flow::max_concurrent_flow(&net, &flows, &opts))
+        .map_err(flow_err)?;
+    serde_json::to_string(&result).map_err(|e| RoutingError::new_err(e.to_string()))
+}
+
 fn read_text(path: &Path) -> Result<String, CoreRoutingError> {
     std::fs::read_to_string(path).map_err(|e| CoreRoutingError::Io {
         path: path.display().to_string(),

@@ -12,10 +12,11 @@
 //! (`dist(s, u) + 1 + dist(v, d) = dist(s, d)`): edge betweenness restricted
 //! to the flows of a pattern.
 //!
-//! The largest load bounds what routers that keep packets on minimal paths
-//! and spread them evenly can sustain: `capacity / (max load x rate per
-//! flow)`. Routers that adapt to congestion may spread unevenly and do
-//! better; routers that deroute may do better still.
+//! The largest load gives what this one routing sustains: `capacity / (max
+//! load x rate per flow)`. It is not a bound on minimal routing: routers
+//! that adapt to congestion may spread unevenly and do better, up to
+//! [`super::concurrent`]'s bound over minimal paths; routers that deroute
+//! may do better still.
 
 use super::FlowError;
 use crate::network::{ChannelId, Network, NodeId};

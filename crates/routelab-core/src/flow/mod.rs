@@ -17,8 +17,13 @@
 //!   parallel and deterministic for a seed.
 //! - [`maxmin`]: max-min fair rates by progressive filling.
 //! - [`minimal`]: the fluid view of minimal adaptive routing, every flow
-//!   split evenly over all its minimal paths (counted, not listed).
+//!   split evenly over all its minimal paths (counted, not listed): one
+//!   feasible minimal routing, not the best.
+//! - [`concurrent`]: the best any routing over minimal paths (or over all
+//!   paths) can do, the maximum concurrent flow, bracketed by a certified
+//!   upper bound and a rate a routing found reaches.
 
+pub mod concurrent;
 pub mod ebb;
 mod error;
 pub mod loads;
@@ -26,6 +31,7 @@ pub mod maxmin;
 pub mod minimal;
 mod paths;
 
+pub use concurrent::{max_concurrent_flow, BoundOptions, ConcurrentFlow, PathRule};
 pub use ebb::{ebb, orcs, orcs_shares, pattern_seeds, EbbOptions, EbbResult, Metric};
 pub use error::FlowError;
 pub use loads::{channel_loads, max_channel_load, ChannelLoads};
