@@ -117,5 +117,5 @@ def test_loads_cli_reports_the_bounds_beside_the_even_split(run_cli):
     # throughput, the bound over all paths at least the minimal one reached.
     assert out["minimal_bound_gamma0"] >= out["bound_gamma0"] * (1 - 1e-9)
     assert out["any_bound_gamma0"] >= out["minimal_reached_gamma0"] * (1 - 1e-9)
-    assert out["minimal_reached_gamma0"] <= out["minimal_bound_gamma0"]
-    assert out["any_reached_gamma0"] <= out["any_bound_gamma0"]
+    assert out["minimal_reached_gamma0"] <= out["minimal_bound_gamma0"] * (1 + 1e-9)
+    assert out["any_reached_gamma0"] <= out["any_bound_gamma0"] * (1 + 1e-9)
