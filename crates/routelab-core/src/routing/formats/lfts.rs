@@ -10,10 +10,11 @@
 //! 3 lids dumped
 //! ```
 //!
-//! Writing: switches in [`Network::switches`] order, each with its own LID
-//! (port 0) and every LID of every terminal it has a route to, in LID
-//! order; LIDs from [`assign_lids`](super::assign_lids). Routes to switches
-//! are not modelled and not written.
+//! Writing: switches in [`Network::switches`] order, each with every LID
+//! it has a route to (its own with port 0, other switches', every port LID
+//! of every terminal), in LID order; LIDs from
+//! [`assign_lids`](super::assign_lids). Each LID leads to the port that
+//! owns it, also for multi-homed terminals (see `lid_ports`).
 //!
 //! Reading (into the network the dump belongs to): a header names its
 //! switch by `guid 0x...` or else `Lid N`; an entry `0xLID PORT` names its
@@ -26,6 +27,7 @@
 //! naming the line. Switches without a section keep empty tables, so walks
 //! through them report black holes.
 
+use super::lid_ports::special_lid_ports;
 use super::lids::{assign_lids, LidEntry, Lids, MAX_UNICAST_LID};
 use super::{check_size, clip, leading_hex, one_line, parse_error, parse_number};
 use crate::network::{Network, NodeId, NodeKind, PortId};
@@ -42,6 +44,7 @@ pub fn write_lfts(net: &Network, routes: &Routes) -> Result<String, RoutingError
     check_size(net, routes)?;
     let lids = assign_lids(net)?;
     let max = lids.max_lid();
+    let special = special_lid_ports(net, routes, &lids);
     let mut out =
         String::with_capacity(net.switches().len() * (96 + lids.entries().len() * (64 + 16)) + 128);
     // Writing to a String cannot fail.
@@ -66,16 +69,16 @@ pub fn write_lfts(net: &Network, routes: &Routes) -> Result<String, RoutingError
             one_line(&node.name)
         );
         let mut count = 0usize;
-        for e in lids.entries() {
-            let port = if e.node == sw {
-                0
-            } else if net.is_terminal(e.node) {
-                match routes.port(x, net.kind_index(e.node)) {
+        for (e, special) in lids.entries().iter().zip(&special) {
+            let port = match special {
+                Some(ports) => match ports[x] {
+                    Some(p) => p,
+                    None => continue,
+                },
+                None => match routes.port(x, net.kind_index(e.node)) {
                     Some(p) => p.0,
                     None => continue,
-                }
-            } else {
-                continue;
+                },
             };
             let kind = match net.node(e.node).kind {
                 NodeKind::Switch => "Switch",

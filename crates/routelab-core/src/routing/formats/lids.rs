@@ -30,6 +30,10 @@ pub struct LidEntry {
     pub port_guid: u64,
     /// Is it the node's own LID (not that of another terminal port)?
     pub primary: bool,
+    /// The terminal port the LID belongs to (`None` for a switch, whose
+    /// LID is that of its management port 0). Traffic to this LID must
+    /// leave the fabric through the switch port cabled to it.
+    pub port: Option<PortId>,
 }
 
 /// The LIDs of a network. See the module docs.
@@ -99,6 +103,7 @@ pub fn assign_lids(net: &Network) -> Result<Lids, RoutingError> {
             node,
             port_guid: own_port_guid(net, node),
             primary: true,
+            port: own_port(net, node),
         });
     }
     Ok(Lids {
@@ -113,6 +118,15 @@ fn first_port(net: &Network, node: NodeId) -> Option<PortId> {
     net.out_channels(node)
         .first()
         .map(|&c| net.channel(c).src_port)
+}
+
+/// The port a node's own LID belongs to: a terminal's lowest cabled port.
+fn own_port(net: &Network, node: NodeId) -> Option<PortId> {
+    if net.is_terminal(node) {
+        first_port(net, node)
+    } else {
+        None
+    }
 }
 
 /// The GUID of the port a node's own LID belongs to.
@@ -144,6 +158,7 @@ fn fabric_lids(net: &Network) -> Option<Lids> {
             node,
             port_guid: own_port_guid(net, node),
             primary: true,
+            port: own_port(net, node),
         });
         if n.kind == NodeKind::Terminal {
             for &c in net.out_channels(node) {
@@ -157,6 +172,7 @@ fn fabric_lids(net: &Network) -> Option<Lids> {
                         node,
                         port_guid: if a.guid != 0 { a.guid } else { n.guid },
                         primary: false,
+                        port: Some(port),
                     });
                 }
             }

@@ -19,6 +19,7 @@
 
 pub mod lanes;
 pub mod lfts;
+mod lid_ports;
 pub mod lids;
 pub mod orcs;
 pub mod paths;
