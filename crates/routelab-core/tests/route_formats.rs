@@ -356,8 +356,8 @@ fn lft_dumps_round_trip() {
         }
         let t = net.terminals().len();
         for s in 0..t {
-            for d in 0..t {
-                if single[d] {
+            for (d, &one) in single.iter().enumerate() {
+                if one {
                     assert_eq!(r.path(net, s, d).unwrap(), back.path(net, s, d).unwrap());
                 } else if s != d {
                     let path = back.path(net, s, d).unwrap();
