@@ -9,7 +9,7 @@
 //! | `minhop` | shortest paths; each switch spreads destinations over its minimal ports | 1 (may deadlock) |
 //! | `sssp` | shortest paths balanced globally (Dijkstra with route-count weights) | 1 (may deadlock) |
 //! | `dfsssp` | `sssp` plus virtual layers that make every layer acyclic | as needed, then spread |
-//! | `updown` | up*/down* on a BFS spanning tree; shortest legal paths | 1, deadlock-free |
+//! | `updown` (OpenSM's `updn`) | up*/down* on a BFS spanning tree; shortest legal paths | 1, deadlock-free |
 //! | `dor` | dimension order on tori, meshes and hypercubes | 2 on tori (datelines), else 1 |
 //! | `dmodk` | D-mod-k on k-ary n-trees, XGFTs and Clos networks: up ports by destination, unique way down | 1, deadlock-free |
 //! | `lash` | layered shortest path: one minimal path per switch pair, pairs on the first layer that stays acyclic | as needed, deadlock-free |
@@ -219,20 +219,30 @@ pub const ENGINES: &[(&str, EngineFactory)] = &[
     ("valiant", valiant::engine),
 ];
 
-/// The registered engine names, comma-separated.
+/// OpenSM's `routing_engine` names for engines registered under another
+/// name, so an `opensm.conf` value works as is. (`minhop`, `sssp`,
+/// `dfsssp`, `lash` and `dor` are registered under OpenSM's names.)
+pub const ALIASES: &[(&str, &str)] = &[("updn", "updown")];
+
+/// The registered engine names, then the aliases, comma-separated.
 pub fn engine_names() -> String {
     ENGINES
         .iter()
-        .map(|(n, _)| *n)
+        .map(|(n, _)| n.to_string())
+        .chain(ALIASES.iter().map(|(a, n)| format!("{a} (= {n})")))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-/// The registry entry of `name`.
+/// The registry entry of `name` or of the engine it is an alias of.
 fn registered(name: &str) -> Result<&'static (&'static str, EngineFactory), RoutingError> {
+    let real = ALIASES
+        .iter()
+        .find(|(a, _)| *a == name)
+        .map_or(name, |(_, n)| *n);
     ENGINES
         .iter()
-        .find(|(n, _)| *n == name)
+        .find(|(n, _)| *n == real)
         .ok_or_else(|| RoutingError::UnknownEngine {
             name: name.to_string(),
             valid: engine_names(),
@@ -281,6 +291,34 @@ pub fn route(net: &Network, name: &str, options: &RoutingOptions) -> Result<Rout
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn opensm_names_route_as_the_engine_they_name() {
+        for net in [
+            "kary-ntree:k=4,n=2",
+            "random:switches=12,ports=6,hosts=2,seed=3",
+        ] {
+            let net = crate::network::spec::build(net).unwrap();
+            let o = RoutingOptions::default();
+            for (alias, real) in ALIASES {
+                let (a, r) = (
+                    route(&net, alias, &o).unwrap(),
+                    route(&net, real, &o).unwrap(),
+                );
+                assert_eq!(a.engine(), *real);
+                for x in 0..net.switches().len() {
+                    assert_eq!(a.table(x), r.table(x), "{alias} on {}", net.name());
+                }
+                assert!(engine_names().contains(&format!("{alias} (= {real})")));
+            }
+        }
+        let e = route(
+            &crate::network::spec::build("torus:4").unwrap(),
+            "ftree",
+            &RoutingOptions::default(),
+        );
+        assert!(matches!(e, Err(RoutingError::UnknownEngine { .. })));
+    }
 
     #[test]
     fn options_parse_and_reject() {
