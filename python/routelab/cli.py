@@ -322,7 +322,7 @@ def _parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("route", help="compute routes and check them (lanes, deadlock, minimality)")
     r.add_argument("spec", help="the network: a topology spec or fabric file")
-    r.add_argument("--engine", required=True, help="e.g. minhop, sssp, dfsssp, updown (updn), dor, dmodk")
+    r.add_argument("--engine", required=True, help="e.g. minhop, dfsssp, updown (updn), dor, dmodk")
     _add_routing_options(r)
     r.add_argument("--json", action="store_true")
     r.add_argument(
