@@ -3,13 +3,16 @@
 Exit codes: 0 success, 2 bad input (a one-line message says what is wrong and
 how to fix it), 1 a run that failed (a simulation that deadlocked, with the
 cycle of waiting buffers, or one that ran out of time), 3 a simulation that
-finished but did not drain (the offered load is beyond saturation).
+finished but did not drain (the offered load is beyond saturation). A reader that
+closes the output early (``routelab results DIR --json | head``) ends the
+command quietly with 0.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -421,7 +424,7 @@ def _add_routing_options(p: argparse.ArgumentParser, lanes: bool = True) -> None
     if lanes:
         p.add_argument("--max-lanes", dest="max_lanes", type=int, help="1..15 (default 8)")
     p.add_argument("--seed", type=int)
-    p.add_argument("--root", help="root switch of up*/down* (by name)")
+    p.add_argument("--root", help="root switch of up*/down*: its name, GUID (0x...) or index")
     p.add_argument("--heuristic", help="dfsssp cycle breaking: weakest, heaviest, first, online")
     p.add_argument("--option", action="append", metavar="KEY=VALUE", help="any other engine option")
 
@@ -429,7 +432,14 @@ def _add_routing_options(p: argparse.ArgumentParser, lanes: bool = True) -> None
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        return args.run(args)
+        code = args.run(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return code
+    except BrokenPipeError:
+        # The reader stopped (`| head`): what it wanted was written. Send the
+        # rest to /dev/null so that the flush at exit stays quiet too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (routelab.DeadlockError, routelab.SimulationError) as e:
         print(f"routelab: error: {e}", file=sys.stderr)
         # A simulation that deadlocked or ran out of time failed; the same

@@ -63,13 +63,13 @@ def load_table(net: Network, loads: Sequence[float]) -> pd.DataFrame:
     by channel id, one row per channel: its ``cable`` (an index into
     ``net.cables``), the ``direction`` along it (``forward`` from the cable's
     first end to its second, ``reverse`` back), both endpoints (``src``/``dst``
-    node id, port and name), its ``class`` and its ``load``. Channel ``2c``
+    node id, port and name, with the GUID beside a shared name), its ``class`` and its ``load``. Channel ``2c``
     runs forward on cable ``c``, channel ``2c + 1`` in reverse."""
     import pandas as pd
 
     if len(loads) != 2 * len(net.cables):
         raise ValueError(f"{len(loads)} loads for the {2 * len(net.cables)} channels of {net.name}")
-    names = [node[1] for node in net.nodes]
+    names = net.labels  # the GUID beside a name that nodes share
     rows = []
     for i, (a, pa, b, pb, cls) in enumerate(net.cables):
         rows.append((i, "forward", a, pa, names[a], b, pb, names[b], cls, loads[2 * i]))
@@ -149,7 +149,7 @@ def throughput_bound(
     if hasattr(loads, "columns"):
         loads = loads["load"].tolist()
     bandwidth = {name: bps for name, bps, _ in net.classes}
-    names = [node[1] for node in net.nodes]
+    names = net.labels
     best: tuple[float, int, int, int] | None = None
     for i, (a, _, b, _, cls) in enumerate(net.cables):
         for c, (u, v) in ((2 * i, (a, b)), (2 * i + 1, (b, a))):

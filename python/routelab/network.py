@@ -45,6 +45,13 @@ class Network:
         return self._net.nodes()
 
     @cached_property
+    def labels(self) -> list[str]:
+        """Per node, its name as paths and reports show it: with the GUID beside
+        it when other nodes have the same name (a real fabric may call every
+        switch "SwitchIB Mellanox Technologies")."""
+        return self._net.labels()
+
+    @cached_property
     def cables(self) -> list[tuple[int, int, int, int, str]]:
         """``(node_a, port_a, node_b, port_b, class_name)`` per cable."""
         return self._net.cables()

@@ -72,8 +72,8 @@ class Routes:
         ids = self._routes.path(self._terminal(src), self._terminal(dst))
         if not names:
             return ids
-        nodes = self.network.nodes
-        return [nodes[n][1] for n in ids]
+        labels = self.network.labels  # the GUID beside a name that nodes share
+        return [labels[n] for n in ids]
 
     def _terminal(self, t: int | str) -> int:
         if isinstance(t, str):

@@ -51,7 +51,7 @@ def spec_text(spec: SpecLike) -> str:
     if isinstance(spec, Path) or (isinstance(spec, str) and "\n" not in spec and "=" not in spec):
         path = Path(spec)
         try:
-            return path.read_text()
+            return toml_text.read(path)
         except OSError as e:
             raise _core.ConfigError(f"cannot read spec '{path}': {e.strerror}") from None
     return str(spec)

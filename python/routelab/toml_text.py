@@ -1,10 +1,28 @@
 """Writing plain TOML (tables, scalars, lists, inline tables) for specs built
-as dicts; reading is tomllib's job."""
+as dicts, and reading a TOML file's text; parsing is tomllib's job."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
+
+from routelab._core import ConfigError
+
+
+def read(path: str | Path) -> str:
+    """The text of a TOML file. TOML is UTF-8: other bytes are a ConfigError
+    naming the line, the column and the byte offset (OSError passes)."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise ConfigError(
+            f"{path} is not UTF-8 text: byte 0x{data[e.start]:02x} at line {line}, "
+            f"column {column} (byte offset {e.start}); save the file as UTF-8"
+        ) from None
 
 
 def literal(v: Any) -> str:

@@ -25,24 +25,43 @@ pub struct Bandwidth(pub u64);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Picos(pub u64);
 
-/// Splits `"20Gb/s"` into `(20.0, "Gb/s")`.
+/// Splits `"20Gb/s"` into `(20.0, "Gb/s")`; the number may have an
+/// exponent (`"1.5e3ns"`). `None` when there is no number or it is negative.
 fn split_number(text: &str) -> Option<(f64, &str)> {
     let t = text.trim();
-    let end = t
-        .char_indices()
-        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.'))
-        .map(|(i, _)| i)
-        .unwrap_or(t.len());
+    let b = t.as_bytes();
+    let digits = |mut i: usize| {
+        while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
+            i += 1;
+        }
+        i
+    };
+    let mut end = digits(0);
+    if end > 0 && end < b.len() && (b[end] == b'e' || b[end] == b'E') {
+        let sign = usize::from(matches!(b.get(end + 1), Some(b'+' | b'-')));
+        if b.get(end + 1 + sign).is_some_and(u8::is_ascii_digit) {
+            end = digits(end + 1 + sign);
+        }
+    }
     let value: f64 = t[..end].parse().ok()?;
-    if !value.is_finite() || value < 0.0 {
+    if value.is_nan() || value < 0.0 {
         return None;
     }
     Some((value, t[end..].trim()))
 }
 
-fn checked_u64(value: f64) -> Option<u64> {
+/// `value` (in the base unit, named `unit`) as an integer, or the reason
+/// it is out of range, giving the value.
+fn checked_u64(value: f64, unit: &str) -> Result<u64, String> {
     let rounded = value.round();
-    (0.0..1.8e19).contains(&rounded).then_some(rounded as u64)
+    if (0.0..1.8e19).contains(&rounded) {
+        Ok(rounded as u64)
+    } else {
+        Err(format!(
+            "the value {value:e} {unit} is out of range (at most {} {unit})",
+            u64::MAX
+        ))
+    }
 }
 
 impl Bandwidth {
@@ -73,7 +92,7 @@ impl Bandwidth {
                 ))
             }
         };
-        let bps = checked_u64(value * scale * bits).ok_or_else(|| err("out of range"))?;
+        let bps = checked_u64(value * scale * bits, "bit/s").map_err(|r| err(&r))?;
         if bps == 0 {
             return Err(err("bandwidth must be positive"));
         }
@@ -124,9 +143,9 @@ impl Picos {
             "s" => 1e12,
             _ => return Err(err("unit must be ps, ns, us, ms or s")),
         };
-        checked_u64(value * scale)
+        checked_u64(value * scale, "ps")
             .map(Picos)
-            .ok_or_else(|| err("out of range"))
+            .map_err(|r| err(&r))
     }
 }
 
@@ -164,7 +183,7 @@ pub fn parse_bytes(text: &str) -> Result<u64, UnitError> {
         "GiB" => 1024.0 * 1024.0 * 1024.0,
         _ => return Err(err("unit must be B, KB, KiB, MB, MiB, GB or GiB")),
     };
-    checked_u64(value * scale).ok_or_else(|| err("out of range"))
+    checked_u64(value * scale, "bytes").map_err(|r| err(&r))
 }
 
 #[cfg(test)]

@@ -120,6 +120,14 @@ impl PyNetwork {
             .collect()
     }
 
+    /// Per node, its name as messages show it (the GUID beside a shared name).
+    fn labels(&self) -> Vec<String> {
+        self.net
+            .node_ids()
+            .map(|v| self.net.label(v).into_owned())
+            .collect()
+    }
+
     /// (node a, port a, node b, port b, class name) per cable.
     fn cables(&self) -> Vec<(u32, u16, u32, u16, String)> {
         self.net

@@ -251,9 +251,9 @@ pub(crate) fn max_concurrent_flow(
 }
 
 fn read_text(path: &Path) -> Result<String, CoreRoutingError> {
-    std::fs::read_to_string(path).map_err(|e| CoreRoutingError::Io {
+    routelab_core::text::read(path).map_err(|reason| CoreRoutingError::Io {
         path: path.display().to_string(),
-        reason: format!("cannot read: {e}"),
+        reason,
     })
 }
 

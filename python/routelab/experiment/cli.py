@@ -198,8 +198,16 @@ def _results(args: argparse.Namespace) -> int:
     import pandas as pd
 
     import routelab
+    from routelab.experiment.store import Store
 
     df = routelab.results(args.dir)
+    invalid = Store.open(args.dir).invalid_records()
+    if invalid:
+        print(
+            f"routelab: {len(invalid)} invalid run record(s) left out; "
+            "`routelab sweep` on this directory runs them again",
+            file=sys.stderr,
+        )
     if args.status:
         df = df[df["status"] == args.status]
     if args.columns:

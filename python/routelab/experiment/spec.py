@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from routelab import toml_text
 from routelab._core import ConfigError
 from routelab.experiment import kinds
 
@@ -113,7 +114,7 @@ def load(path: str | Path) -> Experiment:
     """Reads, validates and expands a spec file."""
     path = Path(path)
     try:
-        text = path.read_text()
+        text = toml_text.read(path)
     except OSError as e:
         raise ConfigError(f"cannot read the experiment spec {path}: {e.strerror}") from e
     return parse(text, origin=str(path))

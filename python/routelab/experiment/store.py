@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from routelab import toml_text
 from routelab._core import ConfigError
 from routelab.experiment import spec as specs
 
@@ -109,13 +110,36 @@ class Store:
         return store
 
     @classmethod
+    @contextlib.contextmanager
+    def locked(cls, root: str | Path, exp: specs.Experiment) -> Iterator[Store]:
+        """The directory for ``exp`` (see :meth:`create_or_resume`), held
+        under the lock: the spec is checked and written only by the holder,
+        so two sweeps cannot both pass the check."""
+        store = cls(root)
+        store._refuse_foreign()  # before the lock file is made in it
+        store.root.mkdir(parents=True, exist_ok=True)
+        with store.lock():
+            cls.create_or_resume(root, exp)
+            yield store
+
+    def _refuse_foreign(self) -> None:
+        if (self.root / SPEC).exists() or not self.root.exists():
+            return
+        if any(p.name != LOCK for p in self.root.iterdir()):
+            raise ConfigError(
+                f"{self.root} exists and is not an experiment directory; "
+                "choose an empty or new --out directory"
+            )
+
+    @classmethod
     def create_or_resume(cls, root: str | Path, exp: specs.Experiment) -> Store:
         """A new directory for ``exp``, or the existing one if it holds the same
-        spec; a directory holding a different spec is refused."""
+        spec; a directory holding a different spec is refused. A sweep calls
+        it through :meth:`locked`."""
         store = cls(root)
         spec_path = store.root / SPEC
         if spec_path.exists():
-            old = specs.parse(spec_path.read_text(), origin=str(spec_path))
+            old = specs.parse(toml_text.read(spec_path), origin=str(spec_path))
             if old.canonical() != exp.canonical():
                 raise ConfigError(
                     f"{store.root} holds experiment '{old.name}' from a different spec "
@@ -123,11 +147,7 @@ class Store:
                     "use a new --out directory to run the changed spec"
                 )
         else:
-            if store.root.exists() and any(store.root.iterdir()):
-                raise ConfigError(
-                    f"{store.root} exists and is not an experiment directory; "
-                    "choose an empty or new --out directory"
-                )
+            store._refuse_foreign()
             store.root.mkdir(parents=True, exist_ok=True)
             atomic_write(spec_path, exp.text or _toml_from_document(exp.document))
         (store.root / RUNS).mkdir(exist_ok=True)
@@ -146,11 +166,11 @@ class Store:
         return store
 
     def experiment(self) -> specs.Experiment:
-        return specs.parse((self.root / SPEC).read_text(), origin=str(self.root / SPEC))
+        return specs.parse(self.spec_text, origin=str(self.root / SPEC))
 
     @property
     def spec_text(self) -> str:
-        return (self.root / SPEC).read_text()
+        return toml_text.read(self.root / SPEC)
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
@@ -202,16 +222,31 @@ class Store:
         return self.root / RUNS / f"{key}.json"
 
     def records(self) -> dict[str, dict[str, Any]]:
-        """Every finished run's record, by key."""
-        out = {}
+        """Every finished run's valid record, by key. Files that are not a
+        valid record (see :func:`record_problem`) are left out and listed in
+        :meth:`invalid_records`; a sweep runs those runs again."""
+        return self.scan()[0]
+
+    def invalid_records(self) -> dict[str, str]:
+        """The record files that are not valid records: key (the file's
+        name) -> what is wrong."""
+        return self.scan()[1]
+
+    def scan(self) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+        """``(records, invalid)``: one pass over the record files."""
+        valid: dict[str, dict[str, Any]] = {}
+        invalid: dict[str, str] = {}
         runs = self.root / RUNS
         if runs.is_dir():
             for entry in os.scandir(runs):
                 if entry.name.endswith(".json") and not entry.name.startswith("."):
-                    rec = _read_record(Path(entry.path))
-                    if rec is not None:
-                        out[rec["key"]] = rec
-        return out
+                    key = entry.name[: -len(".json")]
+                    rec, problem = _load_record(Path(entry.path))
+                    if rec is None:
+                        invalid[key] = problem
+                    else:
+                        valid[key] = rec
+        return valid, invalid
 
     def write_run(
         self,
@@ -328,9 +363,11 @@ class Store:
                 key = entry.name[: -len(".json")]
                 on_disk.add(key)
                 if key not in cached_keys or entry.stat().st_mtime_ns >= since:
-                    rec = _read_record(Path(entry.path))
+                    rec, _ = _load_record(Path(entry.path))
                     if rec is not None:
                         fresh[key] = rec
+                    else:  # changed since the consolidation and now invalid
+                        on_disk.discard(key)
         records = [r for r in _records_of_frame(cached) if r["key"] not in fresh]
         if runs.is_dir():
             records = [r for r in records if r["key"] in on_disk]
@@ -343,12 +380,67 @@ class Store:
         return df
 
 
-def _read_record(path: Path) -> dict[str, Any] | None:
+STATUSES = ("ok", "failed")
+
+# What `results`, `plot` and `report` read of a record: name -> (accepted
+# types, may be None). Records are written by `Store.write_run` only, so
+# anything else is damage (a disk, an editor, another tool) and is rerun.
+_RECORD_SCHEMA: dict[str, tuple[tuple[type, ...], bool]] = {
+    "key": ((str,), False),
+    "index": ((int,), False),
+    "kind": ((str,), False),
+    "status": ((str,), False),
+    "params": ((dict,), False),
+    "metrics": ((dict,), False),
+    "artefacts": ((list,), False),
+    "error": ((str,), True),
+    "attempts": ((int,), False),
+    "wall_seconds": ((int, float), True),
+    "routelab_version": ((str,), True),
+    "started": ((str,), True),
+    "timestamp": ((str,), False),
+    "host": ((str,), True),
+    "session": ((str,), False),
+}
+
+
+def record_problem(rec: Any, key: str | None = None) -> str | None:
+    """What is wrong with a run record (None when it is valid): a missing
+    field or one of the wrong type, an unknown status, a key other than its
+    file's name."""
+    if not isinstance(rec, dict):
+        return f"a record is a JSON object, not {type(rec).__name__}"
+    for name, (types, nullable) in _RECORD_SCHEMA.items():
+        if name not in rec:
+            return f"no '{name}'"
+        value = rec[name]
+        if value is None and nullable:
+            continue
+        if isinstance(value, bool) or not isinstance(value, types):
+            return f"'{name}' is {json.dumps(value, default=str)[:40]}"
+    if rec["status"] not in STATUSES:
+        return f"unknown status '{rec['status'][:40]}' (valid: {', '.join(STATUSES)})"
+    if key is not None and rec["key"] != key:
+        return f"its key '{rec['key'][:40]}' is not its file's name"
+    if rec["index"] < 0 or rec["attempts"] < 1:
+        return "a negative index or no attempt"
+    if not all(isinstance(k, str) for k in (*rec["params"], *rec["metrics"])):
+        return "a parameter or metric name that is not text"
+    if not all(isinstance(a, str) for a in rec["artefacts"]):
+        return "an artefact name that is not text"
+    return None
+
+
+def _load_record(path: Path) -> tuple[dict[str, Any] | None, str]:
+    """The record in ``path``, or None and what is wrong with the file."""
     try:
-        rec = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    return rec if isinstance(rec, dict) and "key" in rec else None
+        rec = json.loads(path.read_bytes())
+    except OSError as e:
+        return None, f"cannot read: {e.strerror}"
+    except (ValueError, RecursionError) as e:  # not JSON, not UTF-8, nested too deep
+        return None, f"not JSON: {e}"
+    problem = record_problem(rec, path.name[: -len(".json")])
+    return (None, problem) if problem else (rec, "")
 
 
 _RECORD_SCALARS = ["key", "index", "kind", "status", *TAIL_COLUMNS]

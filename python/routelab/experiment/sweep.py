@@ -2,7 +2,9 @@
 run the moment it finishes, show progress.
 
 Resume: a run whose record says ``ok`` is never run again. A run without a
-record (it was in flight when the sweep stopped) runs. A run recorded as
+record (it was in flight when the sweep stopped) runs, and so does a run whose
+record file is damaged (not a valid record: the store checks every record it
+reads). A run recorded as
 ``failed`` runs again with ``retry_failed`` or when ``retries`` allows more
 attempts than it has had. Records are written by this process only, one at a
 time, as futures complete, so the store has one writer (a lock enforces it).
@@ -75,7 +77,7 @@ def plan(
     todo, done = [], []
     for run in exp.runs:
         rec = records.get(run.key)
-        if rec is None:
+        if rec is None or rec.get("status") not in ("ok", "failed"):
             todo.append(run)
         elif rec.get("status") in kinds.MEASURED:
             done.append(run)
@@ -141,11 +143,11 @@ def run_sweep(
     kinds.get(exp.kind).check_available()
     validate_runs(exp)
     out = Path(out) if out is not None else default_out(exp)
-    store = Store.create_or_resume(out, exp)
     t0 = time.perf_counter()
     session = f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
-    with store.lock():
-        records = store.records()
+    with Store.locked(out, exp) as store:
+        records, invalid = store.scan()
+        _warn_invalid(store, exp, records, invalid)
         todo, done = plan(exp, records, retries=retries, retry_failed=retry_failed)
         store.add_session(
             {
@@ -195,6 +197,23 @@ def run_sweep(
         session=session,
         seconds=time.perf_counter() - t0,
     )
+
+
+def _warn_invalid(
+    store: Store,
+    exp: specs.Experiment,
+    records: Mapping[str, Any],
+    invalid: Mapping[str, str],
+) -> None:
+    """One line on stderr when damaged records make runs run again."""
+    rerun = [k for k in (r.key for r in exp.runs) if k in invalid and k not in records]
+    if rerun:
+        first = rerun[0]
+        print(
+            f"routelab: {len(rerun)} run record(s) in {store.root / 'runs'} are invalid and "
+            f"will be rerun (first: {first}.json: {invalid[first]})",
+            file=sys.stderr,
+        )
 
 
 def _execute(

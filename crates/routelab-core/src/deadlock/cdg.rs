@@ -176,9 +176,9 @@ impl Turns {
                     detail: format!(
                         "hop {} ends at {} but hop {} starts at {}",
                         k,
-                        net.node(NodeId(h)).name,
+                        net.label(NodeId(h)),
                         k + 1,
-                        net.node(NodeId(t)).name
+                        net.label(NodeId(t))
                     ),
                 });
             }
@@ -186,7 +186,7 @@ impl Turns {
                 return Err(DeadlockError::TerminalForwards {
                     path,
                     hop: k + 1,
-                    terminal: net.node(NodeId(h)).name.clone(),
+                    terminal: net.label(NodeId(h)).into_owned(),
                 });
             }
         }

@@ -77,9 +77,9 @@ pub fn describe_channel(net: &Network, lc: LaneChannel) -> String {
     let ch = net.channel(lc.channel);
     format!(
         "{} port {} -> {} port {} (lane {})",
-        net.node(ch.src).name,
+        net.label(ch.src),
         ch.src_port.0,
-        net.node(ch.dst).name,
+        net.label(ch.dst),
         ch.dst_port.0,
         lc.lane
     )

@@ -117,8 +117,8 @@ impl Counting {
         let hops = self.dist_s[d.index()];
         let result = if hops == FAR {
             Err(FlowError::Disconnected {
-                src: net.node(s).name.clone(),
-                dst: net.node(d).name.clone(),
+                src: net.label(s).into_owned(),
+                dst: net.label(d).into_owned(),
             })
         } else {
             let total = self.paths_s[d.index()];

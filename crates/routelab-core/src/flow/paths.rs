@@ -163,7 +163,7 @@ impl<'a> FlowPaths<'a> {
 
     /// The error for an unroutable pair, with the reason the routes give.
     fn error(&self, src: usize, dst: usize) -> FlowError {
-        let name = |i: usize| self.net.node(self.net.terminal(i)).name.clone();
+        let name = |i: usize| self.net.label(self.net.terminal(i)).into_owned();
         let reason = match self.routes.path(self.net, src, dst) {
             Err(e) => e,
             Ok(_) => RoutingError::BlackHole {

@@ -373,9 +373,11 @@ impl NetworkBuilder {
             Vec::new()
         };
 
+        let shared_name = shared_names(&self.nodes);
         Ok(Network {
             name: self.name,
             structure: self.structure,
+            shared_name,
             nodes: self.nodes,
             classes: self.classes,
             channels,
@@ -389,6 +391,16 @@ impl NetworkBuilder {
             kind_index,
         })
     }
+}
+
+/// Whether another node has the same name, per node: real fabrics give every
+/// switch of a model the same description ("SwitchIB Mellanox Technologies").
+fn shared_names(nodes: &[Node]) -> Vec<bool> {
+    let mut count: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    for node in nodes {
+        *count.entry(node.name.as_str()).or_default() += 1;
+    }
+    nodes.iter().map(|n| count[n.name.as_str()] > 1).collect()
 }
 
 /// GUIDs for generated nodes: a locally administered prefix plus the index.

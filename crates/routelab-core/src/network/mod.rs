@@ -18,10 +18,11 @@ mod structure;
 
 pub use builder::NetworkBuilder;
 pub use error::TopologyError;
-pub use structure::Structure;
+pub use structure::{with_article, Structure};
 
 use crate::units::{Bandwidth, Picos};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// A switch or terminal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -141,6 +142,8 @@ pub struct Network {
     pub(crate) terminals: Vec<NodeId>,
     /// Position of a node in `switches` or `terminals`.
     pub(crate) kind_index: Vec<u32>,
+    /// Per node: another node has the same name (see [`Network::label`]).
+    pub(crate) shared_name: Vec<bool>,
 }
 
 impl Network {
@@ -283,6 +286,61 @@ impl Network {
             .iter()
             .position(|n| n.name == name)
             .map(|i| NodeId(i as u32))
+    }
+
+    /// A node as messages, paths and reports show it: its name, with its
+    /// GUID beside it when another node has the same name (every switch of
+    /// a real fabric may be "SwitchIB Mellanox Technologies").
+    pub fn label(&self, id: NodeId) -> Cow<'_, str> {
+        let node = &self.nodes[id.index()];
+        if !self.shared_name[id.index()] {
+            Cow::Borrowed(&node.name)
+        } else if node.guid != 0 {
+            Cow::Owned(format!("{} (GUID {:#018x})", node.name, node.guid))
+        } else {
+            Cow::Owned(format!("{} (node {})", node.name, id.0))
+        }
+    }
+
+    /// Finds a node by its name, if no other node has it, or by its GUID
+    /// (`0x0002c90300a1b2c3`, or `S-`/`H-` and the hex digits as
+    /// ibnetdiscover writes it). The error says what matched instead.
+    pub fn find_node(&self, text: &str) -> Result<NodeId, String> {
+        let named: Vec<usize> = (0..self.nodes.len())
+            .filter(|&i| self.nodes[i].name == text)
+            .collect();
+        match named[..] {
+            [i] => return Ok(NodeId(i as u32)),
+            [] => {}
+            _ => {
+                let guids: Vec<String> = named
+                    .iter()
+                    .take(4)
+                    .map(|&i| format!("{:#018x}", self.nodes[i].guid))
+                    .collect();
+                return Err(format!(
+                    "{} nodes are named '{text}'; give a GUID instead (such as {}{})",
+                    named.len(),
+                    guids.join(", "),
+                    if named.len() > 4 { ", ..." } else { "" }
+                ));
+            }
+        }
+        let t = text.trim();
+        let hex = t
+            .strip_prefix("0x")
+            .or_else(|| t.strip_prefix("0X"))
+            .or_else(|| t.strip_prefix("S-"))
+            .or_else(|| t.strip_prefix("H-"));
+        if let Some(guid) = hex.and_then(|h| u64::from_str_radix(h, 16).ok()) {
+            if guid != 0 {
+                if let Some(i) = self.nodes.iter().position(|n| n.guid == guid) {
+                    return Ok(NodeId(i as u32));
+                }
+            }
+            return Err(format!("no node has GUID {guid:#018x}"));
+        }
+        Err(format!("no node is named '{text}'"))
     }
 
     /// Re-opens the network as a builder (e.g. to attach other classes).

@@ -99,4 +99,21 @@ impl Structure {
             Structure::Dragonfly { .. } => "dragonfly",
         }
     }
+
+    /// The family with its indefinite article, for messages: "a torus",
+    /// "an irregular", "an xgft".
+    pub fn family_with_article(&self) -> String {
+        with_article(self.family())
+    }
+}
+
+/// `word` after its indefinite article: "a torus", "an irregular".
+pub fn with_article(word: &str) -> String {
+    // "xgft" is read letter by letter ("ex-"), so it takes "an" too.
+    let article = if word.starts_with(['a', 'e', 'i', 'o', 'u', 'x']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {word}")
 }

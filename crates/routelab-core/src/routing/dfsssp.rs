@@ -120,18 +120,18 @@ fn switch_path(
             .flatten();
         let Some(c) = c else {
             return Err(RoutingError::BlackHole {
-                src: net.node(f.switch_node(x)).name.clone(),
+                src: net.label(f.switch_node(x)).into_owned(),
                 dst: f.terminal_name(d),
-                switch: net.node(f.switch_node(y)).name.clone(),
+                switch: net.label(f.switch_node(y)).into_owned(),
                 reason: "no table entry".into(),
             });
         };
         out.push(c);
         if out.len() > f.s {
             return Err(RoutingError::Loop {
-                src: net.node(f.switch_node(x)).name.clone(),
+                src: net.label(f.switch_node(x)).into_owned(),
                 dst: f.terminal_name(d),
-                switch: net.node(f.switch_node(y)).name.clone(),
+                switch: net.label(f.switch_node(y)).into_owned(),
             });
         }
         y = net.kind_index(net.channel(c).dst);

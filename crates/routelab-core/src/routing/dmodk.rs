@@ -87,7 +87,7 @@ impl RoutingEngine for Dmodk {
                     format!(
                         "a network that no longer follows its {} layout (port {p} of {} is not cabled)",
                         net.structure().family(),
-                        net.node(sw).name
+                        net.label(sw)
                     ),
                 ));
             }
@@ -138,21 +138,18 @@ impl Tree {
             } => (vec![*hosts_per_leaf, *leaves], vec![1, *spines], None),
             Structure::Crossbar { terminals } => (vec![*terminals], vec![1], None),
             other => {
-                let family = other.family();
-                let article = if family.starts_with(['a', 'e', 'i', 'o', 'u']) {
-                    "an"
-                } else {
-                    "a"
-                };
-                return Err(unfit(net, format!("{article} {family} network")));
+                return Err(unfit(
+                    net,
+                    format!("{} network", other.family_with_article()),
+                ));
             }
         };
         let bad = || {
             unfit(
                 net,
                 format!(
-                    "a {} whose switch and terminal counts do not match its parameters",
-                    net.structure().family()
+                    "{} whose switch and terminal counts do not match its parameters",
+                    net.structure().family_with_article()
                 ),
             )
         };

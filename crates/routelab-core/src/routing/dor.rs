@@ -55,7 +55,7 @@ impl RoutingEngine for Dor {
                 dims.iter().map(|&k| u64::from(k)).product::<u64>(),
             ),
             Structure::Hypercube { n, .. } => (Shape::Cube { n: *n }, 1u64 << n),
-            other => return Err(unfit(format!("a {}", other.family()))),
+            other => return Err(unfit(other.family_with_article())),
         };
         if switches != net.switches().len() as u64 {
             return Err(unfit(format!(
@@ -101,7 +101,7 @@ impl RoutingEngine for Dor {
                     return Err(unfit(format!(
                         "missing the link on port {} of {} (dimension {dim})",
                         port.0,
-                        net.node(sw).name
+                        net.label(sw)
                     )));
                 }
                 routes.set_port(x, d, Some(port));

@@ -109,7 +109,7 @@ impl RoutingOptions {
     pub const KEYS: &'static [(&'static str, &'static str)] = &[
         ("max_lanes", "an integer in 1..=15"),
         ("seed", "a non-negative integer"),
-        ("root", "the name of a switch"),
+        ("root", "a switch: its name, GUID (0x...) or index"),
         ("heuristic", "one of weakest, heaviest, first, online"),
         ("datelines", "true or false"),
         ("paths", "an integer in 0..=65535 (0: every minimal path)"),

@@ -657,7 +657,7 @@ impl Routes {
             if net.is_terminal(y) {
                 return Err(Stop::Hole(
                     x,
-                    format!("port {port} leads to terminal {}", net.node(y).name),
+                    format!("port {port} leads to terminal {}", net.label(y)),
                 ));
             }
             if out.len() - first > self.switches {
@@ -679,7 +679,7 @@ impl Routes {
     }
 
     fn stop_error(net: &Network, src: NodeId, dst: usize, stop: Stop) -> RoutingError {
-        let name = |v: NodeId| net.node(v).name.clone();
+        let name = |v: NodeId| net.label(v).into_owned();
         let dst = name(net.terminal(dst));
         match stop {
             Stop::Loop(sw) => RoutingError::Loop {
@@ -718,8 +718,8 @@ impl Routes {
         let s = net.terminal(src);
         let Some(inj) = Self::injection(net, s) else {
             return Err(RoutingError::BlackHole {
-                src: net.node(s).name.clone(),
-                dst: net.node(net.terminal(dst)).name.clone(),
+                src: net.label(s).into_owned(),
+                dst: net.label(net.terminal(dst)).into_owned(),
                 switch: "(none)".into(),
                 reason: "the source has no switch".into(),
             });
@@ -738,8 +738,8 @@ impl Routes {
 
     fn no_path(net: &Network, src: usize, dst: usize) -> RoutingError {
         RoutingError::BlackHole {
-            src: net.node(net.terminal(src)).name.clone(),
-            dst: net.node(net.terminal(dst)).name.clone(),
+            src: net.label(net.terminal(src)).into_owned(),
+            dst: net.label(net.terminal(dst)).into_owned(),
             switch: "(none)".into(),
             reason: "the path set has no path for this pair".into(),
         }
@@ -893,8 +893,8 @@ impl Routes {
                 None if self.terminals > 1 => {
                     let other = usize::from(t == 0);
                     return Err(RoutingError::BlackHole {
-                        src: net.node(net.terminal(t)).name.clone(),
-                        dst: net.node(net.terminal(other)).name.clone(),
+                        src: net.label(net.terminal(t)).into_owned(),
+                        dst: net.label(net.terminal(other)).into_owned(),
                         switch: "(none)".into(),
                         reason: "the source has no switch".into(),
                     });

@@ -1,13 +1,14 @@
 //! Up*/down* routing (Schroeder et al.; as used by Myrinet, Flich et al.
 //! 2000 §2).
 //!
-//! A breadth-first spanning tree from a root switch (the `root` option, or
-//! the switch with the smallest eccentricity, ties to the lowest id) orders
-//! the switches by (tree level, id). The "up" end of every link is the end
-//! earlier in that order: the one closer to the root, or the lower id at the
-//! same level. A legal route takes zero or more links up, then zero or more
-//! down; every cycle of the network has an up and a down link, so the
-//! channel dependency graph is acyclic on a single lane.
+//! A breadth-first spanning tree from a root switch (the `root` option, a
+//! switch's name, GUID or index; or the switch with the smallest
+//! eccentricity, ties to the lowest id) orders the switches by (tree level,
+//! id). The "up" end of every link is the end earlier in that order: the one
+//! closer to the root, or the lower id at the same level. A legal route
+//! takes zero or more links up, then zero or more down; every cycle of the
+//! network has an up and a down link, so the channel dependency graph is
+//! acyclic on a single lane.
 //!
 //! Per destination terminal the engine computes, for every switch, the
 //! shortest all-down distance and the shortest legal distance to it. With
@@ -68,11 +69,20 @@ impl UpDown {
                     value: name.clone(),
                     expected: expected.into(),
                 };
-                let node = net
-                    .find(name)
-                    .ok_or_else(|| bad("the name of a switch of the network"))?;
+                // A name or GUID first; a number no node is named is a switch index.
+                let index = name.trim().parse::<usize>().ok().filter(|&i| i < f.s);
+                let node = match (net.find_node(name), index) {
+                    (Ok(node), _) => node,
+                    (Err(_), Some(i)) => f.switch_node(i),
+                    (Err(why), None) => {
+                        return Err(bad(&format!(
+                            "a switch's name, GUID (0x...) or index (0..{}): {why}",
+                            f.s
+                        )))
+                    }
+                };
                 if !net.is_switch(node) {
-                    return Err(bad("the name of a switch (this is a terminal)"));
+                    return Err(bad("a switch (this is a terminal)"));
                 }
                 let x = net.kind_index(node);
                 if !f.in_main(x) {

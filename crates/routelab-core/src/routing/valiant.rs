@@ -330,8 +330,8 @@ impl Phases {
             network: f.net.name().to_string(),
             found: format!(
                 "without one from {} to {}",
-                f.net.node(f.switch_node(a)).name,
-                f.net.node(b).name
+                f.net.label(f.switch_node(a)),
+                f.net.label(b)
             ),
         };
         let one: Vec<Phase> = cand

@@ -244,11 +244,22 @@ impl Experiment {
                 }),
         };
         if buf == 0 || buf > u64::from(MAX_BUFFER_FLITS) {
-            return Err(bad(
-                "router.buffer_flits",
-                buf.to_string(),
-                &format!("1..={MAX_BUFFER_FLITS} flits"),
-            ));
+            // Blame the key the spec gave, in its own unit.
+            return Err(match r.buffer_packets {
+                Some(p) => bad(
+                    "router.buffer_packets",
+                    p.to_string(),
+                    &format!(
+                        "1..={} packets of {packet_flits} flits (at most {MAX_BUFFER_FLITS} flits)",
+                        u64::from(MAX_BUFFER_FLITS) / packet_flits
+                    ),
+                ),
+                None => bad(
+                    "router.buffer_flits",
+                    buf.to_string(),
+                    &format!("1..={MAX_BUFFER_FLITS} flits"),
+                ),
+            });
         }
         if r.switching != Switching::Wormhole && buf < packet_flits {
             return Err(bad(

@@ -714,7 +714,7 @@ impl<'a> Sim<'a> {
     pub fn describe_buffer(&self, iv: u32) -> WaitingBuffer {
         let ch = self.net.channel(ChannelId(self.p.ch_of(iv)));
         WaitingBuffer {
-            node: self.net.node(ch.dst).name.clone(),
+            node: self.net.label(ch.dst).into_owned(),
             port: ch.dst_port.0,
             vc: self.p.vc_of(iv),
             flits: u32::from(self.vc[iv as usize].len),

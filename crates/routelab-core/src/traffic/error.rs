@@ -39,7 +39,8 @@ pub enum TrafficError {
 
     #[error(
         "{pattern} needs switch coordinates (a torus, mesh or hypercube), \
-         but '{network}' is a {family} network"
+         but '{network}' is {} network",
+        crate::network::with_article(.family)
     )]
     NeedsCoordinates {
         pattern: String,

@@ -30,6 +30,8 @@ use super::{bad_param, torus::attach_terminals};
 const MAX_SWITCHES: u32 = 1 << 20;
 /// The largest network, in switches plus terminals.
 const MAX_NODES: u64 = 1 << 22;
+/// Terminals per switch when the spec does not say.
+const DEFAULT_HOSTS: u32 = 4;
 /// Fresh starts before giving up on an exact link count.
 const MAX_ATTEMPTS: u32 = 64;
 
@@ -41,7 +43,21 @@ pub const RANDOM: Family = Family {
     generate: |a| {
         let switches = a.u32("switches", None, 1, MAX_SWITCHES)?;
         let ports = a.u32("ports", Some(8), 1, u32::from(u16::MAX))?;
-        let hosts = a.u32("hosts", Some(4), 0, u32::from(u16::MAX))?;
+        let given_hosts = a.opt_u32("hosts", 0, u32::from(u16::MAX))?;
+        let hosts = given_hosts.unwrap_or(DEFAULT_HOSTS);
+        if given_hosts.is_none() && ports < DEFAULT_HOSTS + switches.saturating_sub(1).min(2) {
+            // The user gave the ports only: blame them, not the default.
+            let need = DEFAULT_HOSTS + switches.saturating_sub(1).min(2);
+            return Err(bad_param(
+                "random",
+                "ports",
+                ports,
+                format!(
+                    "at least {need} for the default hosts={DEFAULT_HOSTS} and the links between \
+                     switches; or set hosts explicitly"
+                ),
+            ));
+        }
         let seed = a.u64("seed", 1)?;
         match a.opt_u32("links", 0, u32::MAX)? {
             Some(links) => random_with_links(switches, ports, hosts, links, seed),

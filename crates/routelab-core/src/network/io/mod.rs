@@ -64,8 +64,7 @@ pub fn load(path: &Path) -> Result<Network, TopologyError> {
     let origin = path.display().to_string();
     match format {
         Format::Json => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| io_error(path, format!("cannot read: {e}")))?;
+            let text = crate::text::read(path).map_err(|e| io_error(path, e))?;
             json::from_str(&text, &origin)
         }
         Format::Ibnetdiscover => {

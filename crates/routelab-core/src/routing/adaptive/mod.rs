@@ -797,7 +797,7 @@ pub(crate) fn check_torus_terminals(
                 engine: router,
                 needs: "terminals where the torus generator puts them".into(),
                 network: net.name().to_string(),
-                found: format!("a network with terminal {} elsewhere", net.node(node).name),
+                found: format!("a network with terminal {} elsewhere", net.label(node)),
             });
         }
     }

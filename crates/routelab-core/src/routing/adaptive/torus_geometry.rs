@@ -57,7 +57,7 @@ impl TorusGeometry {
             concentration,
         } = net.structure()
         else {
-            return Err(unfit(format!("a {}", net.structure().family())));
+            return Err(unfit(net.structure().family_with_article()));
         };
         if torus_only && !*wrap {
             return Err(unfit("a mesh".into()));

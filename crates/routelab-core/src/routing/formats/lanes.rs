@@ -90,7 +90,7 @@ pub fn read_lanes(
                 n,
                 format!(
                     "source and destination are the same terminal ({})",
-                    net.node(net.terminal(s as usize)).name
+                    net.label(net.terminal(s as usize))
                 ),
             ));
         }
@@ -114,8 +114,8 @@ pub fn read_lanes(
                     n,
                     format!(
                         "the pair {} -> {} appears again with lane {lane} (line {first} says {l})",
-                        net.node(net.terminal(s as usize)).name,
-                        net.node(net.terminal(d as usize)).name
+                        net.label(net.terminal(s as usize)),
+                        net.label(net.terminal(d as usize))
                     ),
                 ));
             }
@@ -158,7 +158,7 @@ fn terminal(
             n,
             format!(
                 "{role} LID 0x{lid:04x} is switch {}; lanes are per terminal pair",
-                net.node(e.node).name
+                net.label(e.node)
             ),
         )),
         None => Err(parse_error(

@@ -304,7 +304,7 @@ impl Reader<'_> {
                 n,
                 format!(
                     "switch {} has a second section (the first is at line {first})",
-                    net.node(node).name
+                    net.label(node)
                 ),
             ));
         }
@@ -342,7 +342,7 @@ impl Reader<'_> {
         } else if port > u64::from(ports) {
             return Err(err(format!(
                 "switch {} has ports 1..={ports}; port {port} does not exist",
-                net.node(s.node).name
+                net.label(s.node)
             )));
         } else {
             port as u16
@@ -360,7 +360,7 @@ impl Reader<'_> {
                 return Err(err(format!(
                     "LID 0x{lid:04x} appears again for switch {} with port {port} (line {first} \
                      says port {p})",
-                    net.node(s.node).name
+                    net.label(s.node)
                 )));
             }
             return Ok(());

@@ -6,7 +6,7 @@
 //! ```
 //!
 //! `lane` is the pair lane; `path` the node names from source to
-//! destination. When lanes change along the path (torus datelines),
+//! destination (a name several nodes share has the GUID beside it). When lanes change along the path (torus datelines),
 //! `hop_lanes` gives the lane of every hop as well.
 
 use crate::network::Network;
@@ -34,7 +34,9 @@ pub fn write_paths(
     super::check_size(net, routes)?;
     let t = net.terminals().len();
     let per_hop = !matches!(routes.lane_rule(), LaneRule::Fixed);
-    let name = |v: crate::network::NodeId| net.node(v).name.as_str();
+    // Names, with the GUID beside those that several nodes share.
+    let labels: Vec<_> = net.node_ids().map(|v| net.label(v)).collect();
+    let name = |v: crate::network::NodeId| labels[v.index()].as_ref();
     let mut buf = Vec::new();
     for s in 0..t {
         for d in (0..t).filter(|&d| d != s) {
