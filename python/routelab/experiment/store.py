@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from routelab import toml_text
 from routelab._core import ConfigError
+from routelab.experiment import kinds
 from routelab.experiment import spec as specs
 
 if TYPE_CHECKING:
@@ -380,8 +381,6 @@ class Store:
         return df
 
 
-STATUSES = ("ok", "failed")
-
 # What `results`, `plot` and `report` read of a record: name -> (accepted
 # types, may be None). Records are written by `Store.write_run` only, so
 # anything else is damage (a disk, an editor, another tool) and is rerun.
@@ -418,8 +417,9 @@ def record_problem(rec: Any, key: str | None = None) -> str | None:
             continue
         if isinstance(value, bool) or not isinstance(value, types):
             return f"'{name}' is {json.dumps(value, default=str)[:40]}"
-    if rec["status"] not in STATUSES:
-        return f"unknown status '{rec['status'][:40]}' (valid: {', '.join(STATUSES)})"
+    if rec["status"] not in kinds.STATUSES:
+        valid = ", ".join(kinds.STATUSES)
+        return f"unknown status '{rec['status'][:40]}' (valid: {valid})"
     if key is not None and rec["key"] != key:
         return f"its key '{rec['key'][:40]}' is not its file's name"
     if rec["index"] < 0 or rec["attempts"] < 1:

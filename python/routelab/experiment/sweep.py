@@ -77,7 +77,7 @@ def plan(
     todo, done = [], []
     for run in exp.runs:
         rec = records.get(run.key)
-        if rec is None or rec.get("status") not in ("ok", "failed"):
+        if rec is None or rec.get("status") not in kinds.STATUSES:
             todo.append(run)
         elif rec.get("status") in kinds.MEASURED:
             done.append(run)
