@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import routelab
 from routelab.experiment import spec as specs
+from routelab.experiment import store as stores
 from routelab.experiment.store import Store, record_problem
 from routelab.experiment.sweep import plan
 
@@ -258,3 +259,26 @@ def test_switches_that_share_a_name_show_their_guid(tmp_path):
     flows = [(i, (i + 2) % 5) for i in range(5)]
     bound = routelab.throughput_bound(net, flows, routelab.channel_loads(routes, flows))
     assert bound["bottleneck"].count("(GUID 0x") == 2, bound
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    edits=st.lists(
+        st.tuples(st.integers(0, 10**6), st.integers(0, 8), st.text(max_size=4)),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_mutated_experiment_specs_fail_cleanly_or_round_trip(edits):
+    """Fuzz target of the experiment spec: a mutant is a ConfigError or a spec
+    whose document, written as TOML, reads back to the same runs."""
+    text = SPEC
+    for at, cut, insert in edits:
+        at %= len(text) + 1
+        text = text[:at] + insert + text[at + cut :]
+    try:
+        exp = specs.parse(text)
+    except routelab.ConfigError:
+        return
+    again = specs.parse(stores._toml_from_document(exp.document))
+    assert again.canonical() == exp.canonical()

@@ -76,8 +76,9 @@ impl UpDown {
                     (Err(_), Some(i)) => f.switch_node(i),
                     (Err(why), None) => {
                         return Err(bad(&format!(
-                            "a switch's name, GUID (0x...) or index (0..{}): {why}",
-                            f.s
+                            "a switch of the network by name, GUID (0x...) or index \
+                             (0..={}); {why}",
+                            f.s.saturating_sub(1)
                         )))
                     }
                 };
