@@ -189,3 +189,34 @@ fn an_irregular_network_takes_an() {
         "{e}"
     );
 }
+
+#[test]
+fn a_simulated_deadlock_tells_apart_switches_that_share_a_name() {
+    // The deadlocking ring of `sim.rs` (8 switches on one lane, 2-flit
+    // wormhole buffers, load 0.9), read from a fabric file whose switches
+    // all have the same description.
+    let dir = std::env::temp_dir().join(format!("routelab-edr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("edr.json");
+    io::save(&same_names("torus:8"), &path).unwrap();
+    let mut s = Spec::new(path.to_str().unwrap(), "minhop");
+    s.router.vcs = 1;
+    s.router.buffer_flits = Some(2);
+    s.traffic.packet_flits = Some(4);
+    s.traffic.load = 0.9;
+    let result = routelab_core::sim::simulate(&s);
+    std::fs::remove_dir_all(&dir).unwrap();
+    match result {
+        Err(routelab_core::sim::SimError::Deadlock(info)) => {
+            let nodes: HashSet<&str> = info.cycle.iter().map(|b| b.node.as_str()).collect();
+            assert!(nodes.len() >= 2, "{info}");
+            assert!(
+                nodes
+                    .iter()
+                    .all(|n| n.starts_with(EDR) && n.contains("(GUID 0x")),
+                "{info}"
+            );
+        }
+        other => panic!("expected a deadlock, got {other:?}"),
+    }
+}
