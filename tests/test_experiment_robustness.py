@@ -253,7 +253,7 @@ def test_switches_that_share_a_name_show_their_guid(tmp_path):
     hosts = [i for i, n in enumerate(net.nodes) if n[0] == "terminal"]
     assert all(net.labels[i] == net.nodes[i][1] for i in hosts)
     routes = routelab.route(net, "minhop")
-    path = routes.path_names(0, 2)
+    path = routes.path(0, 2)
     assert len(set(path[1:-1])) == len(path) - 2 and all("GUID" in p for p in path[1:-1])
     # Two hops clockwise for every flow: the busiest channels join two switches.
     flows = [(i, (i + 2) % 5) for i in range(5)]

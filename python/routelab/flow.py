@@ -63,8 +63,9 @@ def load_table(net: Network, loads: Sequence[float]) -> pd.DataFrame:
     by channel id, one row per channel: its ``cable`` (an index into
     ``net.cables``), the ``direction`` along it (``forward`` from the cable's
     first end to its second, ``reverse`` back), both endpoints (``src``/``dst``
-    node id, port and name, with the GUID beside a shared name), its ``class`` and its ``load``. Channel ``2c``
-    runs forward on cable ``c``, channel ``2c + 1`` in reverse."""
+    node id, port and name, with the GUID beside a shared name), its ``class``
+    and its ``load``. Channel ``2c`` runs forward on cable ``c``, channel
+    ``2c + 1`` in reverse."""
     import pandas as pd
 
     if len(loads) != 2 * len(net.cables):
