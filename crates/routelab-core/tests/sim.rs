@@ -583,7 +583,11 @@ fn bad_specs_are_errors_that_say_what_is_wrong() {
     s.router.buffer_packets = Some(20_000);
     s.traffic.packet_flits = Some(4);
     let e = sim::simulate(&s).unwrap_err().to_string();
-    assert!(e.contains("buffer_flits") && e.contains("65535"), "{e}");
+    // blamed in the key and unit the spec used
+    assert!(
+        e.contains("router.buffer_packets") && e.contains("16383 packets") && e.contains("65535"),
+        "{e}"
+    );
     let mut s = quick("torus:4x4", "dor");
     s.network
         .classes
