@@ -261,7 +261,7 @@ def test_switches_that_share_a_name_show_their_guid(tmp_path):
     assert bound["bottleneck"].count("(GUID 0x") == 2, bound
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=int(os.environ.get("ROUTELAB_FUZZ_EXAMPLES", "150")), deadline=None)
 @given(
     edits=st.lists(
         st.tuples(st.integers(0, 10**6), st.integers(0, 8), st.text(max_size=4)),

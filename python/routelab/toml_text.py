@@ -25,13 +25,20 @@ def read(path: str | Path) -> str:
         ) from None
 
 
+def string(s: str) -> str:
+    """A TOML basic string. JSON's escapes are TOML's, except that JSON writes
+    characters beyond U+FFFF as surrogate pairs, which TOML refuses, and leaves
+    DEL raw, which TOML wants escaped."""
+    return json.dumps(s, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
 def literal(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int | float):
         return repr(v)
     if isinstance(v, str):
-        return json.dumps(v)
+        return string(v)
     if isinstance(v, list | tuple):
         return "[" + ", ".join(literal(x) for x in v) + "]"
     if isinstance(v, dict):
@@ -40,7 +47,7 @@ def literal(v: Any) -> str:
 
 
 def _key(k: str) -> str:
-    return k if k.replace("_", "").replace("-", "").isalnum() else json.dumps(k)
+    return k if k.replace("_", "").replace("-", "").isalnum() else string(k)
 
 
 def dumps(doc: dict[str, Any]) -> str:

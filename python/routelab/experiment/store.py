@@ -568,7 +568,7 @@ def _toml_from_document(doc: Mapping[str, Any]) -> str:
             for group in groups:
                 lines.append("[[zip]]")
                 for k, v in specs.flatten(group, dotted_keys=True).items():
-                    lines.append(f"{json.dumps(k)} = {_toml_value(v)}")
+                    lines.append(f"{toml_text.string(k)} = {_toml_value(v)}")
                 lines.append("")
             continue
         lines.append(f"[{table}]")
@@ -584,9 +584,10 @@ def _toml_value(v: Any) -> str:
     if isinstance(v, int | float):
         return repr(v)
     if isinstance(v, str):
-        return json.dumps(v)
+        return toml_text.string(v)
     if isinstance(v, list):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
     if isinstance(v, Mapping):
-        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml_value(x)}" for k, x in v.items()) + " }"
+        items = ", ".join(f"{toml_text.string(k)} = {_toml_value(x)}" for k, x in v.items())
+        return "{ " + items + " }"
     raise ConfigError(f"cannot write {v!r} as TOML")
