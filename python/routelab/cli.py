@@ -24,8 +24,7 @@ from routelab.experiment import cli as experiment_cli
 
 def _topo(args: argparse.Namespace) -> int:
     if args.list:
-        for name, usage in routelab.families():
-            print(f"{name:<12} {usage}")
+        _print_list(routelab.families())
         return 0
     if not args.spec:
         raise routelab.ConfigError("routelab topo needs a SPEC, e.g. torus:8x8x8 (see --list)")
@@ -71,10 +70,16 @@ def _summary_with_progress(net: routelab.Network) -> dict:
         return net.summary(progress=stage)
 
 
+def _print_list(rows: list[tuple[str, str]]) -> None:
+    """One line per name: the name (or syntax), then what it is."""
+    width = max(len(name) for name, _ in rows)
+    for name, about in rows:
+        print(f"{name:<{width}}  {about}")
+
+
 def _pattern(args: argparse.Namespace) -> int:
     if args.list:
-        for name, usage in routelab.patterns():
-            print(f"{name:<15} {usage}")
+        _print_list(routelab.traffic.usage())
         return 0
     if not args.name or not args.topo:
         raise routelab.ConfigError(
@@ -107,6 +112,14 @@ def _routing_options(args: argparse.Namespace) -> dict[str, str]:
 
 
 def _route(args: argparse.Namespace) -> int:
+    if args.list:
+        _print_list(routelab.routing.usage())
+        return 0
+    if not args.spec or not args.engine:
+        raise routelab.ConfigError(
+            "routelab route needs a SPEC and --engine NAME, "
+            "e.g. torus:8x8 --engine dor (see --list)"
+        )
     net = routelab.topology(args.spec)
     routes = routelab.route(net, args.engine, **_routing_options(args))
     stats = routes.stats()
@@ -212,8 +225,20 @@ def _warn(result: dict) -> None:
         print(f"routelab: warning: {w}", file=sys.stderr)
 
 
+def _needs_spec(args: argparse.Namespace) -> Path:
+    if not args.spec:
+        raise routelab.ConfigError(
+            f"routelab {args.command} needs a SPEC, e.g. examples/torus-dor.toml "
+            "(--list shows the routing algorithms a spec can name)"
+        )
+    return Path(args.spec)
+
+
 def _sim(args: argparse.Namespace) -> int:
-    result = routelab.simulate(Path(args.spec), _sets(args.set))
+    if args.list:
+        _print_list(routelab.routing.usage(routers=True))
+        return 0
+    result = routelab.simulate(_needs_spec(args), _sets(args.set))
     _warn(result)
     if args.json:
         print(json.dumps(result, indent=2))
@@ -249,7 +274,14 @@ def _sim(args: argparse.Namespace) -> int:
 
 
 def _saturate(args: argparse.Namespace) -> int:
-    result = routelab.saturate(Path(args.spec), _sets(args.set))
+    result = routelab.saturate(
+        _needs_spec(args),
+        _sets(args.set),
+        low=args.low,
+        high=args.high,
+        tolerance=args.tolerance,
+        steps=args.steps,
+    )
     _warn(result)
     if args.json:
         print(json.dumps(result, indent=2))
@@ -324,8 +356,9 @@ def _parser() -> argparse.ArgumentParser:
     pt.set_defaults(run=_pattern)
 
     r = sub.add_parser("route", help="compute routes and check them (lanes, deadlock, minimality)")
-    r.add_argument("spec", help="the network: a topology spec or fabric file")
-    r.add_argument("--engine", required=True, help="e.g. minhop, dfsssp, updown (updn), dor, dmodk")
+    r.add_argument("spec", nargs="?", help="the network: a topology spec or fabric file")
+    r.add_argument("--engine", help="e.g. minhop, dfsssp, updown (updn), dor, dmodk")
+    r.add_argument("--list", action="store_true", help="list the routing engines")
     _add_routing_options(r)
     r.add_argument("--json", action="store_true")
     r.add_argument(
@@ -377,7 +410,14 @@ def _parser() -> argparse.ArgumentParser:
     ld.set_defaults(run=_loads)
 
     sm = sub.add_parser("sim", help="run one packet/flit simulation from a TOML spec")
-    sm.add_argument("spec", help="the experiment spec (TOML), e.g. examples/torus-dor.toml")
+    sm.add_argument(
+        "spec", nargs="?", help="the experiment spec (TOML), e.g. examples/torus-dor.toml"
+    )
+    sm.add_argument(
+        "--list",
+        action="store_true",
+        help="list what routing.algorithm takes (hop routers, then engines)",
+    )
     sm.add_argument(
         "--set", action="append", metavar="KEY=VALUE", help="override a key, e.g. traffic.load=0.4"
     )
@@ -385,8 +425,15 @@ def _parser() -> argparse.ArgumentParser:
     sm.set_defaults(run=_sim)
 
     sa = sub.add_parser("saturate", help="find the highest load a network sustains")
-    sa.add_argument("spec", help="the experiment spec (TOML)")
+    sa.add_argument("spec", nargs="?", help="the experiment spec (TOML)")
     sa.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a key")
+    sa.add_argument("--low", type=float, help="lowest load tried (the spec's load_unit)")
+    sa.add_argument("--high", type=float, help="highest load tried")
+    sa.add_argument(
+        "--tolerance", type=float, help="accepted within this share of offered counts as sustained"
+    )
+    sa.add_argument("--steps", type=int, help="bisection steps between low and high")
+    sa.set_defaults(list=False)
     sa.add_argument("--json", action="store_true")
     sa.set_defaults(run=_saturate)
 

@@ -136,13 +136,8 @@ def usage(routers: bool = False) -> list[tuple[str, str]]:
     name a simulation's ``routing.algorithm`` takes (the hop routers, then the
     engines, whose tables are followed hop by hop). Aliases (BookSim's names
     such as ``dim_order``) come last."""
-    rows = list(_core.engine_about())
-    if routers:
-        hop = list(_core.router_about())
-        taken = {name for name, _ in hop}
-        rows = hop + [(name, f"tables: {about}") for name, about in rows if name not in taken]
-    rows += [(alias, f"= {real}") for alias, real in _core.routing_aliases()]
-    return rows
+    rows = list(_core.router_about() if routers else _core.engine_about())
+    return rows + [(alias, f"= {real}") for alias, real in _core.routing_aliases()]
 
 
 def read_lfts(net: Network, lfts: str | Path, lanes: str | Path | None = None) -> Routes:

@@ -7,13 +7,16 @@ from routelab.network import Network
 
 
 def usage() -> list[tuple[str, str]]:
-    """``(name, usage)`` of every traffic pattern, aliases (BookSim's names
-    such as ``bitrev``) last, each saying what it stands for."""
+    """``(syntax, what it is)`` of every traffic pattern, as ``routelab pattern
+    --list`` shows them (``("local:l=2", "uniform within l switch hops")``),
+    then the aliases (BookSim's names such as ``bitrev``), each as
+    ``(alias, "= pattern")``."""
     patterns, aliases = _core.pattern_usage()
-    rows = [(name, text.split("  ", 1)[-1].strip()) for name, text in patterns]
-    usage_of = dict(patterns)
-    rows += [(alias, f"= {real}") for alias, real in aliases if real in usage_of]
-    return rows
+    rows = []
+    for _, text in patterns:
+        syntax, _, about = text.partition("  ")
+        rows.append((syntax.strip(), about.strip().removeprefix("(").removesuffix(")")))
+    return rows + [(alias, f"= {real}") for alias, real in aliases]
 
 
 def pattern(name: str, net: Network, seed: int = 1) -> list[tuple[int, int]]:

@@ -306,7 +306,7 @@ fn dfsssp_lanes_used_stay_within_needed_and_allowed() {
 #[test]
 fn crossbar_needs_one_lane() {
     let net = spec::build("crossbar:8").unwrap();
-    for (name, _) in ENGINES {
+    for (name, ..) in ENGINES {
         match routing::route(&net, name, &opts()) {
             Ok(r) => {
                 assert_minimal(&net, &r);
@@ -450,7 +450,7 @@ fn split_net() -> Network {
 #[test]
 fn every_engine_fails_cleanly_on_a_disconnected_network() {
     let net = split_net();
-    for (name, _) in ENGINES {
+    for (name, ..) in ENGINES {
         let e = routing::route(&net, name, &opts()).unwrap_err();
         match &e {
             RoutingError::Disconnected { src, dst, .. } => {
@@ -470,7 +470,7 @@ fn registry_and_options_report_valid_choices() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("unknown routing engine 'ospf'"), "{e}");
-    for (name, _) in ENGINES {
+    for (name, ..) in ENGINES {
         assert!(e.contains(name), "{e}");
     }
     let mut o = opts();
@@ -577,7 +577,7 @@ fn tiny_networks_route() {
         spec::build("crossbar:1").unwrap(),
         single,
     ] {
-        for (name, _) in ENGINES {
+        for (name, ..) in ENGINES {
             match routing::route(&net, name, &opts()) {
                 Ok(r) => {
                     assert_eq!(r.max_hops(&net).unwrap(), 0, "{name}");
@@ -588,7 +588,7 @@ fn tiny_networks_route() {
         }
     }
     // A terminal without a switch cannot be reached.
-    for (name, _) in ENGINES {
+    for (name, ..) in ENGINES {
         let e = routing::route(&lone, name, &opts()).unwrap_err();
         assert!(
             matches!(
@@ -785,7 +785,7 @@ fn no_engine_returns_more_lanes_than_allowed() {
             other => panic!("{name}: expected a refusal, got {other:?}"),
         }
     }
-    for (name, _) in routing::ENGINES {
+    for (name, ..) in routing::ENGINES {
         for max in [1u8, 2, 4] {
             let mut o = RoutingOptions::default();
             o.set("max_lanes", &max.to_string()).unwrap();

@@ -110,6 +110,15 @@ proptest! {
             prop_assert_eq!(pairs(&net, p, seed).unwrap(), pairs(&net, p, seed).unwrap());
         }
     }
+
+    /// BookSim's names give exactly the pairs of the patterns they alias.
+    #[test]
+    fn aliases_give_the_same_pairs(seed in any::<u64>()) {
+        let net = build("torus:4x4x4").unwrap();
+        for (alias, real) in routelab_core::traffic::patterns::ALIASES {
+            prop_assert_eq!(pairs(&net, alias, seed).unwrap(), pairs(&net, real, seed).unwrap());
+        }
+    }
 }
 
 #[test]

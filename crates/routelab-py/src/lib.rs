@@ -261,6 +261,18 @@ fn patterns() -> Vec<(&'static str, &'static str)> {
     traffic::patterns::usage()
 }
 
+/// (name, text) rows of a listing.
+type Listing = Vec<(&'static str, &'static str)>;
+
+/// The usage of every pattern, and (alias, pattern it stands for).
+#[pyfunction]
+fn pattern_usage() -> (Listing, Listing) {
+    (
+        traffic::patterns::usage(),
+        traffic::patterns::ALIASES.to_vec(),
+    )
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -275,6 +287,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<routing::PyRoutes>()?;
     m.add_function(wrap_pyfunction!(routing::route, m)?)?;
     m.add_function(wrap_pyfunction!(routing::engines, m)?)?;
+    m.add_function(wrap_pyfunction!(routing::engine_about, m)?)?;
+    m.add_function(wrap_pyfunction!(routing::router_about, m)?)?;
+    m.add_function(wrap_pyfunction!(routing::routing_aliases, m)?)?;
     m.add_function(wrap_pyfunction!(routing::read_lfts, m)?)?;
     m.add_function(wrap_pyfunction!(routing::minimal_split_loads, m)?)?;
     m.add_function(wrap_pyfunction!(routing::max_concurrent_flow, m)?)?;
@@ -288,6 +303,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(from_ibnetdiscover, m)?)?;
     m.add_function(wrap_pyfunction!(pattern_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(patterns, m)?)?;
+    m.add_function(wrap_pyfunction!(pattern_usage, m)?)?;
     m.add_function(wrap_pyfunction!(families, m)?)?;
     Ok(())
 }

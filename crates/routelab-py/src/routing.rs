@@ -203,10 +203,28 @@ pub(crate) fn route(
     })
 }
 
-/// (name, description) of every routing engine.
+/// The name of every routing engine.
 #[pyfunction]
 pub(crate) fn engines() -> Vec<&'static str> {
-    routing::ENGINES.iter().map(|(name, _)| *name).collect()
+    routing::ENGINES.iter().map(|(name, ..)| *name).collect()
+}
+
+/// (name, one line) of every routing engine.
+#[pyfunction]
+pub(crate) fn engine_about() -> Vec<(&'static str, &'static str)> {
+    routing::engine_about()
+}
+
+/// (name, one line) of every name a simulation's `routing.algorithm` takes.
+#[pyfunction]
+pub(crate) fn router_about() -> Vec<(&'static str, String)> {
+    routing::adaptive::router_about()
+}
+
+/// (alias, engine or router it stands for).
+#[pyfunction]
+pub(crate) fn routing_aliases() -> Vec<(&'static str, &'static str)> {
+    routing::ALIASES.to_vec()
 }
 
 /// Load on every channel when each (source, destination) terminal pair is

@@ -39,30 +39,37 @@
 //! seed = 1
 //! ```
 //!
-//! Every section and key is documented on its field below. Unknown keys
-//! are errors that name the key and list the valid ones.
+//! Every section and key is documented on its field below, and
+//! `docs/sim-spec.md` is rendered from those docs ([`super::spec_doc`]).
+//! Unknown keys are errors that name the key and list the valid ones.
 
 use super::error::ConfigError;
 pub use crate::routing::adaptive::{PathChoice, Selection};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// A whole experiment.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Spec {
+    /// The topology and its channel classes.
     pub network: NetworkSpec,
+    /// Switch micro-architecture.
     #[serde(default)]
     pub router: RouterSpec,
+    /// The routing engine or adaptive router.
     pub routing: RoutingSpec,
+    /// Who sends what, and how much.
     #[serde(default)]
     pub traffic: TrafficSpec,
+    /// Length of the phases, seed and safety limits.
     #[serde(default)]
     pub run: RunSpec,
 }
 
 /// `[network]`: the topology and its channel classes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkSpec {
     /// A topology spec (`torus:8x8x8`, `crossbar:32`) or a fabric file.
@@ -79,17 +86,19 @@ pub struct NetworkSpec {
 
 /// A channel class: bandwidth (`"20Gb/s"`, `"160MB/s"`) and latency
 /// (`"200ns"`); either may be left as the network has it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
+    /// Bandwidth of the class (`"20Gb/s"`, `"160MB/s"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bandwidth: Option<String>,
+    /// Latency of the class (`"100ns"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency: Option<String>,
 }
 
 /// How a switch forwards packets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Switching {
     /// A packet is forwarded once it is wholly in the input buffer and
@@ -104,7 +113,7 @@ pub enum Switching {
 }
 
 /// Link-level flow control.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum FlowControl {
     /// Credits per virtual channel, returned over the reverse channel.
@@ -120,9 +129,10 @@ pub enum FlowControl {
 }
 
 /// `[router]`: switch micro-architecture.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RouterSpec {
+    /// How a switch forwards packets.
     pub switching: Switching,
     /// Virtual channels per port; 0 means as many as the routing needs.
     pub vcs: u8,
@@ -147,7 +157,9 @@ pub struct RouterSpec {
     pub routing_delay: String,
     /// Crossbar input speedup: an input may feed this many outputs at once.
     pub speedup: u32,
+    /// How a switch picks among the candidates the router offers.
     pub selection: Selection,
+    /// Link-level flow control.
     pub flow_control: FlowControl,
     /// Stop & go: the receiver sends stop once its buffer holds more
     /// flits than this. Default: 70% of the buffer (56 of Myrinet's 80).
@@ -182,19 +194,24 @@ impl Default for RouterSpec {
 
 /// `[routing]`: a routing engine (its tables and lanes wrapped as a hop
 /// router) or an adaptive router, by name.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RoutingSpec {
-    /// A hop router of [`crate::routing::adaptive::ADAPTIVE`] (which wins
-    /// on a shared name, as `dor`) or an engine of
-    /// [`crate::routing::ENGINES`].
+    /// A hop router or a routing engine by name, or an alias
+    /// (`routelab sim --list` lists them); a hop router wins on a shared
+    /// name, as `dor`.
     pub algorithm: String,
+    /// Engines: lanes the routes may use, 1..=15 (default 8).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_lanes: Option<u8>,
+    /// `dor` on tori: dateline lanes to stay deadlock-free (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub datelines: Option<bool>,
+    /// `updown`: the root switch, by name, GUID (`0x...`) or index.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root: Option<String>,
+    /// `dfsssp`: how cycles are broken (`weakest`, `heaviest`, `first`,
+    /// `online`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heuristic: Option<String>,
     /// Seed of engines that make random choices (default: `run.seed`).
@@ -206,6 +223,7 @@ pub struct RoutingSpec {
     /// Options of a hop router by name (`{ eta = 2.0 }`); each router
     /// names the ones it knows when given another.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(with = "BTreeMap<String, serde_json::Value>")]
     pub options: BTreeMap<String, toml::Value>,
 }
 
@@ -229,7 +247,7 @@ impl RoutingSpec {
 }
 
 /// Open loop or a closed-loop workload.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Workload {
     /// Every terminal generates messages at the offered load (Bernoulli
@@ -245,7 +263,7 @@ pub enum Workload {
 }
 
 /// Open loop: the arrival process of each terminal's messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Arrivals {
     /// A Bernoulli trial per cycle (geometric gaps): terminals drift apart,
@@ -260,7 +278,7 @@ pub enum Arrivals {
 }
 
 /// The unit of `traffic.load`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum LoadUnit {
     /// Flits per terminal per cycle; a cycle is one flit time on the
@@ -285,7 +303,7 @@ impl LoadUnit {
 }
 
 /// A size: an integer number of bytes or a string such as `"8KB"`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Size {
     Bytes(u64),
@@ -304,9 +322,10 @@ impl Size {
 }
 
 /// `[traffic]`: who sends what, and how much.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrafficSpec {
+    /// Open loop or a closed-loop workload.
     pub workload: Workload,
     /// A traffic pattern spec (`uniform`, `bit-reverse`, `hotspot:f=0.1`).
     /// Closed-loop workloads pair each terminal with its destination
@@ -316,6 +335,7 @@ pub struct TrafficSpec {
     pub pattern: Option<String>,
     /// Offered load per terminal, in `load_unit`.
     pub load: f64,
+    /// The unit of `load` and `injection_limit`.
     pub load_unit: LoadUnit,
     /// Flits per packet (default 1), or give `packet_bytes`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -374,15 +394,17 @@ impl Default for TrafficSpec {
 
 /// `[run]`: length of the phases, seed and safety limits. Cycles are
 /// flit times on the injection channel (see [`LoadUnit::Flits`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunSpec {
+    /// Master seed: every random stream of the run derives from it.
     pub seed: u64,
     /// Length of one warm-up period.
     pub warmup_cycles: u64,
     /// Warm-up periods at most: warm-up ends early once the mean latency
     /// of two consecutive periods differs by less than `convergence`.
     pub warmup_periods: u32,
+    /// Length of the measurement: packets generated in it are measured.
     pub measure_cycles: u64,
     /// After measuring, keep running (and injecting) until every packet
     /// generated during the measurement is delivered, for at most this

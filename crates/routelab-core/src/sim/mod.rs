@@ -92,6 +92,7 @@ mod nic;
 mod packet;
 pub mod roundtrip;
 mod saturate;
+pub mod spec_doc;
 mod state;
 mod stats;
 mod switch;

@@ -27,11 +27,14 @@ pub enum Pattern {
     Uniform,
     /// A uniformly random derangement drawn from the bound seed: a fixed
     /// permutation in which no terminal sends to itself.
+    #[serde(alias = "randperm")]
     Permutation,
     /// Index pattern, `T = 2^n`: the destination's `n` bits are the source's
     /// in reverse order (`0100 -> 0010`).
+    #[serde(alias = "bitrev")]
     BitReverse,
     /// Index pattern, `T = 2^n`: every bit flipped (`s -> T - 1 - s`).
+    #[serde(alias = "bitcomp")]
     BitComplement,
     /// Index pattern, `T = 2^n`: the perfect shuffle, the `n` bits rotated
     /// left by one (`s -> 2s mod T`, plus one if the top bit was set).
@@ -175,8 +178,14 @@ pub const PATTERNS: &[PatternInfo] = &[
     ),
 ];
 
-/// Accepted alternative names.
-const ALIASES: &[(&str, &str)] = &[("transpose3d", "rotate3d")];
+/// Accepted alternative names: BookSim's names for the same patterns
+/// (its `randperm` may fix points; routelab's `permutation` never does).
+pub const ALIASES: &[(&str, &str)] = &[
+    ("transpose3d", "rotate3d"),
+    ("bitrev", "bit-reverse"),
+    ("bitcomp", "bit-complement"),
+    ("randperm", "permutation"),
+];
 
 /// The largest `l` a local pattern takes.
 const MAX_L: u32 = u16::MAX as u32;
@@ -434,6 +443,9 @@ mod tests {
             Pattern::Hotspot { f: 0.5, host: 3 }
         );
         assert_eq!(Pattern::parse("transpose3d").unwrap(), Pattern::Rotate3d);
+        assert_eq!(Pattern::parse("bitrev").unwrap(), Pattern::BitReverse);
+        assert_eq!(Pattern::parse("bitcomp").unwrap(), Pattern::BitComplement);
+        assert_eq!(Pattern::parse("randperm").unwrap(), Pattern::Permutation);
         assert_eq!(Pattern::parse(" Tornado ").unwrap(), Pattern::Tornado);
     }
 

@@ -394,7 +394,7 @@ pub trait HopRouter: Send + Sync {
 }
 
 /// How a switch picks among the available candidates a router returns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Selection {
     /// The first available candidate, in the router's order.
@@ -463,7 +463,7 @@ pub fn select(
 }
 
 /// Routes with several paths per pair: how a packet picks one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum PathChoice {
     /// Uniformly at random per packet.
@@ -553,12 +553,12 @@ pub trait BuildRouter: Sized {
     fn build(net: &Network, opts: &RouterOptions) -> Result<AnyRouter, RoutingError>;
 }
 
-/// The registry: one line per router, `"name" => Variant(Type),` after
-/// the `$` that the generated dispatch macro needs; `Type`
+/// The registry: one line per router, `"name" => Variant(Type), "about";`
+/// after the `$` that the generated dispatch macro needs; `Type`
 /// implements [`HopRouter`] and [`BuildRouter`]. Generates [`AnyRouter`]
 /// (with [`TableRouter`] and custom variants) and [`ADAPTIVE`].
 macro_rules! routers {
-    ($d:tt $($name:literal => $variant:ident($ty:ty),)*) => {
+    ($d:tt $($name:literal => $variant:ident($ty:ty), $about:literal;)*) => {
         /// A router of the registry, a [`TableRouter`], or one's own.
         /// Calls through it are static for the known routers.
         pub enum AnyRouter {
@@ -571,6 +571,9 @@ macro_rules! routers {
 
         /// The hop routers registered by name.
         pub const ADAPTIVE: &[&str] = &[$($name),*];
+
+        /// `(name, one line)` of every registered hop router.
+        pub const ROUTER_ABOUT: &[(&str, &str)] = &[$(($name, $about)),*];
 
         fn build_named(
             name: &str,
@@ -604,13 +607,13 @@ macro_rules! routers {
 }
 
 routers! { $
-    "dor" => Dor(DorRouter),
-    "duato" => Duato(DuatoRouter),
-    "abr" => Abr(abr::AbrRouter),
-    "dor-bubble" => DorBubble(dor_bubble::DorBubbleRouter),
-    "por" => Por(por::PorRouter),
-    "ofr" => Ofr(ofr::OfrRouter),
-    "rdr" => Rdr(rdr::RdrRouter),
+    "dor" => Dor(DorRouter), "dimension order hop by hop, dateline VCs on tori";
+    "duato" => Duato(DuatoRouter), "minimal adaptive over a dimension-order escape (Duato)";
+    "abr" => Abr(abr::AbrRouter), "Adaptive Bubble Router: minimal adaptive, bubble escape";
+    "dor-bubble" => DorBubble(dor_bubble::DorBubbleRouter), "dimension order, bubble flow control";
+    "por" => Por(por::PorRouter), "Pick-Orthant Routing: an orthant chosen at injection";
+    "ofr" => Ofr(ofr::OfrRouter), "OutFlank Routing: derouting via an IDN (versaci2013)";
+    "rdr" => Rdr(rdr::RdrRouter), "randomized dynamic routing over a bubble escape (parker)";
 }
 
 /// `dispatch!(router, r => expr)`: `expr` with `r` bound to the concrete
@@ -734,24 +737,40 @@ impl From<TableRouter> for AnyRouter {
 /// Every name a router can be built from: the registered hop routers,
 /// then the routing engines (wrapped as tables).
 pub fn router_names() -> String {
-    let mut v: Vec<&str> = ADAPTIVE.to_vec();
+    router_about()
+        .into_iter()
+        .map(|(n, _)| n.to_string())
+        .chain(super::ALIASES.iter().map(|(a, n)| format!("{a} (= {n})")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `(name, one line)` of every name `routing.algorithm` takes: the hop
+/// routers, then the engines not shadowed by one (their tables followed
+/// hop by hop), as `routelab sim --list` shows.
+pub fn router_about() -> Vec<(&'static str, String)> {
+    let mut v: Vec<(&str, String)> = ROUTER_ABOUT
+        .iter()
+        .map(|(n, a)| (*n, a.to_string()))
+        .collect();
     v.extend(
         super::ENGINES
             .iter()
-            .map(|(n, _)| *n)
-            .filter(|n| !ADAPTIVE.contains(n)),
+            .filter(|(n, ..)| !ADAPTIVE.contains(n))
+            .map(|(n, _, a)| (*n, format!("tables: {a}"))),
     );
-    v.join(", ")
+    v
 }
 
 /// The router `name` names: a registered hop router, or a routing engine
 /// whose routes are wrapped in a [`TableRouter`]. A registered name wins
 /// over an engine of the same name (`dor`).
 pub fn build(net: &Network, name: &str, opts: &RouterOptions) -> Result<AnyRouter, RoutingError> {
+    let name = super::canonical(name);
     if let Some(r) = build_named(name, net, opts) {
         return r;
     }
-    if !super::ENGINES.iter().any(|(n, _)| *n == name) {
+    if !super::ENGINES.iter().any(|(n, ..)| *n == name) {
         return Err(RoutingError::UnknownEngine {
             name: name.to_string(),
             valid: router_names(),
@@ -869,8 +888,27 @@ mod tests {
             build(&net, "updown", &o).unwrap(),
             AnyRouter::Table(_)
         ));
+        // BookSim's and OpenSM's names build what they stand for.
+        assert_eq!(build(&net, "dim_order", &o).unwrap().name(), "dor");
+        assert!(matches!(
+            build(&net, "updn", &o).unwrap(),
+            AnyRouter::Table(_)
+        ));
         let e = build(&net, "teleport", &o).unwrap_err().to_string();
         assert!(e.contains("teleport") && e.contains("duato") && e.contains("minhop"));
+        assert!(e.contains("dim_order (= dor)"), "{e}");
+        // `--list` shows every name once, the hop router where one shadows an engine.
+        let about = router_about();
+        let names: Vec<&str> = about.iter().map(|(n, _)| *n).collect();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len());
+        for (engine, ..) in crate::routing::ENGINES {
+            assert!(names.contains(engine), "{engine}");
+        }
+        let dor = &about.iter().find(|(n, _)| *n == "dor").unwrap().1;
+        assert!(!dor.starts_with("tables:"), "{dor}");
         let mut bad = o.clone();
         bad.params.insert("eta".into(), "2".into());
         let e = build(&net, "duato", &bad).unwrap_err().to_string();

@@ -1,0 +1,77 @@
+"""What the command line lists, the names it takes from BookSim and OpenSM,
+and `saturate`'s options, matching the Python function."""
+
+import json
+
+import routelab
+
+TORUS_DOR = (
+    '[network]\ntopology = "torus:4x4"\n[routing]\nalgorithm = "dim_order"\n'
+    '[traffic]\npattern = "bitrev"\n'
+    "[run]\nwarmup_cycles = 200\nmeasure_cycles = 600\n"
+)
+
+
+def _rows(stdout: str) -> dict[str, str]:
+    rows = {}
+    for line in stdout.splitlines():
+        name, _, about = line.partition("  ")
+        assert about.strip(), f"a listed name without a line: {line!r}"
+        rows[name.strip()] = about.strip()
+    return rows
+
+
+def test_every_list_has_one_line_per_name(run_cli):
+    engines = _rows(run_cli("route", "--list").stdout)
+    assert set(routelab.engines()) <= set(engines)
+    assert engines["updn"] == "= updown" and engines["dim_order"] == "= dor"
+    routers = _rows(run_cli("sim", "--list").stdout)
+    for name in ("abr", "ofr", "por", "rdr", "duato", "dor", "minhop", "dfsssp"):
+        assert name in routers
+    assert routers["minhop"].startswith("tables:") and not routers["dor"].startswith("tables:")
+    patterns = _rows(run_cli("pattern", "--list").stdout)
+    assert patterns["bitrev"] == "= bit-reverse" and patterns["randperm"] == "= permutation"
+    assert "bisect[:dir=both|one]" in patterns and "hotspot:f=0.1[,host=0]" in patterns
+    families = _rows(run_cli("topo", "--list").stdout)
+    assert len(families) == len(routelab.families())
+
+
+def test_aliases_mean_what_they_stand_for(run_cli, tmp_path):
+    net = routelab.topology("torus:4x4")
+    for alias, real in (("bitrev", "bit-reverse"), ("bitcomp", "bit-complement")):
+        assert routelab.pattern(alias, net) == routelab.pattern(real, net)
+    a = routelab.route(net, "dim_order")
+    b = routelab.route(net, "dor")
+    assert a.engine == b.engine == "dor"
+    spec = tmp_path / "alias.toml"
+    spec.write_text(TORUS_DOR)
+    by_alias = routelab.simulate(spec)
+    by_name = routelab.simulate(
+        spec, {"routing.algorithm": '"dor"', "traffic.pattern": '"bit-reverse"'}
+    )
+    assert by_alias["accepted"] == by_name["accepted"]
+    assert by_alias["latency_mean"] == by_name["latency_mean"]
+
+
+def test_saturate_cli_takes_the_python_options(run_cli, tmp_path):
+    spec = tmp_path / "sat.toml"
+    spec.write_text(TORUS_DOR)
+    r = run_cli("saturate", str(spec), "--low", "0.05", "--high", "0.6", "--steps", "2", "--json")
+    assert r.returncode == 0, r.stderr
+    cli = json.loads(r.stdout)
+    py = routelab.saturate(spec, low=0.05, high=0.6, steps=2)
+    assert cli["saturation"] == py["saturation"]
+    assert [p["load"] for p in cli["points"]] == [p["load"] for p in py["points"]]
+    assert all(0.05 <= p["load"] <= 0.6 for p in cli["points"])
+    r = run_cli("saturate", str(spec), "--steps", "0")
+    assert r.returncode == 2 and "'steps'" in r.stderr and "1..=30" in r.stderr
+
+
+def test_commands_without_their_input_say_what_they_need(run_cli):
+    for args, needs in (
+        (["route", "torus:4x4"], "--engine"),
+        (["sim"], "SPEC"),
+        (["saturate"], "SPEC"),
+    ):
+        r = run_cli(*args)
+        assert r.returncode == 2 and needs in r.stderr, (args, r.stderr)
