@@ -194,6 +194,7 @@ impl<'a> super::state::Sim<'a> {
             nic.cur = p;
             nic.cur_sent = 0;
             nic.cur_vc = u8::MAX;
+            nic.cur_stopped = false;
             let sw = nic.switch;
             let mut hdr = self.pk.hdr[p as usize];
             {
@@ -207,7 +208,9 @@ impl<'a> super::state::Sim<'a> {
                     vc: &self.vc,
                     ch: &self.ch,
                 };
-                let mut ctx = RouterCtx::new(&mut self.nic_rng[ti], &mut self.counters);
+                let w = self.nic_words;
+                let mut ctx = RouterCtx::new(&mut self.nic_rng[ti], &mut self.counters)
+                    .at_nic(&mut self.nic_state[ti * w..(ti + 1) * w]);
                 router.source(&mut hdr, &view, &mut ctx);
             }
             self.pk.meta[p as usize].flags |= flag::SOURCED;
@@ -231,6 +234,7 @@ impl<'a> super::state::Sim<'a> {
             } else {
                 self.nic_pick_vc(router, t, &hdr, need_mode);
                 if self.nic[ti].cur_vc == u8::MAX {
+                    self.nic_stopped(router, ti, &hdr);
                     return;
                 }
             }
@@ -244,6 +248,7 @@ impl<'a> super::state::Sim<'a> {
         if self.vc[self.p.iv(ch, u32::from(vc)) as usize].credits_at(self.now) == 0 {
             // The next credit on the channel tries again.
             self.wake_on_return(ch, 1 << vc);
+            self.nic_stopped(router, ti, &hdr);
             return;
         }
         let idx = self.nic[ti].cur_sent;
@@ -262,6 +267,19 @@ impl<'a> super::state::Sim<'a> {
         }
         let next = self.ch[ch as usize].busy;
         self.wake_output(ch, next);
+    }
+
+    /// Flow control stopped terminal `ti`'s current packet: the router
+    /// hears of it once per packet.
+    fn nic_stopped<R: HopRouter + ?Sized>(&mut self, router: &R, ti: usize, hdr: &Header) {
+        if self.nic[ti].cur_stopped || self.fault.is_some() {
+            return;
+        }
+        self.nic[ti].cur_stopped = true;
+        let w = self.nic_words;
+        let mut ctx = RouterCtx::new(&mut self.nic_rng[ti], &mut self.counters)
+            .at_nic(&mut self.nic_state[ti * w..(ti + 1) * w]);
+        router.stopped(hdr, self.now, &mut ctx);
     }
 
     /// VC allocation on terminal `t`'s injection channel through the

@@ -104,6 +104,8 @@ pub(super) struct Nic {
     /// generations so far.
     pub phase_ps: u64,
     pub gens: u64,
+    /// Flow control has stopped the current packet (the router was told).
+    pub cur_stopped: bool,
 }
 
 /// Open-loop messages of several packets still being delivered: packets
@@ -166,6 +168,9 @@ pub(super) struct Sim<'a> {
     pub counters: Vec<u64>,
     pub nic: Vec<Nic>,
     pub nic_rng: Vec<Rng>,
+    /// The router's state words of every NIC, `nic_words` each.
+    pub nic_state: Vec<u32>,
+    pub nic_words: usize,
     pub pk: Packets,
     pub msgs: Messages,
     pub c: Counters,
@@ -281,6 +286,12 @@ impl LocalView for View<'_> {
     fn is_busy(&self, port: PortId) -> bool {
         self.out(port)
             .is_some_and(|c| self.ch[c as usize].busy > self.now)
+    }
+
+    fn channel_in_use(&self, c: ChannelId, recent_ps: u64) -> bool {
+        self.ch
+            .get(c.index())
+            .is_some_and(|ch| ch.held != 0 || ch.busy.saturating_add(recent_ps) > self.now)
     }
 }
 
@@ -415,6 +426,7 @@ impl<'a> Sim<'a> {
                 next_start: 0,
                 phase_ps: 0,
                 gens: 0,
+                cur_stopped: false,
             });
             nic_rng.push(rng::stream(p.seed, &format!("sim/nic/{i}")));
         }
@@ -449,6 +461,8 @@ impl<'a> Sim<'a> {
             counters: vec![0; router.counters().len()],
             nic,
             nic_rng,
+            nic_state: vec![0; t * router.nic_words(t)],
+            nic_words: router.nic_words(t),
             pk: Packets::with_capacity(4 * t),
             msgs: Messages::default(),
             c: Counters {

@@ -70,6 +70,7 @@ use std::collections::BTreeMap;
 
 pub mod abr;
 pub mod bubble;
+pub mod dispersive;
 pub mod dor;
 pub mod dor_bubble;
 pub mod duato;
@@ -228,6 +229,14 @@ pub trait LocalView {
     /// Whether `port` is transmitting a flit now.
     fn is_busy(&self, port: PortId) -> bool;
 
+    /// Whether any channel `c` of the network carries a packet now: one of
+    /// its VCs is held, or it sent a flit within the last `recent_ps`. What
+    /// a probe sent along `c` would find (geoffray2008 §4.3); a view that
+    /// cannot see beyond its switch says no.
+    fn channel_in_use(&self, _c: ChannelId, _recent_ps: u64) -> bool {
+        false
+    }
+
     /// Flits occupying (or on their way to) the next buffer of `(port, vc)`.
     fn occupancy(&self, port: PortId, vc: u8) -> u32 {
         self.capacity().saturating_sub(self.credits(port, vc))
@@ -272,17 +281,30 @@ impl Resources {
     }
 }
 
-/// Per-run mutable help for a router: its random stream and counters.
+/// Per-run mutable help for a router: its random stream, counters and, at
+/// a NIC, that NIC's own state words ([`HopRouter::nic_words`]).
 pub struct RouterCtx<'a> {
     pub rng: &'a mut Rng,
     counters: &'a mut [u64],
+    /// The NIC's state (empty at a switch, or for a router that keeps none).
+    pub nic: &'a mut [u32],
 }
 
 impl<'a> RouterCtx<'a> {
     /// A context over a random stream and the counters of
     /// [`HopRouter::counters`] (one slot each).
     pub fn new(rng: &'a mut Rng, counters: &'a mut [u64]) -> Self {
-        RouterCtx { rng, counters }
+        RouterCtx {
+            rng,
+            counters,
+            nic: &mut [],
+        }
+    }
+
+    /// The same, at a NIC whose state words are `nic`.
+    pub fn at_nic(mut self, nic: &'a mut [u32]) -> Self {
+        self.nic = nic;
+        self
     }
 
     /// Adds one to counter `i` (an index into [`HopRouter::counters`]).
@@ -321,8 +343,22 @@ pub trait HopRouter: Send + Sync {
     }
 
     /// Source hook, once per packet and leg when it reaches the head of
-    /// its terminal's queue. `view` shows the switch it is injected into.
+    /// its terminal's queue. `view` shows the switch it is injected into;
+    /// `ctx.nic` holds the NIC's state words.
     fn source(&self, _hdr: &mut Header, _view: &dyn LocalView, _ctx: &mut RouterCtx) {}
+
+    /// State words each NIC keeps for the router on a network of
+    /// `terminals` terminals, handed to [`Self::source`] and
+    /// [`Self::stopped`] as `ctx.nic` and zeroed at the start of a run.
+    /// Default: none.
+    fn nic_words(&self, _terminals: usize) -> usize {
+        0
+    }
+
+    /// Back-pressure reached the NIC: flow control stopped the packet it
+    /// is injecting (no credit, or a stop from the switch). Called once
+    /// per packet, at `now_ps`, the first time it is stopped.
+    fn stopped(&self, _hdr: &Header, _now_ps: u64, _ctx: &mut RouterCtx) {}
 
     /// The VCs the packet may take on the injection channel (the port of
     /// each candidate is ignored; priorities and needs count as at a
@@ -614,6 +650,7 @@ routers! { $
     "por" => Por(por::PorRouter), "Pick-Orthant Routing: an orthant chosen at injection";
     "ofr" => Ofr(ofr::OfrRouter), "OutFlank Routing: derouting via an IDN (versaci2013)";
     "rdr" => Rdr(rdr::RdrRouter), "randomized dynamic routing over a bubble escape (parker)";
+    "dispersive" => Dispersive(dispersive::DispersiveRouter), "NIC picks a source route per packet: static, random, adaptive, probing";
 }
 
 /// `dispatch!(router, r => expr)`: `expr` with `r` bound to the concrete
@@ -713,6 +750,13 @@ impl HopRouter for AnyRouter {
     #[inline]
     fn arrived(&self, hdr: &mut Header, ctx: &mut RouterCtx) -> Option<u64> {
         dispatch!(self, r => r.arrived(hdr, ctx))
+    }
+    fn nic_words(&self, terminals: usize) -> usize {
+        dispatch!(self, r => r.nic_words(terminals))
+    }
+    #[inline]
+    fn stopped(&self, hdr: &Header, now_ps: u64, ctx: &mut RouterCtx) {
+        dispatch!(self, r => r.stopped(hdr, now_ps, ctx))
     }
 }
 
