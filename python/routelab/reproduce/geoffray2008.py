@@ -1,0 +1,695 @@
+"""Geoffray and Hoefler, "Adaptive Routing Strategies for Modern High
+Performance Networks" (2008): effective bisection bandwidth of a full-bisection
+Clos under static, randomized, adaptive and probing-adaptive dispersive
+routing (Section 5).
+
+The network is the paper's Myrinet switch (§2, §5.1): a folded 3-stage Clos
+of 32-port crossbars, 16 hosts and 16 uplinks per leaf, 16 spines, 16 routes
+between hosts on different leaves (``clos:ports=32,hosts=P``; smaller
+machines populate fewer leaves). 10 Gb/s links, 4 KiB packets, cut-through
+of the wormhole kind with input buffers that hold one packet, STOP/GO
+back-pressure, packet-fair crossbars, so head-of-line blocking is the main
+source of contention. The NIC picks each packet's source route (the
+``dispersive`` router): ``static`` (a fixed route per pair, hashed as a
+mapper would assign it), ``random`` per packet, ``adaptive`` (threshold 4
+blocked packets, probability 50 %) and ``probing`` (16, 100 %); D-mod-k is a
+second static routing that the paper did not run.
+
+The benchmark (§5.2): random bisections (halves at random, a random perfect
+matching between them), every pair exchanging messages of 1 MiB in both
+directions; a host's bandwidth is bytes over time, a pattern's the mean over
+its hosts; min, mean and max over patterns, normalised by the bandwidth of
+one pair measured the same way (the paper's 1090 MiB/s ping-pong baseline).
+Also the bridge pattern (§5.4) and the parameter study of probing (§5.3).
+
+Outputs: ``bisect.csv`` (one row per scheme, size and pattern),
+``stats.csv`` (per scheme and size), ``bridge.csv``, ``params.csv``,
+``flow.csv`` (flow-level effective bisection bandwidth of the same
+patterns), ``baseline.csv``, ``fig2_static.png`` ... ``fig5_probing.png``,
+``fig6_all.png``, ``fig7_bridge.png``, ``params.png``, ``summary.md`` and
+``run.json``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import routelab
+from routelab.reproduce import expected
+from routelab.reproduce._common import (
+    Progress,
+    duration,
+    figure,
+    fmt,
+    md_table,
+    parallel,
+    write_csv,
+    write_run_json,
+)
+
+NAME = "geoffray2008"
+TITLE = "Geoffray, Hoefler: Adaptive Routing Strategies for Modern High Performance Networks (2008)"
+PAPER = expected.load(NAME)
+BASELINE_MIBS = float(PAPER.statements["baseline_mibs"])
+
+SPEC: dict[str, Any] = {
+    "network": {
+        "topology": "clos:ports=32,hosts=512",
+        "links": {"bandwidth": "10Gb/s", "latency": "50ns"},
+    },
+    "router": {
+        "switching": "wormhole",
+        "vcs": 1,
+        "flit_bytes": 256,
+        "buffer_packets": 1,
+        "flow_control": "stop-go",
+        "routing_delay": "100ns",
+    },
+    "traffic": {
+        "workload": "exchange",
+        "message_bytes": "1MiB",
+        "packet_bytes": "4KiB",
+        "messages": 50,
+    },
+    "run": {"seed": 1, "max_time": "5s"},
+}
+
+#: scheme -> (routing algorithm, router options)
+SCHEMES: dict[str, tuple[str, dict[str, Any]]] = {
+    "static": ("dispersive", {"mode": "static"}),
+    "random": ("dispersive", {"mode": "random"}),
+    "adaptive": ("dispersive", {"mode": "adaptive", "threshold": 4, "probability": 0.5}),
+    "probing": ("dispersive", {"mode": "probing", "threshold": 16, "probability": 1.0}),
+    "dmodk": ("dmodk", {}),
+}
+TITLES = {
+    "static": "static (per-pair route)",
+    "random": "randomized oblivious",
+    "adaptive": "adaptive (4, 50%)",
+    "probing": "probing adaptive (16, 100%)",
+    "dmodk": "static D-mod-k",
+}
+COLORS = {
+    "static": "tab:gray",
+    "random": "tab:orange",
+    "adaptive": "tab:blue",
+    "probing": "tab:green",
+    "dmodk": "tab:purple",
+}
+FIGURES = (
+    ("static", "fig2_static.png", "Fig. 2"),
+    ("random", "fig3_random.png", "Fig. 3"),
+    ("adaptive", "fig4_adaptive.png", "Fig. 4"),
+    ("probing", "fig5_probing.png", "Fig. 5"),
+)
+THRESHOLDS = (0, 4, 8, 16)
+PROBABILITIES = (0.5, 1.0)
+
+
+@dataclass(frozen=True)
+class Config:
+    mode: str
+    ports: int
+    hosts: tuple[int, ...]
+    patterns: int
+    messages: int
+    message_bytes: str
+    bridge_patterns: int
+    params_hosts: int
+    params_patterns: int
+    workers: int = 2
+
+
+def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
+    """The parameters of a full, ``quick`` or ``tiny`` (test-sized) run."""
+    if tiny:
+        return Config("tiny", 8, (8, 16), 2, 2, "256KiB", 1, 16, 1, workers)
+    if quick:
+        return Config("quick", 32, (16, 32, 64, 128), 5, 8, "1MiB", 2, 128, 2, workers)
+    return Config("full", 32, (16, 32, 64, 128, 256, 512), 200, 8, "1MiB", 20, 512, 20, workers)
+
+
+def topology(cfg: Config, hosts: int) -> str:
+    return f"clos:ports={cfg.ports},hosts={hosts}"
+
+
+def spec(cfg: Config, hosts: int, scheme: str, pairs: list[list[int]], seed: int) -> dict:
+    algorithm, options = SCHEMES[scheme]
+    return spec_with(cfg, hosts, algorithm, options, pairs, seed)
+
+
+def spec_with(
+    cfg: Config, hosts: int, algorithm: str, options: dict, pairs: list[list[int]], seed: int
+) -> dict[str, Any]:
+    doc = {k: dict(v) for k, v in SPEC.items()}
+    doc["network"]["topology"] = topology(cfg, hosts)
+    # The run's streams (static routes, random choices) follow the pattern;
+    # TOML integers are signed 64-bit, pattern seeds may not be.
+    run_seed = seed % 2**62
+    doc["routing"] = {"algorithm": algorithm, "options": dict(options), "seed": run_seed}
+    doc["traffic"].update(messages=cfg.messages, message_bytes=cfg.message_bytes, pairs=pairs)
+    doc["run"]["seed"] = run_seed
+    return doc
+
+
+def pattern_pairs(cfg: Config, hosts: int, pattern: str, seed: int) -> list[list[int]]:
+    """Both directions of every pair of a pattern (each partner sends)."""
+    net = routelab.topology(topology(cfg, hosts))
+    return [[s, d] for s, d in routelab.pattern(pattern, net, seed=seed) if s != d]
+
+
+# --------------------------------------------------------------------------
+# Runs
+# --------------------------------------------------------------------------
+
+
+def measure(doc: dict[str, Any]) -> dict[str, Any]:
+    """One simulation: the mean, least and most pair bandwidth (Gb/s), the
+    router's counters and the wall time."""
+    t0 = time.perf_counter()
+    r = routelab.simulate(doc, progress=False)
+    bw = [p["bandwidth_gbps"] for p in r["workload"]["pairs"]]
+    return {
+        "bw_mean_gbps": statistics.fmean(bw),
+        "bw_min_gbps": min(bw),
+        "bw_max_gbps": max(bw),
+        "counters": dict(r.get("counters") or {}),
+        "seconds": time.perf_counter() - t0,
+    }
+
+
+def baseline(cfg: Config) -> float:
+    """The bandwidth of one pair on different leaves, both ways, in Gb/s: the
+    normalisation (the paper's ping-pong baseline)."""
+    leaf = cfg.ports // 2
+    doc = spec(cfg, 2 * leaf, "static", [[0, leaf], [leaf, 0]], 1)
+    return measure(doc)["bw_mean_gbps"]
+
+
+def run_bisections(cfg: Config, base: float, progress: Progress) -> list[dict[str, Any]]:
+    jobs: list[Callable[[], dict[str, Any]]] = []
+    for hosts in sorted(cfg.hosts, reverse=True):
+        for seed in pattern_seeds(cfg, hosts):
+            pairs = pattern_pairs(cfg, hosts, "bisect", seed)
+            for scheme in SCHEMES:
+                jobs.append(
+                    lambda h=hosts, s=seed, sc=scheme, p=pairs: _row(
+                        "bisect", sc, h, s, measure(spec(cfg, h, sc, p, s)), base
+                    )
+                )
+    for hosts in _bridge_sizes(cfg):
+        pairs = pattern_pairs(cfg, hosts, "bridge", 1)
+        for seed in range(1, cfg.bridge_patterns + 1):
+            for scheme in SCHEMES:
+                jobs.append(
+                    lambda h=hosts, s=seed, sc=scheme, p=pairs: _row(
+                        "bridge", sc, h, s, measure(spec(cfg, h, sc, p, s)), base
+                    )
+                )
+    step = progress.task("geoffray2008: simulations", len(jobs))
+    return parallel(jobs, cfg.workers, step)
+
+
+def _bridge_sizes(cfg: Config) -> list[int]:
+    """Sizes with at least two full leaves."""
+    return [h for h in cfg.hosts if h >= cfg.ports]
+
+
+def _row(
+    pattern: str, scheme: str, hosts: int, seed: int, m: dict[str, Any], base: float
+) -> dict[str, Any]:
+    c = m["counters"]
+    return {
+        "pattern": pattern,
+        "scheme": scheme,
+        "hosts": hosts,
+        "seed": seed,
+        "bw_mean_gbps": round(m["bw_mean_gbps"], 5),
+        "bw_min_gbps": round(m["bw_min_gbps"], 5),
+        "bw_max_gbps": round(m["bw_max_gbps"], 5),
+        "norm": round(m["bw_mean_gbps"] / base, 5),
+        "dispersions": c.get("dispersions", 0),
+        "probes": c.get("probes", 0),
+        "forced_dispersions": c.get("forced_dispersions", 0),
+        "seconds": round(m["seconds"], 3),
+    }
+
+
+def run_params(cfg: Config, base: float, progress: Progress) -> list[dict[str, Any]]:
+    """Probing over thresholds x probabilities at one size (§5.3)."""
+    jobs: list[Callable[[], dict[str, Any]]] = []
+    hosts = cfg.params_hosts
+    for seed in pattern_seeds(cfg, hosts)[: cfg.params_patterns]:
+        pairs = pattern_pairs(cfg, hosts, "bisect", seed)
+        for thr in THRESHOLDS:
+            for prob in PROBABILITIES:
+                opts = {"mode": "probing", "threshold": thr, "probability": prob}
+                jobs.append(
+                    lambda s=seed, t=thr, q=prob, o=opts, p=pairs: {
+                        "hosts": hosts,
+                        "seed": s,
+                        "threshold": t,
+                        "probability": q,
+                        "norm": round(
+                            measure(spec_with(cfg, hosts, "dispersive", o, p, s))["bw_mean_gbps"]
+                            / base,
+                            5,
+                        ),
+                    }
+                )
+    step = progress.task("geoffray2008: parameter study", len(jobs))
+    return parallel(jobs, cfg.workers, step)
+
+
+def _flow(cfg: Config, hosts: int, engine: str) -> dict[str, Any]:
+    net = routelab.topology(topology(cfg, hosts))
+    routes = routelab.route(net, engine)
+    return routelab.ebb(net, routes, patterns=cfg.patterns, pattern="bisect", seed=1)
+
+
+def pattern_seeds(cfg: Config, hosts: int) -> list[int]:
+    """The seeds of the bisections simulated at ``hosts``: those the flow-level
+    evaluation draws, so both levels see the same pairs."""
+    return list(_flow(cfg, hosts, "dmodk")["pattern_seeds"])
+
+
+def flow_level(cfg: Config) -> list[dict[str, Any]]:
+    """ORCS-style effective bisection bandwidth (flow level) of the same
+    bisections under D-mod-k and under an even split over all routes."""
+    return [
+        {"routing": engine, "hosts": hosts, "ebb": round(_flow(cfg, hosts, engine)["avg"], 5)}
+        for hosts in cfg.hosts
+        for engine in ("dmodk", "multipath")
+    ]
+
+
+# --------------------------------------------------------------------------
+# Statistics
+# --------------------------------------------------------------------------
+
+STATS_FIELDS = (
+    "scheme",
+    "hosts",
+    "patterns",
+    "norm_avg",
+    "norm_min",
+    "norm_max",
+    "mibs_avg",
+    "worst_pair_norm",
+)
+
+
+def stats(rows: list[dict[str, Any]], pattern: str, base: float) -> list[dict[str, Any]]:
+    out = []
+    keys = sorted({(r["scheme"], r["hosts"]) for r in rows if r["pattern"] == pattern})
+    for scheme, hosts in keys:
+        sel = [
+            r
+            for r in rows
+            if r["pattern"] == pattern
+            and (r["scheme"], r["hosts"])
+            == (
+                scheme,
+                hosts,
+            )
+        ]
+        norms = [r["norm"] for r in sel]
+        avg = statistics.fmean(norms)
+        out.append(
+            {
+                "scheme": scheme,
+                "hosts": hosts,
+                "patterns": len(sel),
+                "norm_avg": round(avg, 4),
+                "norm_min": round(min(norms), 4),
+                "norm_max": round(max(norms), 4),
+                "mibs_avg": round(avg * BASELINE_MIBS, 1),
+                "worst_pair_norm": round(min(r["bw_min_gbps"] for r in sel) / base, 4),
+            }
+        )
+    return out
+
+
+# --------------------------------------------------------------------------
+# Plots
+# --------------------------------------------------------------------------
+
+
+def _errorbars(ax, st: list[dict[str, Any]], scheme: str, offset: float = 0.0) -> None:
+    sel = sorted((r for r in st if r["scheme"] == scheme), key=lambda r: r["hosts"])
+    if not sel:
+        return
+    xs = [r["hosts"] * (1 + offset) for r in sel]
+    ys = [100 * r["norm_avg"] for r in sel]
+    lo = [100 * (r["norm_avg"] - r["norm_min"]) for r in sel]
+    hi = [100 * (r["norm_max"] - r["norm_avg"]) for r in sel]
+    ax.errorbar(
+        xs, ys, yerr=[lo, hi], marker="o", capsize=3, color=COLORS[scheme], label=TITLES[scheme]
+    )
+
+
+def _published(ax, scheme: str) -> None:
+    for e in PAPER.values:
+        if (
+            e.table == "stats"
+            and e.metric == "norm_avg"
+            and e.keys.get("scheme") == scheme
+            and e.value is not None
+        ):
+            ax.plot(
+                e.keys["hosts"],
+                100 * e.value,
+                marker="*",
+                ms=12,
+                color=COLORS[scheme],
+                markeredgecolor="black",
+                linestyle="none",
+            )
+
+
+def _axes(ax, title: str) -> None:
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("hosts")
+    ax.set_ylabel("effective bisection bandwidth (% of one pair's)")
+    ax.set_ylim(0, 110)
+    ax.axhline(100 * float(PAPER.statements["karol_bound"]), color="gray", ls=":", lw=1)
+    ax.set_title(title, fontsize=9)
+    ax.grid(alpha=0.3)
+
+
+def plot_scheme(st: list[dict[str, Any]], scheme: str, path: Path, fig_name: str) -> None:
+    fig = figure(6.0, 4.0)
+    ax = fig.subplots()
+    _errorbars(ax, st, scheme)
+    _published(ax, scheme)
+    _axes(ax, f"{fig_name}: {TITLES[scheme]} (bars: min/max over patterns; stars: paper)")
+    ax.legend(fontsize=8, loc="lower left")
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def plot_all(st: list[dict[str, Any]], path: Path) -> None:
+    fig = figure(7.5, 4.4)
+    ax = fig.subplots()
+    for i, scheme in enumerate(SCHEMES):
+        _errorbars(ax, st, scheme, offset=0.03 * (i - 2))
+    _axes(ax, "Fig. 6: every scheme (dotted: Karol's 58.6% HOL bound of a crossbar)")
+    ax.legend(fontsize=8, loc="lower left")
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def plot_bridge(bst: list[dict[str, Any]], path: Path) -> None:
+    fig = figure(7.5, 4.0)
+    ax = fig.subplots()
+    sizes = sorted({r["hosts"] for r in bst})
+    width = 0.8 / len(SCHEMES)
+    for i, scheme in enumerate(SCHEMES):
+        sel = {r["hosts"]: r for r in bst if r["scheme"] == scheme}
+        xs = [k + (i - 2) * width for k in range(len(sizes))]
+        ys = [100 * sel[h]["norm_avg"] if h in sel else 0 for h in sizes]
+        ax.bar(xs, ys, width, color=COLORS[scheme], label=TITLES[scheme])
+    ax.set_xticks(range(len(sizes)), [str(h) for h in sizes])
+    ax.set_xlabel("hosts")
+    ax.set_ylabel("bandwidth (% of one pair's)")
+    ax.set_ylim(0, 110)
+    ax.axhline(98, color="tab:green", ls="--", lw=1)
+    ax.set_title("Fig. 7: bridge pattern (dashed: the paper's 98% for probing)", fontsize=9)
+    ax.legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def plot_params(prows: list[dict[str, Any]], path: Path) -> None:
+    fig = figure(6.0, 4.0)
+    ax = fig.subplots()
+    for prob, style in zip(PROBABILITIES, ("--", "-"), strict=True):
+        ys = []
+        for thr in THRESHOLDS:
+            sel = [r["norm"] for r in prows if r["threshold"] == thr and r["probability"] == prob]
+            ys.append(100 * statistics.fmean(sel) if sel else float("nan"))
+        ax.plot(THRESHOLDS, ys, style, marker="o", label=f"probability {prob:.0%}")
+    hosts = prows[0]["hosts"] if prows else 0
+    ax.set_xlabel("dispersion threshold (blocked packets)")
+    ax.set_ylabel("effective bisection bandwidth (% of one pair's)")
+    ax.set_title(f"Probing adaptive: parameter study at {hosts} hosts", fontsize=9)
+    ax.set_ylim(0, 110)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+# --------------------------------------------------------------------------
+# Summary
+# --------------------------------------------------------------------------
+
+
+def _stat(st: list[dict[str, Any]], scheme: str, hosts: int, key: str = "norm_avg") -> str:
+    for r in st:
+        if r["scheme"] == scheme and r["hosts"] == hosts:
+            return f"{100 * r[key]:.0f}%"
+    return "-"
+
+
+def summarise(
+    cfg: Config,
+    base: float,
+    st: list[dict[str, Any]],
+    bst: list[dict[str, Any]],
+    prows: list[dict[str, Any]],
+    flow: list[dict[str, Any]],
+    seconds: float,
+    runs: int,
+) -> str:
+    hosts = sorted(cfg.hosts)
+    lines = [
+        f"# {TITLE}",
+        "",
+        f"Mode `{cfg.mode}`: {runs} simulations in {duration(seconds)}. Clos of "
+        f"{cfg.ports}-port crossbars, {len(hosts)} sizes ({', '.join(map(str, hosts))} hosts), "
+        f"{cfg.patterns} random bisections per size, every pair exchanging {cfg.messages} "
+        f"messages of {cfg.message_bytes} in both directions (the paper: 5,000 patterns, "
+        f"50 messages of 1 MiB). One pair alone reaches {base:.3f} Gb/s: 100% below "
+        f"(the paper's 100% is its 1090 MiB/s ping-pong).",
+        "",
+        "## Effective bisection bandwidth (Figs. 2-6): mean over patterns",
+        "",
+    ]
+    rows = []
+    for scheme in SCHEMES:
+        rows.append([TITLES[scheme]] + [_stat(st, scheme, h) for h in hosts])
+    lines += md_table(["scheme"] + [f"{h} hosts" for h in hosts], rows)
+    lines += ["", "Least and most over patterns (min / max):", ""]
+    rows = [
+        [TITLES[s]]
+        + [f"{_stat(st, s, h, 'norm_min')} / {_stat(st, s, h, 'norm_max')}" for h in hosts]
+        for s in SCHEMES
+    ]
+    lines += md_table(["scheme"] + [f"{h} hosts" for h in hosts], rows)
+    lines += [
+        "",
+        "The paper's values (its text; the figures print none): static 38% at 512 hosts; "
+        "random stagnating near 566.6 MiB/s (52%) under Karol's 58% bound, its min-max "
+        "gap very narrow; adaptive better than random up to 128 hosts and slightly below "
+        "it beyond; probing 92% at 128 and 77% at 512 hosts, 100% best case up to 256, "
+        "never below 72%.",
+        "",
+        "| published | measured here |",
+        "|---|---|",
+    ]
+    for e in PAPER.values:
+        if e.table != "stats":
+            continue
+        h = e.keys.get("hosts")
+        scheme = e.keys.get("scheme")
+        key = e.metric
+        if h is not None:
+            got = _stat(st, scheme, h, key)
+        else:
+            vals = [r[key] for r in st if r["scheme"] == scheme]
+            agg = {"min": min, "max": max}.get(e.aggregate, statistics.fmean)
+            got = f"{100 * agg(vals):.0f}%" if vals else "-"
+        where = f"{h} hosts" if h is not None else "every size"
+        lines.append(f"| {scheme} {key} at {where}: {e.published} ({e.source}) | {got} |")
+    lines += ["", "## Bridge pattern (Fig. 7)", ""]
+    bsizes = sorted({r["hosts"] for r in bst})
+    rows = [[TITLES[s]] + [_stat(bst, s, h) for h in bsizes] for s in SCHEMES]
+    lines += md_table(["scheme"] + [f"{h} hosts" for h in bsizes], rows)
+    lines += [
+        "",
+        "The paper: probing over 98% at every size, the other schemes around 56%.",
+        "",
+        f"## Parameter study of probing ({cfg.params_hosts} hosts, {cfg.params_patterns} patterns)",
+        "",
+    ]
+    rows = []
+    for thr in THRESHOLDS:
+        row = [str(thr)]
+        for prob in PROBABILITIES:
+            sel = [r["norm"] for r in prows if r["threshold"] == thr and r["probability"] == prob]
+            row.append(f"{100 * statistics.fmean(sel):.0f}%" if sel else "-")
+        rows.append(row)
+    lines += md_table(["threshold"] + [f"p = {p:.0%}" for p in PROBABILITIES], rows)
+    lines += [
+        "",
+        "The paper: (16, 100%) best overall; up to 128 hosts all combinations within 10%.",
+        "",
+        "## Flow level against packet level",
+        "",
+    ]
+    rows = []
+    for h in hosts:
+        f = {r["routing"]: r["ebb"] for r in flow if r["hosts"] == h}
+        rows.append(
+            [
+                str(h),
+                fmt(f.get("dmodk")),
+                _stat(st, "dmodk", h),
+                fmt(f.get("multipath")),
+                _stat(st, "random", h),
+            ]
+        )
+    lines += md_table(
+        [
+            "hosts",
+            "D-mod-k, flow level",
+            "D-mod-k, simulated",
+            "even split over routes, flow level",
+            "random per packet, simulated",
+        ],
+        rows,
+    )
+    lines += [
+        "",
+        "A fluid model shares each link among the flows that cross it and nothing else: "
+        "an even split over all 16 routes never loads a link above its capacity on a "
+        "bisection, so it reads 1.0, and D-mod-k reads what its shared links allow. In "
+        "the simulator a packet blocked at a busy output holds its input buffer and, "
+        "through STOP/GO, the links behind it: head-of-line blocking, which the fluid "
+        "model cannot see, costs random routing almost half the bandwidth (Karol's "
+        "58.6% for one crossbar) and static routes more than their link sharing.",
+        "",
+        "## Outputs",
+        "",
+        "- `bisect.csv`, `bridge.csv`: one row per scheme, size and pattern (mean, least "
+        "and most pair bandwidth, normalised mean, the router's dispersions and probes).",
+        "- `stats.csv`, `bridge_stats.csv`: min, mean and max over patterns per scheme "
+        "and size; `params.csv`; `flow.csv`; `baseline.csv`.",
+        "- `fig2_static.png` ... `fig5_probing.png`, `fig6_all.png`, `fig7_bridge.png`, "
+        "`params.png`.",
+        "",
+        "## Where and why this differs from the paper",
+        "",
+        "- Fewer patterns and messages (see the first paragraph): the full mode's 200 "
+        "patterns per point and 8 messages per pair fit in hours on two cores where the "
+        "paper's 5,000 x 50 would take weeks; §4.4.1 puts convergence at about 128 KiB, "
+        "well inside 8 MiB.",
+        "- Messages stream back to back in each direction (the `exchange` workload) "
+        "where MPI sent one at a time; the gap between two 1 MiB messages is a round "
+        "trip of a few microseconds against some 840 us per message.",
+        "- Myrinet's byte-level STOP/GO is modelled with 256-byte flits (16 per 4 KiB "
+        "packet, a one-packet input buffer); link latency 50 ns and 100 ns through a "
+        "crossbar are assumptions (the paper gives neither).",
+        "- The static routes are a hash of (seed, source, destination) over the 16 "
+        "routes, standing for the mapper's assignment, which the paper does not "
+        "describe; D-mod-k, a balanced static routing, is shown beside it.",
+        "- A probe is answered after 4 us by what the probed route's channels carry at "
+        "that time (a VC held, or a flit within 100 ns); probes take no bandwidth. "
+        "After twice as many busy answers in a row as there are routes the NIC moves "
+        "anyway and doubles its threshold for 256 packets: the paper names these "
+        "mechanisms but not their values.",
+        "- Pairs on the same leaf have one route here; smaller machines fill leaves "
+        "from the first, 16 hosts to a leaf.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------
+# Entry point
+# --------------------------------------------------------------------------
+
+ROW_FIELDS = (
+    "pattern",
+    "scheme",
+    "hosts",
+    "seed",
+    "bw_mean_gbps",
+    "bw_min_gbps",
+    "bw_max_gbps",
+    "norm",
+    "dispersions",
+    "probes",
+    "forced_dispersions",
+    "seconds",
+)
+
+
+def run(
+    out: Path,
+    quick: bool = False,
+    tiny: bool = False,
+    workers: int = 2,
+    progress: bool = True,
+) -> Path:
+    """Runs the benchmark into ``out``; returns the path of ``summary.md``.
+
+    ``quick``: 16 to 128 hosts, 5 patterns and 8 messages per pair; ``tiny``:
+    a seconds-long run on a Clos of 8-port crossbars, for tests.
+    """
+    cfg = config(quick=quick, tiny=tiny, workers=workers)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    t0 = time.perf_counter()
+    base = baseline(cfg)
+    with Progress(progress) as bar:
+        rows = run_bisections(cfg, base, bar)
+        prows = run_params(cfg, base, bar)
+    flow = flow_level(cfg)
+    seconds = time.perf_counter() - t0
+    bis = [r for r in rows if r["pattern"] == "bisect"]
+    bri = [r for r in rows if r["pattern"] == "bridge"]
+    st = stats(rows, "bisect", base)
+    bst = stats(rows, "bridge", base)
+    write_csv(out / "bisect.csv", ROW_FIELDS, bis)
+    write_csv(out / "bridge.csv", ROW_FIELDS, bri)
+    write_csv(out / "stats.csv", STATS_FIELDS, st)
+    write_csv(out / "bridge_stats.csv", STATS_FIELDS, bst)
+    write_csv(out / "params.csv", ("hosts", "seed", "threshold", "probability", "norm"), prows)
+    write_csv(out / "flow.csv", ("routing", "hosts", "ebb"), flow)
+    write_csv(
+        out / "baseline.csv",
+        ("pair_gbps", "paper_mibs"),
+        [{"pair_gbps": round(base, 5), "paper_mibs": BASELINE_MIBS}],
+    )
+    for scheme, name, fig_name in FIGURES:
+        plot_scheme(st, scheme, out / name, fig_name)
+    plot_all(st, out / "fig6_all.png")
+    plot_bridge(bst, out / "fig7_bridge.png")
+    plot_params(prows, out / "params.png")
+    summary = out / "summary.md"
+    summary.write_text(summarise(cfg, base, st, bst, prows, flow, seconds, len(rows) + len(prows)))
+    write_run_json(
+        out / "run.json",
+        {
+            "reproduction": NAME,
+            "mode": cfg.mode,
+            "started": started,
+            "seconds": round(seconds, 2),
+            "simulations": len(rows) + len(prows) + 1,
+            "hosts": list(cfg.hosts),
+            "patterns": cfg.patterns,
+            "messages": cfg.messages,
+            "baseline_gbps": round(base, 5),
+        },
+        cfg.workers,
+    )
+    return summary

@@ -1,0 +1,98 @@
+"""The geoffray2008 reproduction on a tiny Clos of 8-port crossbars: every
+output is written, the published values are joined, and the numbers obey the
+physics (no scheme beats one pair alone; probing beats static routes)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from routelab.reproduce import expected, geoffray2008
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open() as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("geoffray2008")
+    assert geoffray2008.run(out, tiny=True, progress=False) == out / "summary.md"
+    return out
+
+
+def test_every_output_is_written(out: Path) -> None:
+    for name in (
+        "bisect.csv",
+        "bridge.csv",
+        "stats.csv",
+        "bridge_stats.csv",
+        "params.csv",
+        "flow.csv",
+        "baseline.csv",
+        "fig2_static.png",
+        "fig3_random.png",
+        "fig4_adaptive.png",
+        "fig5_probing.png",
+        "fig6_all.png",
+        "fig7_bridge.png",
+        "params.png",
+        "summary.md",
+        "run.json",
+    ):
+        assert (out / name).stat().st_size > 0, name
+    text = (out / "summary.md").read_text()
+    assert "Fig. 7" in text and "Flow level against packet level" in text
+
+
+def test_no_scheme_beats_one_pair_and_every_pattern_ran(out: Path) -> None:
+    cfg = geoffray2008.config(tiny=True)
+    rows = _rows(out / "bisect.csv")
+    assert {(r["scheme"], int(r["hosts"])) for r in rows} == {
+        (s, h) for s in geoffray2008.SCHEMES for h in cfg.hosts
+    }
+    for r in rows:
+        # No host sends faster than its 10 Gb/s link; a pair on one leaf may
+        # beat the baseline pair (on two leaves) by its shorter latency only.
+        assert float(r["bw_max_gbps"]) <= 10.0 + 1e-9, r
+        assert 0 < float(r["norm"]) <= 1.005, r
+        assert float(r["bw_min_gbps"]) <= float(r["bw_mean_gbps"]) <= float(r["bw_max_gbps"])
+    # Static routes never move; probing does, and only after probing.
+    for r in rows:
+        if r["scheme"] == "static":
+            assert r["dispersions"] == r["probes"] == "0", r
+
+
+def test_probing_beats_static_and_schemes_share_the_patterns(out: Path) -> None:
+    rows = _rows(out / "bisect.csv")
+    by = {}
+    for r in rows:
+        by.setdefault((r["hosts"], r["seed"]), {})[r["scheme"]] = float(r["norm"])
+    for key, schemes in by.items():
+        assert set(schemes) == set(geoffray2008.SCHEMES), key
+    stats = {(r["scheme"], int(r["hosts"])): r for r in _rows(out / "stats.csv")}
+    biggest = max(geoffray2008.config(tiny=True).hosts)
+    assert float(stats[("probing", biggest)]["norm_avg"]) > float(
+        stats[("static", biggest)]["norm_avg"]
+    )
+
+
+def test_flow_level_is_an_upper_estimate_of_dmodk(out: Path) -> None:
+    # Packet level adds head-of-line blocking to the link sharing the fluid
+    # model counts, on the same pairs: it can only lose.
+    flow = {(r["routing"], int(r["hosts"])): float(r["ebb"]) for r in _rows(out / "flow.csv")}
+    stats = {(r["scheme"], int(r["hosts"])): r for r in _rows(out / "stats.csv")}
+    for hosts in geoffray2008.config(tiny=True).hosts:
+        assert float(stats[("dmodk", hosts)]["norm_avg"]) <= flow[("dmodk", hosts)] + 0.02
+        assert flow[("multipath", hosts)] == pytest.approx(1.0)
+
+
+def test_published_values_join(out: Path) -> None:
+    joined = expected.join(expected.load("geoffray2008"), expected.read_tables(out))
+    assert len(joined) == len(expected.load("geoffray2008").values)
+    # The tiny run has no 512-host rows, but it has bridge rows for probing.
+    bridge = joined[(joined["table"] == "bridge_stats")]
+    assert bridge["measured"].notna().all()
