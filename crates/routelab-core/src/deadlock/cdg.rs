@@ -158,8 +158,10 @@ impl Turns {
         (outs[k / d].reverse(), outs[k % d])
     }
 
-    /// Checks that consecutive channels meet and that no terminal forwards.
-    /// `path` is the index used in error messages.
+    /// Checks that consecutive channels meet and that a terminal is left
+    /// only by its injection channel back into the network (an in-transit
+    /// host, flich2000: it ejects the packet whole, so no dependency
+    /// crosses it). `path` is the index used in error messages.
     pub fn check_path(
         &self,
         net: &Network,
@@ -182,7 +184,7 @@ impl Turns {
                     ),
                 });
             }
-            if self.terminal[h as usize] {
+            if self.terminal[h as usize] && self.terminal[self.head[b.index()] as usize] {
                 return Err(DeadlockError::TerminalForwards {
                     path,
                     hop: k + 1,

@@ -11,8 +11,10 @@
 //! edge of the channel dependency graph (CDG). Terminals never forward, so an
 //! injection channel (leaving a terminal) has no incoming dependency and an
 //! ejection channel (entering one) no outgoing one: neither can close a cycle
-//! and both are left out of the graph. A path that would forward through a
-//! terminal is rejected rather than silently analysed.
+//! and both are left out of the graph. A path may pass through a terminal
+//! that ejects the packet whole and re-injects it (an in-transit host,
+//! flich2000): no dependency crosses it, which is how in-transit buffers
+//! break the cycles of minimal routes.
 //!
 //! - [`cdg`]: the turn index and the CDG over (channel, lane) nodes (CSR).
 //! - [`cycles`]: cycle search (iterative, no recursion) and cycle reports.
@@ -50,7 +52,7 @@ pub enum DeadlockError {
     },
 
     #[error(
-        "path {path} forwards through terminal {terminal} at hop {hop}; terminals never forward"
+        "path {path} goes from terminal {terminal} to another terminal at hop {hop}; a terminal forwards only back into the network (in transit)"
     )]
     TerminalForwards {
         path: usize,

@@ -14,6 +14,8 @@
 //! | `dmodk` | D-mod-k on k-ary n-trees, XGFTs and Clos networks: up ports by destination, unique way down | 1, deadlock-free |
 //! | `lash` | layered shortest path: one minimal path per switch pair, pairs on the first layer that stays acyclic | as needed, deadlock-free |
 //! | `multipath` | all minimal paths per pair (or `paths=k` of them) in a [`PathSet`], traffic split evenly: the fluid view of dispersive routing | 1 (deadlock-free on trees) |
+//! | `updown-source` | up*/down* source routes, one per pair among all legal paths, balanced by link weights (Myrinet's `simple_routes`) | 1, deadlock-free |
+//! | `itb` | minimal source routes split at in-transit hosts into legal up*/down* sub-routes (Flich 2000) | 1, deadlock-free (hosts eject) |
 //! | `valiant` | a random intermediate switch per pair, two shortest phases (up*/down* on fat trees), stored as a [`PathSet`]; not minimal | 2: phase 1 on lane 0, phase 2 on lane 1 (deadlock-free on trees) |
 //!
 //! Engines use the `deadlock` layer below (cycle search, layer assignment);
@@ -25,22 +27,25 @@
 mod error;
 mod fabric;
 mod routes;
+mod source_paths;
 
 pub mod adaptive;
 pub mod dfsssp;
 pub mod dmodk;
 pub mod dor;
 pub mod formats;
+pub mod itb;
 pub mod lash;
 pub mod minhop;
 pub mod multipath;
 pub mod sssp;
 pub mod updown;
+pub mod updown_source;
 pub mod valiant;
 
 pub use crate::deadlock::Heuristic;
 pub use error::RoutingError;
-pub use routes::{Datelines, LaneRule, PathKey, PathSet, Routes};
+pub use routes::{transit_hosts, Datelines, LaneRule, PathKey, PathSet, Routes};
 
 use crate::network::Network;
 
@@ -247,6 +252,16 @@ pub const ENGINES: &[(&str, EngineFactory, &str)] = &[
         "multipath",
         multipath::engine,
         "every minimal path per pair (or `paths`), split evenly",
+    ),
+    (
+        "updown-source",
+        updown_source::engine,
+        "up*/down* source routes balanced over the links (Myrinet)",
+    ),
+    (
+        "itb",
+        itb::engine,
+        "minimal source routes split at in-transit hosts (Flich 2000)",
     ),
     (
         "valiant",

@@ -50,6 +50,17 @@ use crate::deadlock::{CdgBuilder, DeadlockReport, PathRef};
 use crate::network::metrics::{bfs_distances, UNREACHABLE};
 use crate::network::{ChannelId, Network, NodeId, PortId};
 
+/// The in-transit hosts a path visits: terminals it enters before its
+/// last hop. Each visit adds an ejection and an injection channel that
+/// hop counts leave out (the switch path is what is minimal or not).
+pub fn transit_hosts(net: &Network, channels: &[ChannelId]) -> usize {
+    let n = channels.len().saturating_sub(1);
+    channels[..n]
+        .iter()
+        .filter(|&&c| net.is_terminal(net.channel(c).dst))
+        .count()
+}
+
 /// How the lane of each hop follows from the pair lane. See the module docs.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum LaneRule {
@@ -398,6 +409,15 @@ impl PathSet {
     /// or [`PathSet::NO_BLOCK`].
     pub fn blocks(&self) -> &[u32] {
         &self.block
+    }
+
+    /// Whether some path passes through a terminal (an in-transit host,
+    /// flich2000) before its last hop.
+    pub fn passes_terminals(&self, net: &Network) -> bool {
+        (0..self.hop_base.len().saturating_sub(1)).any(|i| {
+            let p = self.path_ref(i);
+            transit_hosts(net, p.channels) > 0
+        })
     }
 
     /// The most paths any pair has.
@@ -909,9 +929,10 @@ impl Routes {
                     let row = b * t + d;
                     let n = ps.row_paths(row).len();
                     for p in ps.row_paths(row) {
+                        let hops = p.channels.len() + 1 - 2 * transit_hosts(net, p.channels);
                         for &src in &sources {
                             if src != d {
-                                f(src, d, p.channels.len() + 1, n)?;
+                                f(src, d, hops, n)?;
                             }
                         }
                     }

@@ -52,47 +52,58 @@ impl RoutingEngine for UpDown {
         if f.t == 0 || f.main == NONE {
             return Ok(routes);
         }
-        let root = self.root_switch(&f)?;
-        let rank = ranks(&f, root);
+        let rank = order(&f, &self.root)?;
         route_all(&f, &rank, &mut routes);
         Ok(routes)
     }
 }
 
-impl UpDown {
-    fn root_switch(&self, f: &Fabric) -> Result<usize, RoutingError> {
-        let net = f.net;
-        match &self.root {
-            Some(name) => {
-                let bad = |expected: &str| RoutingError::BadOption {
-                    option: "root".into(),
-                    value: name.clone(),
-                    expected: expected.into(),
-                };
-                // A name or GUID first; a number no node is named is a switch index.
-                let index = name.trim().parse::<usize>().ok().filter(|&i| i < f.s);
-                let node = match (net.find_node(name), index) {
-                    (Ok(node), _) => node,
-                    (Err(_), Some(i)) => f.switch_node(i),
-                    (Err(why), None) => {
-                        return Err(bad(&format!(
-                            "a switch of the network by name, GUID (0x...) or index \
+/// The up/down order of the switches from the `root` option (or the most
+/// central switch): each switch's rank, root first; `NONE` outside the
+/// terminals' component. A move to a lower rank goes up.
+pub(crate) fn order(f: &Fabric, root: &Option<String>) -> Result<Vec<u32>, RoutingError> {
+    let root = root_switch(f, root)?;
+    Ok(ranks(f, root))
+}
+
+/// Fills `routes`' tables with up*/down* routes on the order `rank` (the
+/// tables source-routing engines keep for export).
+pub(crate) fn fill_tables(f: &Fabric, rank: &[u32], routes: &mut Routes) {
+    route_all(f, rank, routes);
+}
+
+fn root_switch(f: &Fabric, root: &Option<String>) -> Result<usize, RoutingError> {
+    let net = f.net;
+    match root {
+        Some(name) => {
+            let bad = |expected: &str| RoutingError::BadOption {
+                option: "root".into(),
+                value: name.clone(),
+                expected: expected.into(),
+            };
+            // A name or GUID first; a number no node is named is a switch index.
+            let index = name.trim().parse::<usize>().ok().filter(|&i| i < f.s);
+            let node = match (net.find_node(name), index) {
+                (Ok(node), _) => node,
+                (Err(_), Some(i)) => f.switch_node(i),
+                (Err(why), None) => {
+                    return Err(bad(&format!(
+                        "a switch of the network by name, GUID (0x...) or index \
                              (0..={}); {why}",
-                            f.s.saturating_sub(1)
-                        )))
-                    }
-                };
-                if !net.is_switch(node) {
-                    return Err(bad("a switch (this is a terminal)"));
+                        f.s.saturating_sub(1)
+                    )))
                 }
-                let x = net.kind_index(node);
-                if !f.in_main(x) {
-                    return Err(bad("a switch connected to the terminals"));
-                }
-                Ok(x)
+            };
+            if !net.is_switch(node) {
+                return Err(bad("a switch (this is a terminal)"));
             }
-            None => Ok(central_switch(f)),
+            let x = net.kind_index(node);
+            if !f.in_main(x) {
+                return Err(bad("a switch connected to the terminals"));
+            }
+            Ok(x)
         }
+        None => Ok(central_switch(f)),
     }
 }
 
@@ -157,7 +168,7 @@ fn ranks(f: &Fabric, root: usize) -> Vec<u32> {
 
 /// Is the move along `l` from switch `x` a step up?
 #[inline]
-fn is_up(rank: &[u32], x: usize, l: &Link) -> bool {
+pub(crate) fn is_up(rank: &[u32], x: usize, l: &Link) -> bool {
     rank[l.to as usize] < rank[x]
 }
 

@@ -224,6 +224,18 @@ impl Experiment {
         let routing_delay_ps = Picos::parse(&r.routing_delay)
             .map_err(|e| ConfigError::invalid("router.routing_delay", &r.routing_delay, e.reason))?
             .0;
+        let nic = &spec.nic;
+        let picos = |key: &str, text: &str| {
+            Picos::parse(text)
+                .map(|p| p.0)
+                .map_err(|e| ConfigError::invalid(key, text, e.reason))
+        };
+        let transit_delay_ps = picos("nic.transit_delay", &nic.transit_delay)?;
+        let spill_delay_ps = picos("nic.spill_delay", &nic.spill_delay)?;
+        let transit_buffer_flits = match &nic.transit_buffer {
+            Some(b) => b.bytes("nic.transit_buffer")? / flit_bytes,
+            None => u64::MAX,
+        };
         let buf = match (r.buffer_flits, r.buffer_packets) {
             (Some(_), Some(_)) => {
                 return Err(bad(
@@ -415,6 +427,9 @@ impl Experiment {
             inject_ps_per_flit: 0.0,
             max_packets: run.max_packets,
             seed,
+            transit_delay_ps,
+            transit_buffer_flits,
+            spill_delay_ps,
         };
         if t.workload != Workload::Open && r.switching != Switching::Wormhole {
             let max_flits = mtu_bytes.div_ceil(flit_bytes);
@@ -708,6 +723,8 @@ impl Experiment {
             flits_delivered: c.delivered_flits,
             flit_hops: sim.flit_hops,
             transits: c.transits,
+            transit_peak_bytes: sim.transit_peak * u64::from(sim.p.flit_bytes),
+            transit_spills: sim.transit_spills,
             channel_util_mean: util_mean,
             channel_util_max: util_max,
             channel_utilisation: self.spec.run.channel_stats.then_some(util),

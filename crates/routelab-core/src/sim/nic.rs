@@ -6,11 +6,18 @@
 //! per flit; the whole packet first for cut-through and
 //! store-and-forward), and, with `traffic.injection_limit`, starts a
 //! packet of `F` flits no sooner than `F / limit` after the previous one.
-//! Packets a router keeps in transit at this terminal
-//! ([`HopRouter::arrived`]) wait `delay` and then go ahead of the source
-//! queue. The sink consumes flits as they arrive; a packet is delivered
-//! when its tail arrives, and an open-loop message when its last packet
-//! is.
+//! The sink consumes flits as they arrive, so a terminal never holds a
+//! channel while it waits: a packet is delivered when its tail arrives,
+//! and an open-loop message when its last packet is.
+//!
+//! In-transit packets (flich2000 §3): when the head of a packet reaches
+//! a terminal that is not its destination, the router decides
+//! ([`HopRouter::arrived`]) to keep it in transit. The NIC stores it
+//! whole (its in-transit buffer, `nic.transit_buffer`, or host memory
+//! with `nic.spill_delay` more when that is full), and after the router's
+//! delay plus `nic.transit_delay` it queues the packet ahead of its own
+//! traffic. Re-injection may begin before the tail has arrived (virtual
+//! cut-through at the NIC) but never sends a flit not yet received.
 
 use super::config::Switching;
 use super::engine::Kind;
@@ -180,18 +187,21 @@ impl<'a> super::state::Sim<'a> {
                 self.wake_output(ch, n.next_start);
                 return;
             }
-            let next = {
+            let (next, transit) = {
                 let nic = &mut self.nic[ti];
                 let (tq, sq) = (&mut nic.transit_q, &mut nic.source_q);
                 let fresh = !self.injection_stopped;
-                tq.pop(&self.pk.next)
-                    .or_else(|| fresh.then(|| sq.pop(&self.pk.next)).flatten())
+                match tq.pop(&self.pk.next) {
+                    Some(p) => (Some(p), true),
+                    None => (fresh.then(|| sq.pop(&self.pk.next)).flatten(), false),
+                }
             };
             let Some(p) = next else {
                 return;
             };
             let nic = &mut self.nic[ti];
             nic.cur = p;
+            nic.cur_transit = transit;
             nic.cur_sent = 0;
             nic.cur_vc = u8::MAX;
             nic.cur_stopped = false;
@@ -244,6 +254,11 @@ impl<'a> super::state::Sim<'a> {
                 self.in_net += 1;
             }
         }
+        let idx = self.nic[ti].cur_sent;
+        if self.nic[ti].cur_transit && !self.received(ti, p, idx) {
+            // The flit's arrival sends it on.
+            return;
+        }
         let vc = self.nic[ti].cur_vc;
         if self.vc[self.p.iv(ch, u32::from(vc)) as usize].credits_at(self.now) == 0 {
             // The next credit on the channel tries again.
@@ -251,7 +266,6 @@ impl<'a> super::state::Sim<'a> {
             self.nic_stopped(router, ti, &hdr);
             return;
         }
-        let idx = self.nic[ti].cur_sent;
         if idx == 0 && self.p.inject_ps_per_flit > 0.0 {
             let gap = (f64::from(hdr.flits) * self.p.inject_ps_per_flit).ceil() as u64;
             self.nic[ti].next_start = self.now + gap;
@@ -261,6 +275,9 @@ impl<'a> super::state::Sim<'a> {
         nic.cur_sent = idx + 1;
         if idx + 1 == hdr.flits {
             nic.cur = NONE;
+            if nic.cur_transit && self.pk.meta[p as usize].flags & flag::SPILLED == 0 {
+                nic.transit_flits -= u64::from(hdr.flits);
+            }
             if nic.transit_q.len == 0 && nic.source_q.len == 0 {
                 return;
             }
@@ -348,10 +365,34 @@ impl<'a> super::state::Sim<'a> {
     ) {
         self.c.sunk_flits += 1;
         self.last_progress = self.now;
-        let mut hdr = self.pk.hdr[p as usize];
-        if idx + 1 < hdr.flits {
-            return;
+        let ti = t as usize;
+        if idx == 0 {
+            if self.head_arrived(router, t, p) {
+                return;
+            }
+        } else if !self.transit_rx[ti].is_empty() {
+            if let Some(k) = self.transit_rx[ti].iter().position(|e| e.0 == p) {
+                self.transit_rx[ti][k].1 = idx + 1;
+                if idx + 1 == self.pk.hdr[p as usize].flits {
+                    self.transit_rx[ti].swap_remove(k);
+                }
+                if self.nic[ti].cur == p {
+                    self.nic_send(t);
+                }
+                return;
+            }
         }
+        if idx + 1 == self.pk.hdr[p as usize].flits && self.fault.is_none() {
+            self.deliver(p);
+        }
+    }
+
+    /// The head of `p` reached terminal `t`: checks that it is the leg's
+    /// target and asks the router whether it stays in transit. Returns
+    /// true when it does (the NIC now holds it).
+    fn head_arrived<R: HopRouter + ?Sized>(&mut self, router: &R, t: u32, p: u32) -> bool {
+        let ti = t as usize;
+        let mut hdr = self.pk.hdr[p as usize];
         if hdr.target != t {
             self.fail(SimError::router(
                 self.router.name(),
@@ -360,19 +401,44 @@ impl<'a> super::state::Sim<'a> {
                     hdr.target, hdr.origin
                 ),
             ));
-            return;
+            return true;
         }
-        let mut ctx = RouterCtx::new(&mut self.nic_rng[t as usize], &mut self.counters);
-        if let Some(delay) = router.arrived(&mut hdr, &mut ctx) {
-            hdr.origin = t;
-            hdr.leg_hops = 0;
-            self.pk.hdr[p as usize] = hdr;
-            self.c.transits += 1;
-            self.schedule(self.now + delay, Kind::Reinject, p);
-            return;
-        }
+        let w = self.nic_words;
+        let mut ctx = RouterCtx::new(&mut self.nic_rng[ti], &mut self.counters)
+            .at_nic(&mut self.nic_state[ti * w..(ti + 1) * w]);
+        let Some(delay) = router.arrived(&mut hdr, &mut ctx) else {
+            return false;
+        };
+        hdr.origin = t;
+        hdr.leg_hops = 0;
+        let flits = u64::from(hdr.flits);
         self.pk.hdr[p as usize] = hdr;
-        self.deliver(p);
+        self.c.transits += 1;
+        let nic = &mut self.nic[ti];
+        let mut at = self.now + delay + self.p.transit_delay_ps;
+        if nic.transit_flits + flits > self.p.transit_buffer_flits {
+            self.pk.meta[p as usize].flags |= flag::SPILLED;
+            self.transit_spills += 1;
+            at += self.p.spill_delay_ps;
+        } else {
+            self.pk.meta[p as usize].flags &= !flag::SPILLED;
+            nic.transit_flits += flits;
+            self.transit_peak = self.transit_peak.max(nic.transit_flits);
+        }
+        if flits > 1 {
+            self.transit_rx[ti].push((p, 1));
+        }
+        self.schedule(at, Kind::Reinject, p);
+        true
+    }
+
+    /// Whether flit `idx` of in-transit packet `p` has reached terminal `ti`.
+    #[inline]
+    fn received(&self, ti: usize, p: u32, idx: u16) -> bool {
+        match self.transit_rx[ti].iter().find(|e| e.0 == p) {
+            Some(&(_, got)) => idx < got,
+            None => true,
+        }
     }
 
     /// Packet `p`, held in transit, joins its terminal's transit queue.

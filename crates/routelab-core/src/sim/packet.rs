@@ -18,6 +18,8 @@ pub(super) mod flag {
     /// Open loop: one of a message of several packets (`msg` indexes the
     /// message table).
     pub const MESSAGE: u8 = 8;
+    /// In transit, kept in host memory: its NIC's in-transit buffer was full.
+    pub const SPILLED: u8 = 16;
 }
 
 pub use crate::routing::adaptive::Header;

@@ -60,6 +60,12 @@ pub(super) struct Params {
     /// Packets alive at once at most (source queues and network).
     pub max_packets: u64,
     pub seed: u64,
+    /// In-transit packets: delay before re-injection, NIC buffer (flits,
+    /// `u64::MAX`: unbounded) and the extra delay of one kept in host
+    /// memory.
+    pub transit_delay_ps: u64,
+    pub transit_buffer_flits: u64,
+    pub spill_delay_ps: u64,
 }
 
 impl Params {
@@ -106,6 +112,10 @@ pub(super) struct Nic {
     pub gens: u64,
     /// Flow control has stopped the current packet (the router was told).
     pub cur_stopped: bool,
+    /// The current packet is re-injected in transit.
+    pub cur_transit: bool,
+    /// Flits of in-transit packets held in the NIC's buffer.
+    pub transit_flits: u64,
 }
 
 /// Open-loop messages of several packets still being delivered: packets
@@ -171,6 +181,13 @@ pub(super) struct Sim<'a> {
     /// The router's state words of every NIC, `nic_words` each.
     pub nic_state: Vec<u32>,
     pub nic_words: usize,
+    /// Per terminal: in-transit packets still arriving there, with the
+    /// flits received so far (cut-through re-injection sends no further).
+    pub transit_rx: Vec<Vec<(u32, u16)>>,
+    /// The most flits any NIC's in-transit buffer held, and the packets
+    /// that did not fit and were kept in host memory.
+    pub transit_peak: u64,
+    pub transit_spills: u64,
     pub pk: Packets,
     pub msgs: Messages,
     pub c: Counters,
@@ -427,6 +444,8 @@ impl<'a> Sim<'a> {
                 phase_ps: 0,
                 gens: 0,
                 cur_stopped: false,
+                cur_transit: false,
+                transit_flits: 0,
             });
             nic_rng.push(rng::stream(p.seed, &format!("sim/nic/{i}")));
         }
@@ -463,6 +482,9 @@ impl<'a> Sim<'a> {
             nic_rng,
             nic_state: vec![0; t * router.nic_words(t)],
             nic_words: router.nic_words(t),
+            transit_rx: vec![Vec::new(); t],
+            transit_peak: 0,
+            transit_spills: 0,
             pk: Packets::with_capacity(4 * t),
             msgs: Messages::default(),
             c: Counters {

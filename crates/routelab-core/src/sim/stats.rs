@@ -309,6 +309,10 @@ pub struct SimResult {
     pub flit_hops: u64,
     /// Packets re-injected by terminals in transit.
     pub transits: u64,
+    /// The most bytes any NIC's in-transit buffer held, and the in-transit
+    /// packets kept in host memory because it was full (`[nic]`).
+    pub transit_peak_bytes: u64,
+    pub transit_spills: u64,
     /// Busy fraction of channels during the measurement.
     pub channel_util_mean: f64,
     pub channel_util_max: f64,

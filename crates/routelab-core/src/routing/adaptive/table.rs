@@ -4,7 +4,12 @@
 //!   of the packet's target terminal.
 //! - Source routes (Myrinet): when the routes carry a [`crate::routing::PathSet`],
 //!   the source picks one of the pair's paths ([`PathChoice`]) and the
-//!   header carries it; each switch takes the next hop of that path.
+//!   header carries it; each switch takes the next hop of that path (hop
+//!   `hops - 1` of the stored path, the injection being implied).
+//! - In-transit hosts (flich2000): a path may pass through terminals. The
+//!   packet's leg then ends at the first of them ([`Header::target`]); that
+//!   NIC keeps it in transit ([`HopRouter::arrived`]) and re-injects it
+//!   along the rest of the same path, leg after leg.
 //!
 //! Lanes become VCs: with `L` lanes and `V >= L` VCs, lane `l` may use
 //! every VC `v` with `v mod L == l` (the selection policy picks among
@@ -54,6 +59,9 @@ pub struct TableRouter {
     /// Source port of every channel (to follow source routes).
     src_port: Vec<u16>,
     choice: PathChoice,
+    /// When some source route passes through a terminal: per channel, the
+    /// terminal it enters (or `u32::MAX`).
+    enters: Option<Vec<u32>>,
 }
 
 /// `Header::state` of a packet on no ring yet (else the ring's index).
@@ -141,6 +149,21 @@ impl TableRouter {
             }
             Lookup::Wide { port_base, port_ch }
         };
+        let enters = routes
+            .path_set()
+            .filter(|ps| ps.passes_terminals(net))
+            .map(|_| {
+                net.channels()
+                    .iter()
+                    .map(|c| {
+                        if net.is_terminal(c.dst) {
+                            net.kind_index(c.dst) as u32
+                        } else {
+                            u32::MAX
+                        }
+                    })
+                    .collect()
+            });
         let first = routes.lanes.first().copied().unwrap_or(0);
         let pair_lane = routes.lanes.iter().all(|&l| l == first).then_some(first);
         Ok(TableRouter {
@@ -153,7 +176,28 @@ impl TableRouter {
             src_port: net.channels().iter().map(|c| c.src_port.0).collect(),
             routes,
             choice,
+            enters,
         })
+    }
+
+    /// The terminal ending the leg that leaves path `k` of the packet's
+    /// pair at hop `from`: the first in-transit host at or after it, or
+    /// the destination.
+    fn leg_target(&self, hdr: &Header, k: u32, from: usize) -> u32 {
+        let (Some(enters), Some(ps)) = (&self.enters, self.routes.path_set()) else {
+            return hdr.dst;
+        };
+        let Some(path) = ps.paths(hdr.src as usize, hdr.dst as usize).nth(k as usize) else {
+            return hdr.dst;
+        };
+        let last = path.channels.len().saturating_sub(1);
+        path.channels
+            .iter()
+            .take(last)
+            .skip(from)
+            .map(|c| enters[c.index()])
+            .find(|&t| t != u32::MAX)
+            .unwrap_or(hdr.dst)
     }
 
     /// The wrapped routes.
@@ -212,6 +256,10 @@ impl HopRouter for TableRouter {
 
     #[inline]
     fn source(&self, hdr: &mut Header, _view: &dyn LocalView, ctx: &mut RouterCtx) {
+        if hdr.origin != hdr.src {
+            // Re-injected in transit: same path, same lane.
+            return;
+        }
         let (o, t) = (hdr.origin as usize, hdr.target as usize);
         hdr.lane = match self.pair_lane {
             Some(l) => l,
@@ -225,6 +273,7 @@ impl HopRouter for TableRouter {
                 _ => 0,
             };
             hdr.state = k as u32;
+            hdr.target = self.leg_target(hdr, k as u32, 0);
         }
     }
 
@@ -248,9 +297,9 @@ impl HopRouter for TableRouter {
         out: &mut Candidates,
     ) {
         if let Some(ps) = self.routes.path_set() {
-            let hop = usize::from(hdr.leg_hops).wrapping_sub(1);
+            let hop = usize::from(hdr.hops).wrapping_sub(1);
             let Some(path) = ps
-                .paths(hdr.origin as usize, hdr.target as usize)
+                .paths(hdr.src as usize, hdr.dst as usize)
                 .nth(hdr.state as usize)
             else {
                 return;
@@ -283,6 +332,19 @@ impl HopRouter for TableRouter {
             lanes: self.lanes,
             state: hdr.state,
         })
+    }
+
+    /// At an in-transit host: the next leg runs to the next one, or to
+    /// the destination, along the same path (the NIC adds its delays).
+    fn arrived(&self, hdr: &mut Header, _ctx: &mut RouterCtx) -> Option<u64> {
+        if hdr.target == hdr.dst {
+            return None;
+        }
+        // The ejection into this host was hop `hops - 2` of the path.
+        let next = usize::from(hdr.hops);
+        hdr.origin = hdr.target;
+        hdr.target = self.leg_target(hdr, hdr.state, next);
+        Some(0)
     }
 
     #[inline]
