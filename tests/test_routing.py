@@ -248,3 +248,31 @@ def test_ebb_of_orcs_bisections_matches_an_independent_scorer():
             flows = [(s, d) for s, d in routelab.pattern(spec, net, seed=seed) if s != d]
             assert len(flows) == flows_per_pattern
             assert value == pytest.approx(_orcs_by_hand(routes, flows), rel=1e-12)
+
+
+def test_source_routes_round_trip_and_drive_a_simulation(tmp_path) -> None:
+    net = routelab.topology("random:switches=16,ports=8,hosts=4,seed=1")
+    itb = routelab.route(net, "itb", seed=3)
+    stats = itb.stats()
+    assert stats["minimal"] and stats["deadlock_free"]
+    assert 0 < stats["transit_hosts_mean"] < 1
+    files = itb.save(tmp_path)
+    assert str(tmp_path / "source-routes.txt") in files
+    back = routelab.read_source_routes(net, tmp_path / "source-routes.txt")
+    assert back.to_source_routes().splitlines()[2:] == itb.to_source_routes().splitlines()[2:]
+    assert back.deadlock()["deadlock_free"]
+    spec = {
+        "network": {"topology": "random:switches=16,ports=8,hosts=4,seed=1"},
+        "routing": {"algorithm": "itb", "seed": 3},
+        "traffic": {"load": 0.05},
+        "run": {"warmup_cycles": 300, "measure_cycles": 1500},
+    }
+    direct = routelab.simulate(spec, progress=False)
+    spec["routing"]["routes_file"] = str(tmp_path / "source-routes.txt")
+    from_file = routelab.simulate(spec, progress=False)
+    assert from_file["transits"] == direct["transits"] > 0
+    assert from_file["accepted"] == direct["accepted"]
+    bad = tmp_path / "bad.txt"
+    bad.write_text("# header\nh0 h1: 99\n")
+    with pytest.raises(routelab.RoutingError, match=r"bad.txt:2: .*not cabled"):
+        routelab.read_source_routes(net, bad)

@@ -25,7 +25,7 @@ from routelab.flow import (
     throughput_bound,
 )
 from routelab.network import Network, families, from_networkx, load, topology
-from routelab.routing import Routes, deadlock, engines, read_lfts, route
+from routelab.routing import Routes, deadlock, engines, read_lfts, read_source_routes, route
 from routelab.sim import SimResult, load_latency, saturate, simulate
 from routelab.traffic import pattern, patterns
 
@@ -45,6 +45,7 @@ __all__ = [
     "ebb",
     "engines",
     "read_lfts",
+    "read_source_routes",
     "route",
     "saturate",
     "simulate",

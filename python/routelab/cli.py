@@ -136,9 +136,13 @@ def _deadlock(args: argparse.Namespace) -> int:
     net = routelab.topology(args.spec)
     if args.lfts:
         routes = routelab.read_lfts(net, args.lfts, lanes=args.lanes)
+    elif args.source_routes:
+        routes = routelab.read_source_routes(net, args.source_routes)
     else:
         if not args.engine:
-            raise routelab.ConfigError("routelab deadlock needs --engine NAME or --lfts FILE")
+            raise routelab.ConfigError(
+                "routelab deadlock needs --engine NAME, --lfts FILE or --source-routes FILE"
+            )
         opts = _routing_options(args)
         if args.lanes is not None:
             if not args.lanes.isdigit():
@@ -258,7 +262,12 @@ def _sim(args: argparse.Namespace) -> int:
             "wall_seconds",
             "events",
         )
-        print(tables.key_value_table([(k, result.get(k)) for k in keys] + flags))
+        transit = [
+            (k, result.get(k))
+            for k in ("transits", "transit_peak_bytes", "transit_spills")
+            if result.get("transits")
+        ]
+        print(tables.key_value_table([(k, result.get(k)) for k in keys] + transit + flags))
     if result.get("drained") is False:
         left = result["packets_measured"] - result["packets_measured_delivered"]
         print(
@@ -370,6 +379,11 @@ def _parser() -> argparse.ArgumentParser:
     dl.add_argument("spec", help="the network: a topology spec or fabric file")
     dl.add_argument("--engine", help="compute routes with this engine")
     dl.add_argument("--lfts", metavar="FILE", help="audit an opensm-lfts.dump instead")
+    dl.add_argument(
+        "--source-routes",
+        metavar="FILE",
+        help="audit source routes (ports per switch, '|' at in-transit hosts) instead",
+    )
     dl.add_argument(
         "--lanes",
         metavar="N|FILE",

@@ -84,13 +84,19 @@ class Routes:
         return int(t)
 
     def save(self, directory: str | Path) -> list[str]:
-        """Writes ``opensm-lfts.dump``, ``lanes.txt`` (slid dlid lane) and ``paths.jsonl``
-        into ``directory``; returns the paths written."""
+        """Writes ``opensm-lfts.dump``, ``lanes.txt`` (slid dlid lane), ``paths.jsonl``
+        and, for source routes, ``source-routes.txt`` into ``directory``; returns the
+        paths written."""
         return self._routes.save(str(directory))
 
     def to_lfts(self) -> str:
         """The forwarding tables as an OpenSM ``opensm-lfts.dump`` text."""
         return self._routes.to_lfts()
+
+    def to_source_routes(self) -> str:
+        """The routes as Myrinet-style source routes: per pair the output port at
+        each switch, ``|`` where an in-transit host re-injects (``docs/formats.md``)."""
+        return self._routes.to_source_routes()
 
     def to_orcs_dot(self) -> str:
         """The topology as DOT with the destinations routed over each edge."""
@@ -144,3 +150,10 @@ def read_lfts(net: Network, lfts: str | Path, lanes: str | Path | None = None) -
     """Imports OpenSM forwarding tables (``opensm-lfts.dump``) for ``net``, and
     optionally a lane table, so they can be audited and evaluated."""
     return Routes(_core.read_lfts(net._net, str(lfts), None if lanes is None else str(lanes)), net)
+
+
+def read_source_routes(net: Network, path: str | Path) -> Routes:
+    """Reads source routes (``source-routes.txt``: per pair the output port at each
+    switch, ``|`` at in-transit hosts) for ``net``; a line that cannot be read is
+    named in the error."""
+    return Routes(_core.read_source_routes(net._net, str(path)), net)

@@ -121,7 +121,10 @@ fn itb_routes_are_minimal_and_split_into_legal_sub_routes() {
         assert!(report.deadlock_free, "seed {seed}: {:?}", report.cycle);
         let whole = deadlock::verify(&net, unsplit.iter().map(|p| PathRef::uniform(p, 0))).unwrap();
         if split_pairs > 0 {
-            assert!(!whole.deadlock_free, "seed {seed}: unsplit minimal routes acyclic");
+            assert!(
+                !whole.deadlock_free,
+                "seed {seed}: unsplit minimal routes acyclic"
+            );
         }
     }
     assert!(split_pairs > 0, "no route needed an in-transit host");
@@ -232,7 +235,10 @@ fn zero_load_latency_counts_every_in_transit_host() {
 
 fn run(spec: &Spec) -> SimResult {
     let r = sim::simulate(spec).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(r.packets_generated, r.packets_delivered + r.packets_in_flight);
+    assert_eq!(
+        r.packets_generated,
+        r.packets_delivered + r.packets_in_flight
+    );
     r
 }
 

@@ -291,6 +291,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(routing::router_about, m)?)?;
     m.add_function(wrap_pyfunction!(routing::routing_aliases, m)?)?;
     m.add_function(wrap_pyfunction!(routing::read_lfts, m)?)?;
+    m.add_function(wrap_pyfunction!(routing::read_source_routes, m)?)?;
     m.add_function(wrap_pyfunction!(routing::minimal_split_loads, m)?)?;
     m.add_function(wrap_pyfunction!(routing::max_concurrent_flow, m)?)?;
     m.add_function(wrap_pyfunction!(sim::sim_spec, m)?)?;

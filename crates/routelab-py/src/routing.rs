@@ -93,9 +93,11 @@ impl PyRoutes {
                 reason: e.to_string(),
             })?;
             formats::save_all(&net, &routes, &dir)?;
+            let source = routes.path_set().map(|_| formats::SOURCE_ROUTES_FILE);
             Ok(
                 [formats::LFTS_FILE, formats::LANES_FILE, formats::PATHS_FILE]
-                    .iter()
+                    .into_iter()
+                    .chain(source)
                     .map(|f| dir.join(f).display().to_string())
                     .collect(),
             )
@@ -106,6 +108,12 @@ impl PyRoutes {
     /// The routes as an OpenSM `opensm-lfts.dump` text.
     fn to_lfts(&self) -> PyResult<String> {
         formats::write_lfts(&self.net, &self.routes).map_err(routing_err)
+    }
+
+    /// The routes as Myrinet-style source routes (ports per switch, `|` at
+    /// in-transit hosts).
+    fn to_source_routes(&self) -> PyResult<String> {
+        formats::write_source_routes(&self.net, &self.routes).map_err(routing_err)
     }
 
     /// The ORCS-style DOT file: the topology with the destinations routed over each edge.
@@ -153,6 +161,7 @@ impl PyRoutes {
                 "minimal": routes.is_minimal(&net)?,
                 "max_hops": routes.max_hops(&net)?,
                 "avg_hops": routes.avg_hops(&net)?,
+                "transit_hosts_mean": routes.transit_hosts_mean(&net)?,
                 "seconds": seconds,
                 "cycle": report["cycle"],
             });
@@ -295,6 +304,28 @@ pub(crate) fn read_lfts(
                 formats::read_lanes(&n, &mut routes, &text, &lanes.display().to_string())?;
             }
             Ok(routes)
+        })
+        .map_err(routing_err)?;
+    Ok(PyRoutes {
+        net,
+        routes: Arc::new(routes),
+        seconds: 0.0,
+    })
+}
+
+/// Reads source routes (`source-routes.txt`) for `net`.
+#[pyfunction]
+pub(crate) fn read_source_routes(
+    py: Python<'_>,
+    net: &PyNetwork,
+    path: PathBuf,
+) -> PyResult<PyRoutes> {
+    let net = Arc::clone(&net.net);
+    let n = Arc::clone(&net);
+    let routes = py
+        .allow_threads(move || {
+            let text = read_text(&path)?;
+            formats::read_source_routes(&n, &text, &path.display().to_string())
         })
         .map_err(routing_err)?;
     Ok(PyRoutes {

@@ -20,6 +20,7 @@ from routelab._core import ConfigError
 
 REGISTRY: dict[str, str] = {
     "domke2011": "routelab.reproduce.domke2011",
+    "flich2000": "routelab.reproduce.flich2000",
     "geoffray2008": "routelab.reproduce.geoffray2008",
     "parker": "routelab.reproduce.parker",
     "versaci2013": "routelab.reproduce.versaci2013",

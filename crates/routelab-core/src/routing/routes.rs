@@ -1002,6 +1002,27 @@ impl Routes {
         })
     }
 
+    /// In-transit hosts per route, averaged over the pairs of distinct
+    /// terminals (each pair the mean of its paths); 0 without source routes
+    /// through terminals.
+    pub fn transit_hosts_mean(&self, net: &Network) -> Result<f64, RoutingError> {
+        let Some(ps) = self.paths.as_ref().filter(|ps| ps.passes_terminals(net)) else {
+            return Ok(0.0);
+        };
+        let (mut sum, mut pairs) = (0.0, 0usize);
+        for s in 0..self.terminals {
+            for d in (0..self.terminals).filter(|&d| d != s) {
+                let n = ps.path_count(s, d);
+                if n > 0 {
+                    let k: usize = ps.paths(s, d).map(|p| transit_hosts(net, p.channels)).sum();
+                    sum += k as f64 / n as f64;
+                    pairs += 1;
+                }
+            }
+        }
+        Ok(if pairs == 0 { 0.0 } else { sum / pairs as f64 })
+    }
+
     /// The first pair (in source, destination order) whose path is longer
     /// than the shortest path between them: `(src, dst, hops, distance)`.
     pub fn first_non_minimal(

@@ -223,6 +223,12 @@ pub struct RoutingSpec {
     /// Routes with several paths per pair: how a packet picks one.
     #[serde(default = "default_path_choice")]
     pub path_choice: PathChoice,
+    /// Source routes read from this file (`docs/formats.md`, "Source
+    /// routes": output ports per pair, `|` at in-transit hosts) instead of
+    /// computed; `algorithm` then only names them. A relative path is
+    /// taken from the working directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routes_file: Option<String>,
     /// Options of a hop router by name (`{ eta = 2.0 }`); each router
     /// names the ones it knows when given another.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -244,6 +250,7 @@ impl RoutingSpec {
             heuristic: None,
             seed: None,
             path_choice: PathChoice::Random,
+            routes_file: None,
             options: BTreeMap::new(),
         }
     }

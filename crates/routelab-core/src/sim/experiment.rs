@@ -159,6 +159,14 @@ impl Experiment {
     /// Builds the network and the router the spec names.
     pub fn new(spec: &Spec) -> Result<Self, SimError> {
         let net = build_network(spec)?;
+        if let Some(file) = &spec.routing.routes_file {
+            let text = std::fs::read_to_string(file).map_err(|e| {
+                ConfigError::invalid("routing.routes_file", file, format!("cannot read it: {e}"))
+            })?;
+            let routes = crate::routing::formats::read_source_routes(&net, &text, file)?;
+            let router = adaptive::TableRouter::new(&net, routes, spec.routing.path_choice)?;
+            return Self::with_any_router(spec, net, router.into());
+        }
         let opts = router_options(&spec.routing, spec.run.seed)?;
         let router =
             adaptive::build(&net, &spec.routing.algorithm, &opts).map_err(|e| match e {

@@ -6,6 +6,7 @@
 //! | `lanes.txt` | [`lanes`]: the lane of each (source, destination) pair as `slid dlid lane` lines | read, write |
 //! | e.g. `routes.dot` | [`orcs`]: the topology as a directed graph, each edge naming the destinations routed over it (ORCS style); not written by [`save_all`] | write |
 //! | `paths.jsonl` | [`paths`]: one JSON object per (source, destination): lane and node names along the path | write |
+//! | `source-routes.txt` | [`source_routes`]: Myrinet-style source routes, the output port at each switch per pair, `\|` at in-transit hosts | read, write |
 //!
 //! LFT dumps and lane tables address nodes by LID; [`assign_lids`] decides
 //! the LIDs in one place (the fabric's own, else switches then terminals
@@ -23,12 +24,14 @@ mod lid_ports;
 pub mod lids;
 pub mod orcs;
 pub mod paths;
+pub mod source_routes;
 
 pub use lanes::{read_lanes, write_lanes};
 pub use lfts::{read_lfts, write_lfts};
 pub use lids::{assign_lids, LidEntry, Lids, MAX_UNICAST_LID};
 pub use orcs::write_orcs_dot;
 pub use paths::write_paths;
+pub use source_routes::{read_source_routes, write_source_routes};
 
 use super::{Routes, RoutingError};
 use crate::network::Network;
@@ -41,11 +44,19 @@ pub const LFTS_FILE: &str = "opensm-lfts.dump";
 pub const LANES_FILE: &str = "lanes.txt";
 /// The paths file written by [`save_all`].
 pub const PATHS_FILE: &str = "paths.jsonl";
+/// The source routes [`save_all`] writes for routes with a path set.
+pub const SOURCE_ROUTES_FILE: &str = "source-routes.txt";
 
 /// Writes [`LFTS_FILE`], [`LANES_FILE`] and [`PATHS_FILE`] into `dir`,
-/// creating it if needed.
+/// creating it if needed, and [`SOURCE_ROUTES_FILE`] when the routes are
+/// source routes (a path set).
 pub fn save_all(net: &Network, routes: &Routes, dir: &Path) -> Result<(), RoutingError> {
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, "cannot create the directory", e))?;
+    if routes.path_set().is_some() {
+        let p = dir.join(SOURCE_ROUTES_FILE);
+        std::fs::write(&p, write_source_routes(net, routes)?)
+            .map_err(|e| io_error(&p, "cannot write", e))?;
+    }
     let lfts = write_lfts(net, routes)?;
     let lanes = write_lanes(net, routes)?;
     let p = dir.join(LFTS_FILE);

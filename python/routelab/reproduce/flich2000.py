@@ -1,0 +1,712 @@
+"""Flich, Malumbres, Lopez, Duato, "Performance Evaluation of a New Routing
+Strategy for Irregular Networks with Source Routing" (ICS 2000): minimal
+source routes with in-transit buffers (ITB) against Myrinet's up*/down* (UD).
+
+The networks (§4.1): random irregular networks of 8-port switches, 4 hosts
+per switch and single links between neighbours
+(``random:switches=N,ports=8,hosts=4,seed=K``), ten per size. The Myrinet
+model (§4.3-4.5): 160 MB/s links of 10 m (49.2 ns), 1-byte flits, no virtual
+channels, stop & go on 80-byte slack buffers (stop above 56, go below 40),
+150 ns through a switch, one header per output at a time; NICs recognise an
+in-transit packet in 275 ns and program its re-injection in 200 ns more,
+with 512 KB of in-transit buffer each (``[nic]``). UD routes are
+``updown-source`` (one legal up*/down* path per pair, balanced by link
+weights, as ``simple_routes``); ITB routes are ``itb`` (one minimal path per
+pair, split at hosts into legal sub-routes).
+
+Traffic (§4.2): uniform, bit-reversal, local (l = 3 and l = 5 switches) and
+hot-spot (30/20/15/5 % to one host for 8/16/32/64 switches), one message
+size at a time (32, 512, 1024 bytes; a message is one packet), constant
+generation rate. Each run sweeps the offered load from low to beyond
+saturation; throughput is the most traffic accepted (flits/ns/switch, as the
+paper), latency is from injection into the network to delivery, measured at
+the lowest load.
+
+Beyond the paper, the same networks are routed with DFSSSP and LASH, which
+need virtual lanes Myrinet lacks: they run with as many VCs as their routes
+need (80-byte buffers per VC), so the comparison shows where ITB stands
+against deadlock-free minimal routing with lanes.
+
+Outputs: ``runs.csv`` (one row per network, pattern, size, routing and
+load), ``throughput.csv`` (per network, pattern, size and routing),
+``factors.csv`` (ITB/UD throughput, min/max/avg over networks, Tables 1, 3, 5,
+6, 8), ``latency.csv`` (low-load latency increase, Tables 2, 4, 7, 9),
+``beyond.csv`` (DFSSSP and LASH over UD), ``fig6_uniform.png`` ...
+(latency against accepted traffic for the network closest to the average
+factor), ``factors.png``, ``summary.md`` and ``run.json``.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import routelab
+from routelab.reproduce import expected
+from routelab.reproduce._common import (
+    Progress,
+    duration,
+    figure,
+    fmt,
+    md_table,
+    parallel,
+    write_csv,
+    write_run_json,
+)
+
+NAME = "flich2000"
+TITLE = (
+    "Flich, Malumbres, Lopez, Duato: Performance Evaluation of a New Routing Strategy "
+    "for Irregular Networks with Source Routing (ICS 2000)"
+)
+PAPER = expected.load(NAME)
+
+FLIT_NS = 6.25  # one byte at 160 MB/s
+HOSTS_PER_SWITCH = 4
+#: flits/cycle/host -> flits/ns/switch
+TO_FNS = HOSTS_PER_SWITCH / FLIT_NS
+
+SPEC: dict[str, Any] = {
+    "network": {
+        "topology": "random:switches=16,ports=8,hosts=4,seed=1",
+        "links": {"bandwidth": "160MB/s", "latency": "49.2ns"},
+    },
+    "router": {
+        "switching": "wormhole",
+        "vcs": 1,
+        "buffer_flits": 80,
+        "flit_bytes": 1,
+        "routing_delay": "150ns",
+        "flow_control": "stop-go",
+        "stop_threshold": 56,
+        "go_threshold": 40,
+    },
+    "nic": {"transit_delay": "475ns", "transit_buffer": "512KiB"},
+    "traffic": {"pattern": "uniform", "load": 0.1, "packet_bytes": "512B"},
+    "run": {"seed": 1},
+}
+
+#: routing -> (engine, virtual channels: 1, or 0 for what the routes need)
+ROUTINGS: dict[str, tuple[str, int]] = {
+    "UD": ("updown-source", 1),
+    "ITB": ("itb", 1),
+    "DFSSSP": ("dfsssp", 0),
+    "LASH": ("lash", 0),
+}
+PAPER_ROUTINGS = ("UD", "ITB")
+#: lanes the routings beyond the paper may use (DFSSSP spreads over all of them)
+MAX_LANES = 4
+HOTSPOT = {8: 0.30, 16: 0.20, 32: 0.15, 64: 0.05}
+FIGURES = {
+    "uniform": ("fig6_uniform.png", "Fig. 6"),
+    "bit-reverse": ("fig7_bitrev.png", "Fig. 7"),
+    "local:l=5": ("fig8_local5.png", "Fig. 8"),
+    "hotspot": ("fig9_hotspot.png", "Fig. 9"),
+}
+COLORS = {"UD": "tab:gray", "ITB": "tab:green", "DFSSSP": "tab:blue", "LASH": "tab:purple"}
+
+
+@dataclass(frozen=True)
+class Config:
+    mode: str
+    switches: tuple[int, ...]
+    topologies: int
+    patterns: tuple[str, ...]
+    sizes: tuple[int, ...]
+    #: routings beyond the paper's, run at these message sizes only
+    beyond_sizes: tuple[int, ...]
+    #: offered loads, flits/cycle/host (a cycle is one flit time, 6.25 ns)
+    loads: tuple[float, ...]
+    warmup_cycles: int
+    measure_cycles: int
+    workers: int = 2
+
+
+LOADS = (0.01, 0.03, 0.06, 0.09, 0.12, 0.16, 0.2, 0.25, 0.32, 0.4, 0.5, 0.7)
+PATTERNS = ("uniform", "bit-reverse", "local:l=3", "local:l=5", "hotspot")
+
+
+def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
+    """The parameters of a full, ``quick`` or ``tiny`` (test-sized) run."""
+    if tiny:
+        return Config(
+            "tiny", (8,), 2, ("uniform",), (512,), (512,), (0.01, 0.1, 0.4), 5_000, 30_000, workers
+        )
+    if quick:
+        return Config(
+            "quick",
+            (16, 32),
+            3,
+            ("uniform", "bit-reverse"),
+            (512,),
+            (512,),
+            LOADS,
+            20_000,
+            200_000,
+            workers,
+        )
+    return Config(
+        "full",
+        (8, 16, 32, 64),
+        10,
+        PATTERNS,
+        (32, 512, 1024),
+        (512,),
+        LOADS,
+        20_000,
+        200_000,
+        workers,
+    )
+
+
+def topology(switches: int, seed: int) -> str:
+    return f"random:switches={switches},ports=8,hosts={HOSTS_PER_SWITCH},seed={seed}"
+
+
+def hotspot_host() -> int:
+    """The hot host: drawn once, the same host number on every network (§4.2)."""
+    return random.Random(2000).randrange(HOSTS_PER_SWITCH * min(HOTSPOT))
+
+
+def pattern_spec(pattern: str, switches: int) -> str:
+    if pattern == "hotspot":
+        return f"hotspot:f={HOTSPOT[switches]},host={hotspot_host()}"
+    return pattern
+
+
+def applies(pattern: str, switches: int) -> bool:
+    """Local l = 5 on 8 switches is uniform (no destination is farther than 4
+    switches, §4.6.3): the paper leaves it out."""
+    return not (pattern == "local:l=5" and switches == 8)
+
+
+def spec(
+    cfg: Config, switches: int, seed: int, pattern: str, size: int, routing: str, load: float
+) -> dict:
+    engine, vcs = ROUTINGS[routing]
+    doc = {k: dict(v) for k, v in SPEC.items()}
+    doc["network"]["topology"] = topology(switches, seed)
+    doc["router"]["vcs"] = vcs
+    doc["routing"] = {"algorithm": engine, "seed": seed}
+    if vcs == 0:
+        doc["routing"]["max_lanes"] = MAX_LANES
+    doc["traffic"] = {
+        "pattern": pattern_spec(pattern, switches),
+        "load": load,
+        "packet_bytes": f"{size}B",
+    }
+    doc["run"] = {
+        "seed": seed,
+        "warmup_cycles": cfg.warmup_cycles,
+        "measure_cycles": cfg.measure_cycles,
+    }
+    return doc
+
+
+# --------------------------------------------------------------------------
+# Runs
+# --------------------------------------------------------------------------
+
+
+def sweep(
+    cfg: Config, switches: int, seed: int, pattern: str, size: int, routing: str
+) -> list[dict[str, Any]]:
+    """One load-latency curve, from low load until two loads in a row are not
+    sustained (accepted under 90 % of offered): the rest would only repeat
+    the plateau."""
+    rows: list[dict[str, Any]] = []
+    misses = 0
+    for load in cfg.loads:
+        t0 = time.perf_counter()
+        r = routelab.simulate(
+            spec(cfg, switches, seed, pattern, size, routing, load), progress=False
+        )
+        delivered = max(1, r["packets_delivered"])
+        rows.append(
+            {
+                "switches": switches,
+                "seed": seed,
+                "pattern": pattern,
+                "bytes": size,
+                "routing": routing,
+                "load": load,
+                "offered_fns": round(r["offered"] * TO_FNS, 5),
+                "accepted_fns": round(r["accepted"] * TO_FNS, 5),
+                "latency_ns": round(r["network_latency_mean"], 1),
+                "itb_per_message": round(r["transits"] / delivered, 5),
+                "transit_peak_bytes": r["transit_peak_bytes"],
+                "transit_spills": r["transit_spills"],
+                "vcs": r["vcs"],
+                "flit_hops": r["flit_hops"],
+                "seconds": round(time.perf_counter() - t0, 3),
+            }
+        )
+        misses = misses + 1 if r["accepted"] < 0.9 * r["offered"] else 0
+        if misses == 2:
+            break
+    return rows
+
+
+def run_all(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
+    jobs: list[Callable[[], list[dict[str, Any]]]] = []
+    # The largest networks first: the two workers finish together.
+    for switches in sorted(cfg.switches, reverse=True):
+        for seed in range(1, cfg.topologies + 1):
+            for pattern in cfg.patterns:
+                if not applies(pattern, switches):
+                    continue
+                for size in cfg.sizes:
+                    for routing in ROUTINGS:
+                        if routing not in PAPER_ROUTINGS and size not in cfg.beyond_sizes:
+                            continue
+                        jobs.append(
+                            lambda sw=switches, s=seed, p=pattern, b=size, r=routing: sweep(
+                                cfg, sw, s, p, b, r
+                            )
+                        )
+    step = progress.task("flich2000: load sweeps", len(jobs))
+    return [row for rows in parallel(jobs, cfg.workers, step) for row in rows]
+
+
+# --------------------------------------------------------------------------
+# Statistics
+# --------------------------------------------------------------------------
+
+KEY = ("switches", "seed", "pattern", "bytes")
+
+
+def throughput(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per network, pattern, size and routing: the most traffic accepted, the
+    latency at the lowest load and the in-transit buffers per message there."""
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((*(r[k] for k in KEY), r["routing"]), []).append(r)
+    out = []
+    for key, sel in sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0]))):
+        low = min(sel, key=lambda r: r["load"])
+        out.append(
+            {
+                **dict(zip((*KEY, "routing"), key, strict=True)),
+                "throughput_fns": max(r["accepted_fns"] for r in sel),
+                "low_latency_ns": low["latency_ns"],
+                "itb_per_message": low["itb_per_message"],
+                "transit_peak_bytes": max(r["transit_peak_bytes"] for r in sel),
+                "transit_spills": sum(r["transit_spills"] for r in sel),
+                "vcs": low["vcs"],
+            }
+        )
+    return out
+
+
+def ratios(tp: list[dict[str, Any]], routing: str, base: str = "UD") -> list[dict[str, Any]]:
+    """Per network: ``routing``'s throughput over ``base``'s and its low-load
+    latency increase in percent."""
+    by = {(*(t[k] for k in KEY), t["routing"]): t for t in tp}
+    out = []
+    for t in tp:
+        if t["routing"] != routing:
+            continue
+        b = by.get((*(t[k] for k in KEY), base))
+        if b is None or b["throughput_fns"] <= 0:
+            continue
+        out.append(
+            {
+                **{k: t[k] for k in KEY},
+                "routing": routing,
+                "factor": t["throughput_fns"] / b["throughput_fns"],
+                "latency_pct": 100.0 * (t["low_latency_ns"] / b["low_latency_ns"] - 1.0),
+                "itb_per_message": t["itb_per_message"],
+                "vcs": t["vcs"],
+            }
+        )
+    return out
+
+
+def summarise_ratios(
+    per_net: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Min, max and avg over networks: the factor tables and the latency tables."""
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for r in per_net:
+        groups.setdefault((r["routing"], r["pattern"], r["switches"], r["bytes"]), []).append(r)
+    factors, latency = [], []
+    for (routing, pattern, switches, size), sel in sorted(
+        groups.items(), key=lambda kv: tuple(map(str, kv[0]))
+    ):
+        f = [r["factor"] for r in sel]
+        lat = [r["latency_pct"] for r in sel]
+        base = {
+            "routing": routing,
+            "pattern": pattern,
+            "switches": switches,
+            "bytes": size,
+            "networks": len(sel),
+        }
+        factors.append(
+            {
+                **base,
+                "factor_min": round(min(f), 3),
+                "factor_max": round(max(f), 3),
+                "factor_avg": round(statistics.fmean(f), 3),
+                "itb_per_message": round(statistics.fmean(r["itb_per_message"] for r in sel), 4),
+                "vcs_max": max(r["vcs"] for r in sel),
+            }
+        )
+        latency.append(
+            {
+                **base,
+                "increase_pct_min": round(min(lat), 2),
+                "increase_pct_max": round(max(lat), 2),
+                "increase_pct_avg": round(statistics.fmean(lat), 2),
+            }
+        )
+    return factors, latency
+
+
+def closest_to_average(
+    per_net: list[dict[str, Any]], factors: list[dict[str, Any]]
+) -> dict[tuple, int]:
+    """(pattern, switches, bytes) -> the network whose ITB factor is closest to
+    the average (the paper's Figs. 6-9)."""
+    avg = {
+        (f["pattern"], f["switches"], f["bytes"]): f["factor_avg"]
+        for f in factors
+        if f["routing"] == "ITB"
+    }
+    best: dict[tuple, tuple[float, int]] = {}
+    for r in per_net:
+        if r["routing"] != "ITB":
+            continue
+        k = (r["pattern"], r["switches"], r["bytes"])
+        d = abs(r["factor"] - avg[k])
+        if k not in best or d < best[k][0]:
+            best[k] = (d, r["seed"])
+    return {k: v[1] for k, v in best.items()}
+
+
+# --------------------------------------------------------------------------
+# Plots
+# --------------------------------------------------------------------------
+
+
+def plot_curves(rows, chosen, pattern: str, size: int, path: Path, fig_name: str) -> None:
+    sizes = sorted({k[1] for k in chosen if k[0] == pattern and k[2] == size})
+    if not sizes:
+        return
+    fig = figure(4.2 * len(sizes), 3.8)
+    axes = fig.subplots(1, len(sizes), squeeze=False)[0]
+    for ax, switches in zip(axes, sizes, strict=True):
+        seed = chosen[(pattern, switches, size)]
+        for routing in ROUTINGS:
+            sel = sorted(
+                (
+                    r
+                    for r in rows
+                    if (r["pattern"], r["switches"], r["bytes"], r["seed"], r["routing"])
+                    == (pattern, switches, size, seed, routing)
+                ),
+                key=lambda r: r["load"],
+            )
+            # Sustained points only: beyond saturation latency grows with the run.
+            pts = [r for r in sel if r["accepted_fns"] >= 0.9 * r["offered_fns"]]
+            if pts:
+                ax.plot(
+                    [r["accepted_fns"] for r in pts],
+                    [r["latency_ns"] for r in pts],
+                    marker="o",
+                    ms=3,
+                    color=COLORS[routing],
+                    label=routing,
+                )
+        ax.set_title(f"{switches} switches (network {seed})")
+        ax.set_xlabel("accepted traffic (flits/ns/switch)")
+        ax.set_ylabel("latency (ns)")
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.suptitle(f"{fig_name}: {pattern}, {size}-byte messages")
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def plot_factors(factors: list[dict[str, Any]], path: Path) -> None:
+    fig = figure()
+    ax = fig.subplots()
+    keys = sorted({(f["pattern"], f["bytes"]) for f in factors if f["routing"] == "ITB"})
+    for pattern, size in keys:
+        sel = sorted(
+            (
+                f
+                for f in factors
+                if (f["routing"], f["pattern"], f["bytes"]) == ("ITB", pattern, size)
+            ),
+            key=lambda f: f["switches"],
+        )
+        x = [f["switches"] for f in sel]
+        ax.errorbar(
+            x,
+            [f["factor_avg"] for f in sel],
+            yerr=[
+                [f["factor_avg"] - f["factor_min"] for f in sel],
+                [f["factor_max"] - f["factor_avg"] for f in sel],
+            ],
+            marker="o",
+            capsize=3,
+            label=f"{pattern}, {size} B",
+        )
+        published = PAPER.mapping("factors", "factor_avg", ("pattern", "switches", "bytes"))
+        px = [s for s in x if (pattern, s, size) in published]
+        ax.plot(px, [published[(pattern, s, size)] for s in px], "k--", lw=0.8, alpha=0.6)
+    ax.axhline(1.0, color="gray", lw=0.8)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("switches")
+    ax.set_ylabel("ITB / UD throughput")
+    ax.set_title("ITB over UD: min, avg, max over networks (dashed: the paper's avg)")
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+# --------------------------------------------------------------------------
+# Summary
+# --------------------------------------------------------------------------
+
+
+def _published(table: str, metric: str, pattern: str, switches: int, size: int) -> float | None:
+    try:
+        return PAPER.find(table, metric, pattern=pattern, switches=switches, bytes=size).value
+    except KeyError:
+        return None
+
+
+def summarise(cfg: Config, factors, latency, seconds: float, sims: int, flit_hops: int) -> str:
+    lines = [
+        f"# {TITLE}",
+        "",
+        f"Mode `{cfg.mode}`: {', '.join(map(str, cfg.switches))} switches, {cfg.topologies} random "
+        f"networks per size, patterns {', '.join(cfg.patterns)}, messages of "
+        f"{', '.join(map(str, cfg.sizes))} bytes; {sims} simulations in {duration(seconds)} "
+        f"({flit_hops / max(seconds, 1e-9) / cfg.workers:.3g} flit-hops/s per worker, "
+        f"{cfg.workers} workers).",
+        "",
+        "## Throughput of ITB over UD (Tables 1, 3, 5, 6, 8)",
+        "",
+        "Measured min / max / avg over the networks, the paper's beside them.",
+        "",
+    ]
+    rows = []
+    for f in factors:
+        if f["routing"] != "ITB":
+            continue
+        p = [
+            _published("factors", f"factor_{s}", f["pattern"], f["switches"], f["bytes"])
+            for s in ("min", "max", "avg")
+        ]
+        rows.append(
+            [
+                f["pattern"],
+                f["switches"],
+                f["bytes"],
+                f"{fmt(f['factor_min'])} / {fmt(f['factor_max'])} / {fmt(f['factor_avg'])}",
+                " / ".join(fmt(v) for v in p),
+                fmt(f["itb_per_message"], 3),
+            ]
+        )
+    lines += md_table(
+        ["pattern", "switches", "bytes", "routelab", "paper", "ITBs per message"], rows
+    )
+    lines += [
+        "",
+        "## Low-load latency increase of ITB over UD, % (Tables 2, 4, 7, 9)",
+        "",
+    ]
+    rows = []
+    for lt in latency:
+        if lt["routing"] != "ITB":
+            continue
+        p = [
+            _published("latency", f"increase_pct_{s}", lt["pattern"], lt["switches"], lt["bytes"])
+            for s in ("min", "max", "avg")
+        ]
+        rows.append(
+            [
+                lt["pattern"],
+                lt["switches"],
+                lt["bytes"],
+                " / ".join(fmt(lt[f"increase_pct_{s}"]) for s in ("min", "max", "avg")),
+                " / ".join(fmt(v) for v in p) if any(v is not None for v in p) else "-",
+            ]
+        )
+    lines += md_table(["pattern", "switches", "bytes", "routelab", "paper"], rows)
+    beyond = [f for f in factors if f["routing"] not in PAPER_ROUTINGS]
+    if beyond:
+        lines += [
+            "",
+            "## Beyond the paper: DFSSSP and LASH over UD",
+            "",
+            "Deadlock-free minimal routing with virtual lanes, which Myrinet did not have: each "
+            "runs with as many VCs as its routes need (`VCs`), each VC with its own 80-byte "
+            "slack buffer, so it also has more buffer than UD and ITB.",
+            "",
+        ]
+        rows = [
+            [
+                f["routing"],
+                f["pattern"],
+                f["switches"],
+                f["bytes"],
+                f"{fmt(f['factor_min'])} / {fmt(f['factor_max'])} / {fmt(f['factor_avg'])}",
+                f["vcs_max"],
+            ]
+            for f in beyond
+        ]
+        lines += md_table(
+            ["routing", "pattern", "switches", "bytes", "over UD min / max / avg", "VCs"], rows
+        )
+    lines += [
+        "",
+        "## Outputs",
+        "",
+        "- `runs.csv`: every simulation (offered and accepted flits/ns/switch, latency, "
+        "in-transit buffers per message, peak in-transit buffer use, spills).",
+        "- `throughput.csv`, `factors.csv`, `latency.csv`, `beyond.csv`; `factors.png`; "
+        "`fig6_uniform.png` ... latency against accepted traffic for the network whose ITB "
+        "factor is closest to the average.",
+        "",
+        "## Where and why this may differ from the paper",
+        "",
+        "- The random networks are routelab's (`random:` topologies: 8-port switches, 4 hosts "
+        "each, single links), not the paper's; ten per size in the full mode, three in quick.",
+        "- UD routes follow the description of `simple_routes` (all legal paths, balanced "
+        "by link weights), not its code: each pair takes the legal path of least weight, a "
+        "link weighing the mean link load plus the routes already on it.",
+        "- ITB picks, per pair, a random minimal path among those needing the fewest "
+        "in-transit hosts (so none where a legal minimal path exists), splits it as late as "
+        "possible, and spreads the in-transit work over a switch's hosts in turn.",
+        "- Throughput is the most traffic accepted over a sweep of offered loads "
+        "(flits/cycle/host: " + ", ".join(f"{x:g}" for x in cfg.loads) + "), stopped after two "
+        "unsustained loads; latency is measured at the lowest load.",
+        "- A host memory spill costs 10 us more (no figure in the paper); the run reports "
+        "how often it happened (`transit_spills`).",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------
+# Entry point
+# --------------------------------------------------------------------------
+
+RUN_FIELDS = (
+    "switches",
+    "seed",
+    "pattern",
+    "bytes",
+    "routing",
+    "load",
+    "offered_fns",
+    "accepted_fns",
+    "latency_ns",
+    "itb_per_message",
+    "transit_peak_bytes",
+    "transit_spills",
+    "vcs",
+    "flit_hops",
+    "seconds",
+)
+FACTOR_FIELDS = (
+    "routing",
+    "pattern",
+    "switches",
+    "bytes",
+    "networks",
+    "factor_min",
+    "factor_max",
+    "factor_avg",
+    "itb_per_message",
+    "vcs_max",
+)
+LATENCY_FIELDS = (
+    "routing",
+    "pattern",
+    "switches",
+    "bytes",
+    "networks",
+    "increase_pct_min",
+    "increase_pct_max",
+    "increase_pct_avg",
+)
+
+
+def run(
+    out: Path,
+    quick: bool = False,
+    tiny: bool = False,
+    workers: int = 2,
+    progress: bool = True,
+) -> Path:
+    """Runs the reproduction into ``out``; returns the path of ``summary.md``.
+
+    ``quick``: 16 and 32 switches, three networks, 512-byte messages, uniform
+    and bit-reversal; ``tiny``: seconds, for tests."""
+    cfg = config(quick=quick, tiny=tiny, workers=workers)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    t0 = time.perf_counter()
+    with Progress(progress) as bar:
+        rows = run_all(cfg, bar)
+    seconds = time.perf_counter() - t0
+    tp = throughput(rows)
+    per_net = [r for routing in ROUTINGS if routing != "UD" for r in ratios(tp, routing)]
+    factors, latency = summarise_ratios(per_net)
+    write_csv(out / "runs.csv", RUN_FIELDS, rows)
+    write_csv(
+        out / "throughput.csv",
+        (
+            *KEY,
+            "routing",
+            "throughput_fns",
+            "low_latency_ns",
+            "itb_per_message",
+            "transit_peak_bytes",
+            "transit_spills",
+            "vcs",
+        ),
+        tp,
+    )
+    write_csv(out / "factors.csv", FACTOR_FIELDS, [f for f in factors if f["routing"] == "ITB"])
+    write_csv(out / "latency.csv", LATENCY_FIELDS, [x for x in latency if x["routing"] == "ITB"])
+    write_csv(
+        out / "beyond.csv",
+        FACTOR_FIELDS,
+        [f for f in factors if f["routing"] not in PAPER_ROUTINGS],
+    )
+    chosen = closest_to_average(per_net, factors)
+    for pattern, (name, fig_name) in FIGURES.items():
+        plot_curves(rows, chosen, pattern, 512, out / name, fig_name)
+    plot_factors(factors, out / "factors.png")
+    flit_hops = sum(r["flit_hops"] for r in rows)
+    summary = out / "summary.md"
+    summary.write_text(summarise(cfg, factors, latency, seconds, len(rows), flit_hops))
+    write_run_json(
+        out / "run.json",
+        {
+            "reproduction": NAME,
+            "mode": cfg.mode,
+            "started": started,
+            "seconds": round(seconds, 2),
+            "simulations": len(rows),
+            "flit_hops": flit_hops,
+            "switches": list(cfg.switches),
+            "topologies": cfg.topologies,
+        },
+        cfg.workers,
+    )
+    return summary

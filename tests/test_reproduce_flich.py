@@ -1,0 +1,91 @@
+"""The flich2000 reproduction on two 8-switch networks: every output is
+written, the published tables are joined, and the numbers obey the model
+(no host accepts more than its link, in-transit buffers only under ITB and
+never over the NIC's 512 KB, UD and ITB alike at low load)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+import routelab
+from routelab.reproduce import expected, flich2000
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open() as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("flich2000")
+    assert flich2000.run(out, tiny=True, progress=False) == out / "summary.md"
+    return out
+
+
+def test_every_output_is_written(out: Path) -> None:
+    for name in (
+        "runs.csv",
+        "throughput.csv",
+        "factors.csv",
+        "latency.csv",
+        "beyond.csv",
+        "factors.png",
+        "fig6_uniform.png",
+        "summary.md",
+        "run.json",
+    ):
+        assert (out / name).stat().st_size > 0, name
+    text = (out / "summary.md").read_text()
+    assert "Tables 1, 3, 5, 6, 8" in text and "DFSSSP" in text
+
+
+def test_runs_obey_the_link_rate_and_the_in_transit_rules(out: Path) -> None:
+    rows = _rows(out / "runs.csv")
+    cfg = flich2000.config(tiny=True)
+    assert {r["routing"] for r in rows} == set(flich2000.ROUTINGS)
+    assert {int(r["seed"]) for r in rows} == set(range(1, cfg.topologies + 1))
+    link = flich2000.TO_FNS  # one flit per cycle per host, in flits/ns/switch
+    for r in rows:
+        assert 0 < float(r["accepted_fns"]) <= link + 1e-9, r
+        assert float(r["accepted_fns"]) <= float(r["offered_fns"]) * 1.1 + 1e-3, r
+        assert int(r["transit_peak_bytes"]) <= 512 * 1024
+        assert int(r["transit_spills"]) == 0
+        if r["routing"] != "ITB":
+            assert float(r["itb_per_message"]) == 0.0, r
+    itb = [float(r["itb_per_message"]) for r in rows if r["routing"] == "ITB"]
+    assert any(x > 0 for x in itb)
+
+
+def test_low_load_latency_is_close_for_ud_and_itb(out: Path) -> None:
+    # At low load both deliver what is offered and the paper finds latency
+    # within a few percent for 512-byte messages (Table 2).
+    for r in _rows(out / "latency.csv"):
+        assert abs(float(r["increase_pct_avg"])) < 15.0, r
+
+
+def test_published_tables_are_complete_and_join() -> None:
+    paper = expected.load("flich2000")
+    factors = [e for e in paper.values if e.table == "factors"]
+    # Tables 1, 3, 5, 8 have 4 sizes, Table 6 three; 3 message sizes x 3 stats.
+    assert len(factors) == (4 * 4 + 3) * 9
+    assert (
+        paper.find("factors", "factor_avg", pattern="uniform", switches=64, bytes=32).value == 3.21
+    )
+    assert (
+        paper.find("factors", "factor_max", pattern="bit-reverse", switches=64, bytes=32).value
+        == 4.79
+    )
+    assert paper.statements["itb_per_message_local5_64"] == 0.381
+
+
+def test_the_hot_spot_is_one_host_for_every_network() -> None:
+    a = flich2000.pattern_spec("hotspot", 16)
+    b = flich2000.pattern_spec("hotspot", 64)
+    assert a.split("host=")[1] == b.split("host=")[1]
+    assert "f=0.2" in a and "f=0.05" in b
+    net = routelab.topology(flich2000.topology(8, 1))
+    assert len(net.terminals) == 32
