@@ -64,6 +64,37 @@ seed = 1
 """
 
 
+# flich2000's Myrinet with in-transit buffers: 1-byte flits, every flit an
+# event on every channel (examples/myrinet-itb.toml on 64 switches, 256 hosts,
+# 512-byte packets near ITB's saturation).
+MYRINET_ITB = """
+[network]
+topology = "random:switches=64,ports=8,hosts=4,seed=1"
+links = { bandwidth = "160MB/s", latency = "49.2ns" }
+[router]
+switching = "wormhole"
+vcs = 1
+buffer_flits = 80
+flit_bytes = 1
+routing_delay = "150ns"
+flow_control = "stop-go"
+stop_threshold = 56
+go_threshold = 40
+[routing]
+algorithm = "itb"
+[nic]
+transit_delay = "475ns"
+transit_buffer = "512KiB"
+[traffic]
+pattern = "uniform"
+load = 0.06
+packet_bytes = "512B"
+[run]
+warmup_cycles = 20000
+measure_cycles = 200000
+"""
+
+
 def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
@@ -111,6 +142,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
             "dfsssp random 4096 endpoints", "random:switches=256,ports=32,hosts=16,seed=1", "dfsssp"
         ),
         _ebb("ebb 1000 bisections, 1024 endpoints", "kary-ntree:k=32,n=2", 1000),
+        _sim("sim myrinet itb 64 switches uniform (1-byte flits, stop & go)", MYRINET_ITB, shorter),
     ]
     if not quick:
         rows.append(

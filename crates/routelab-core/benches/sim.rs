@@ -10,6 +10,10 @@
 //! - versaci2013 Table 1 parameters on a 16x16x16 torus at half load
 //!   (`examples/versaci-table1.toml`): 100 microseconds of network time.
 //!
+//! - flich2000's Myrinet (`examples/myrinet-itb.toml`) on 64 switches and
+//!   256 hosts: 1-byte flits under stop & go, ITB routes with in-transit
+//!   hosts, uniform 512-byte packets at 0.06 flits per host per cycle.
+//!
 //! Throughput is reported in flit-hops (flit transmissions over channels,
 //! injection and ejection included) per second.
 
@@ -103,5 +107,30 @@ fn versaci_16(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, torus_dor, versaci_16);
+fn myrinet_itb(c: &mut Criterion) {
+    let text = include_str!("../../../examples/myrinet-itb.toml");
+    let spec = Spec::from_toml_with(
+        text,
+        &[
+            (
+                "network.topology",
+                "random:switches=64,ports=8,hosts=4,seed=1",
+            ),
+            ("traffic.load", "0.06"),
+            ("run.measure_cycles", "100000"),
+        ],
+    )
+    .expect("the myrinet spec reads");
+    let exp = Experiment::new(&spec).expect("the myrinet experiment builds");
+    let hops = report("myrinet itb 64 switches uniform 0.06", &exp);
+    let mut g = c.benchmark_group("sim");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(hops));
+    g.bench_function("myrinet itb 64 switches uniform (flit-hops)", |b| {
+        b.iter(|| exp.run().expect("the benchmark runs"))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, torus_dor, versaci_16, myrinet_itb);
 criterion_main!(benches);

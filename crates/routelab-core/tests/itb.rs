@@ -254,6 +254,10 @@ fn itb_beyond_saturation_stays_deadlock_free_within_the_slack_buffer() {
         // The watchdog would have failed the run; a stop & go buffer that
         // overflowed fails it too (flits are never dropped).
         assert!(r.accepted > 0.0);
+        // Stop above 56 with 8 flits in flight each way: 80 bytes suffice.
+        let peak = r.buffer_occupancy_max.expect("stop & go reports it");
+        assert!(peak <= 80, "slack buffer overflowed: {peak}");
+        assert!(peak > 56, "back-pressure was exercised: {peak}");
         if algorithm == "itb" {
             assert!(r.transits > 0);
             assert!(r.transit_peak_bytes > 0 && r.transit_peak_bytes <= 512 * 1024);
