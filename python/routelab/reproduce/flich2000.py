@@ -128,6 +128,7 @@ class Config:
     warmup_cycles: int
     measure_cycles: int
     workers: int = 2
+    routings: tuple[str, ...] = tuple(ROUTINGS)
 
 
 LOADS = (0.01, 0.03, 0.06, 0.09, 0.12, 0.16, 0.2, 0.25, 0.32, 0.4, 0.5, 0.7)
@@ -269,7 +270,7 @@ def run_all(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
                 if not applies(pattern, switches):
                     continue
                 for size in cfg.sizes:
-                    for routing in ROUTINGS:
+                    for routing in cfg.routings:
                         if routing not in PAPER_ROUTINGS and size not in cfg.beyond_sizes:
                             continue
                         jobs.append(
@@ -660,12 +661,14 @@ def run(
     tiny: bool = False,
     workers: int = 2,
     progress: bool = True,
+    cfg: Config | None = None,
 ) -> Path:
     """Runs the reproduction into ``out``; returns the path of ``summary.md``.
 
     ``quick``: 16 and 32 switches, three networks, 512-byte messages, uniform
-    and bit-reversal; ``tiny``: seconds, for tests."""
-    cfg = config(quick=quick, tiny=tiny, workers=workers)
+    and bit-reversal; ``tiny``: seconds, for tests; ``cfg``: any other
+    :class:`Config` (e.g. ``dataclasses.replace(config(), patterns=...)``)."""
+    cfg = config(quick=quick, tiny=tiny, workers=workers) if cfg is None else cfg
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     started = datetime.now(UTC).isoformat(timespec="seconds")
