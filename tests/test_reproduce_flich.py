@@ -33,6 +33,7 @@ def test_every_output_is_written(out: Path) -> None:
         "factors.csv",
         "latency.csv",
         "beyond.csv",
+        "transits.csv",
         "factors.png",
         "fig6_uniform.png",
         "summary.md",
@@ -89,3 +90,14 @@ def test_the_hot_spot_is_one_host_for_every_network() -> None:
     assert "f=0.2" in a and "f=0.05" in b
     net = routelab.topology(flich2000.topology(8, 1))
     assert len(net.terminals) == 32
+
+
+def test_in_transit_hosts_per_message_grow_with_the_network(out: Path) -> None:
+    rows = _rows(out / "transits.csv")
+    assert {int(r["switches"]) for r in rows} == {8, 16, 32, 64}
+    uniform = {
+        int(r["switches"]): float(r["itb_per_message"]) for r in rows if r["pattern"] == "uniform"
+    }
+    # Larger networks: longer minimal paths, more of them illegal under up*/down*.
+    assert uniform[8] < uniform[64] < 1.0
+    assert all(0.0 <= float(r["itb_per_message"]) <= float(r["itb_per_message_max"]) for r in rows)
