@@ -14,7 +14,8 @@ with 512 KB of in-transit buffer each (``[nic]``). UD routes are
 weights, as ``simple_routes``); ITB routes are ``itb`` (one minimal path per
 pair, split at hosts into legal sub-routes).
 
-Traffic (§4.2): uniform, bit-reversal, local (l = 3 and l = 5 switches) and
+Traffic (§4.2): uniform, bit-reversal, local (l = 3 and l = 5 switches along
+the up*/down* routes) and
 hot-spot (30/20/15/5 % to one host for 8/16/32/64 switches), one message
 size at a time (32, 512, 1024 bytes; a message is one packet), constant
 generation rate. Each run sweeps the offered load from low to beyond
@@ -178,8 +179,13 @@ def hotspot_host() -> int:
 
 
 def pattern_spec(pattern: str, switches: int) -> str:
+    """The traffic spec of a paper pattern. Local distances are counted along
+    the up*/down* routes (see the summary's notes: the paper's 0.008 and 0.381
+    in-transit buffers per message fit that reading, not shortest paths)."""
     if pattern == "hotspot":
         return f"hotspot:f={HOTSPOT[switches]},host={hotspot_host()}"
+    if pattern.startswith("local:"):
+        return f"{pattern},along=updown"
     return pattern
 
 
@@ -678,17 +684,14 @@ def summarise(
         "unsustained loads; latency is measured at the lowest load.",
         "- A host memory spill costs 10 us more (no figure in the paper); the run reports "
         "how often it happened (`transit_spills`).",
-        "- Local traffic: `local:l=L` draws destinations within L switch-to-switch hops of "
-        "the shortest path. On these 4-regular networks (64 switches: mean distance 3.1, "
-        "diameter 4) L = 3 covers most of the network, so ITB's routes cross about as many "
-        "in-transit hosts as under uniform traffic (table above), where the paper reports "
-        "0.008 per message for l = 3 and 0.381 for l = 5 on a 64-switch network, and no gain "
-        "for l = 3 (Table 5). Measuring l along the up*/down* routes instead (destinations "
-        "whose UD route has at most l hops) gives about 0.015 and 0.29 on the same networks, "
-        "in line with the paper: its l is most likely a distance along Myrinet's routes. "
-        "Tables 5-7 are therefore not comparable with `local:l=L` as it stands; no sparser "
-        "network (fewer links) gives both published values either (measured: 64 links, a "
-        "tree, 0.009 and 0.019; 96 links 0.25 and 0.41).",
+        "- Local traffic (`local:l=L,along=updown`): destinations within L switch hops of "
+        "the source along the shortest legal up*/down* route, the length of a Myrinet route. "
+        "Counted along shortest paths instead, L = 3 covers most of a 64-switch network of "
+        "these 4-regular switches (mean distance 3.1), and ITB's routes would cross 0.35 "
+        "in-transit hosts per message for l = 3 and 0.41 for l = 5 where the paper reports "
+        "0.008 and 0.381 and no gain for l = 3 (Table 5); along the routes they cross about "
+        "0.015 and 0.29. No sparser network gives both published values by shortest "
+        "distance (64 links, a tree: 0.009 and 0.019; 96 links: 0.25 and 0.41).",
         "",
     ]
     return "\n".join(lines)

@@ -24,8 +24,8 @@
 
 use super::fabric::{Fabric, Link, NONE};
 use super::{Routes, RoutingEngine, RoutingError, RoutingOptions};
+use crate::network::metrics::updown as updown_order;
 use crate::network::Network;
-use rayon::prelude::*;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -111,59 +111,14 @@ fn root_switch(f: &Fabric, root: &Option<String>) -> Result<usize, RoutingError>
 /// (ties to the lowest id).
 fn central_switch(f: &Fabric) -> usize {
     let members: Vec<usize> = (0..f.s).filter(|&x| f.in_main(x)).collect();
-    let ecc: Vec<u32> = members
-        .par_iter()
-        .map_init(
-            || (vec![INF; f.s], VecDeque::new()),
-            |(dist, queue), &r| {
-                dist.fill(INF);
-                dist[r] = 0;
-                queue.push_back(r);
-                let mut far = 0;
-                while let Some(u) = queue.pop_front() {
-                    far = dist[u];
-                    for l in f.links(u) {
-                        let v = l.to as usize;
-                        if dist[v] == INF {
-                            dist[v] = dist[u] + 1;
-                            queue.push_back(v);
-                        }
-                    }
-                }
-                far
-            },
-        )
-        .collect();
-    let best = (0..members.len())
-        .min_by_key(|&i| (ecc[i], members[i]))
-        .expect("the component has a switch");
-    members[best]
+    updown_order::central_switch(f.net, &members).expect("the component has a switch")
 }
 
 /// Position of every switch in the up/down order (root first); `NONE`
 /// outside the terminals' component. "Up" leads to a lower rank.
 fn ranks(f: &Fabric, root: usize) -> Vec<u32> {
-    let mut level = vec![INF; f.s];
-    let mut queue = VecDeque::new();
-    level[root] = 0;
-    queue.push_back(root);
-    while let Some(u) = queue.pop_front() {
-        for l in f.links(u) {
-            let v = l.to as usize;
-            if level[v] == INF {
-                level[v] = level[u] + 1;
-                queue.push_back(v);
-            }
-        }
-    }
-    let mut order: Vec<usize> = (0..f.s).filter(|&x| level[x] != INF).collect();
-    // Switch indices follow node ids, so (level, index) is (level, id).
-    order.sort_unstable_by_key(|&x| (level[x], x));
-    let mut rank = vec![NONE; f.s];
-    for (i, &x) in order.iter().enumerate() {
-        rank[x] = i as u32;
-    }
-    rank
+    // `OUTSIDE` and `NONE` are both u32::MAX.
+    updown_order::updown_ranks(f.net, root)
 }
 
 /// Is the move along `l` from switch `x` a step up?

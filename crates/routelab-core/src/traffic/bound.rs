@@ -77,7 +77,7 @@ impl Pattern {
             },
             Pattern::Tornado => Kind::Table(grid::tornado(&grid::Grid::of(net, name)?, net)?),
             Pattern::Neighbor => Kind::Table(grid::neighbor(&grid::Grid::of(net, name)?)),
-            Pattern::Local { l } => Kind::Local(Local::new(net, l)?),
+            Pattern::Local { l, along } => Kind::Local(Local::new(net, l, along)?),
             Pattern::Hotspot { f, host } => {
                 if host >= t {
                     return Err(TrafficError::bad_param(

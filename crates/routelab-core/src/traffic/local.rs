@@ -4,7 +4,9 @@
 //! switches rather than the terminals; a source skips itself through its
 //! position in that list, which keeps a draw O(1).
 
+use super::patterns::LocalAlong;
 use super::TrafficError;
+use crate::network::metrics::updown;
 use crate::network::{Network, NodeId};
 use rand::Rng;
 
@@ -24,7 +26,7 @@ pub(crate) struct Local {
 }
 
 impl Local {
-    pub(crate) fn new(net: &Network, l: u32) -> Result<Local, TrafficError> {
+    pub(crate) fn new(net: &Network, l: u32, along: LocalAlong) -> Result<Local, TrafficError> {
         // A terminal wired only to switch s shares s's list, reached within
         // l + 1 hops of s; any other terminal is its own root, l + 2 hops.
         let mut group_of_root = vec![NONE; net.node_count()];
@@ -48,9 +50,18 @@ impl Local {
         let mut dist = vec![UNSEEN; net.node_count()];
         let mut queue = Vec::new();
         base.push(0);
+        let rank = match along {
+            LocalAlong::Shortest => Vec::new(),
+            LocalAlong::Updown => updown::default_updown_ranks(net),
+        };
         for &(root, limit) in &roots {
             let start = cands.len();
-            terminals_within(net, root, limit, &mut dist, &mut queue, &mut cands);
+            match along {
+                LocalAlong::Shortest => {
+                    terminals_within(net, root, limit, &mut dist, &mut queue, &mut cands)
+                }
+                LocalAlong::Updown => terminals_within_updown(net, root, l, &rank, &mut cands),
+            }
             cands[start..].sort_unstable();
             base.push(cands.len() as u32);
         }
@@ -133,6 +144,37 @@ fn terminals_within(
     }
 }
 
+/// Appends the indices of the terminals attached to a switch that a legal
+/// up*/down* route of at most `l` switch hops reaches from `root` (a
+/// switch, or a terminal through any of its switches; itself included).
+fn terminals_within_updown(net: &Network, root: NodeId, l: u32, rank: &[u32], out: &mut Vec<u32>) {
+    let from: Vec<usize> = if net.is_switch(root) {
+        vec![net.kind_index(root)]
+    } else {
+        net.neighbors(root)
+            .filter(|&v| net.is_switch(v))
+            .map(|v| net.kind_index(v))
+            .collect()
+    };
+    let mut best = vec![updown::OUTSIDE; net.switches().len()];
+    for x in from {
+        for (y, d) in updown::legal_distances(net, rank, x)
+            .into_iter()
+            .enumerate()
+        {
+            best[y] = best[y].min(d);
+        }
+    }
+    for (i, &t) in net.terminals().iter().enumerate() {
+        let near = net
+            .neighbors(t)
+            .any(|v| net.is_switch(v) && best[net.kind_index(v)] <= l);
+        if near || t == root {
+            out.push(i as u32);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,7 +185,7 @@ mod tests {
     fn lists_are_shared_per_switch() {
         // 4-ring, 2 terminals per switch, l = 1: own switch plus two others.
         let net = build("torus:4,c=2").unwrap();
-        let local = Local::new(&net, 1).unwrap();
+        let local = Local::new(&net, 1, LocalAlong::Shortest).unwrap();
         assert_eq!(local.base.len(), 5);
         assert_eq!(&local.cands[..6], [0, 1, 2, 3, 6, 7]);
         let mut rng = stream(3, "t");
@@ -154,9 +196,37 @@ mod tests {
     }
 
     #[test]
+    fn along_updown_reaches_what_legal_routes_reach_within_l() {
+        // On a 6-ring rooted at s0, s3 is the bottom: s2 -> s3 -> s4 goes down
+        // then up, so s4 is 4 legal hops from s2 (via s1, s0, s5), 2 by path.
+        let net = build("torus:6").unwrap();
+        let rank = updown::updown_ranks(&net, 0);
+        assert_eq!(updown::legal_distances(&net, &rank, 2)[4], 4);
+        let short = Local::new(&net, 2, LocalAlong::Shortest).unwrap();
+        let mut v = Vec::new();
+        terminals_within_updown(&net, net.switches()[2], 2, &rank, &mut v);
+        let group = short.group[2] as usize;
+        let by_path = &short.cands[short.base[group] as usize..short.base[group + 1] as usize];
+        assert!(
+            by_path.contains(&4) && !v.contains(&4),
+            "{by_path:?} vs {v:?}"
+        );
+        assert!(
+            v.iter().all(|t| by_path.contains(t)),
+            "legal is never shorter"
+        );
+        // From the root, legal routes are shortest paths: the same lists.
+        let mut from_root = Vec::new();
+        terminals_within_updown(&net, net.switches()[0], 2, &rank, &mut from_root);
+        assert_eq!(from_root, vec![0, 1, 2, 4, 5]);
+    }
+
+    #[test]
     fn lonely_terminal_is_an_error() {
         let net = build("torus:4").unwrap();
-        let e = Local::new(&net, 0).unwrap_err().to_string();
+        let e = Local::new(&net, 0, LocalAlong::Shortest)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("local:l=0") && e.contains("raise l"), "{e}");
     }
 }

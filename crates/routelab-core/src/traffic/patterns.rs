@@ -66,8 +66,14 @@ pub enum Pattern {
     /// Every message to a terminal drawn uniformly among those whose switch
     /// is at most `l` switch-to-switch hops from the source's switch (hop
     /// distance at most `l + 2` between the terminals), excluding the source
-    /// (flich2000's local distribution).
-    Local { l: u32 },
+    /// (flich2000's local distribution). `along` says how hops are counted:
+    /// on a shortest path, or on the shortest legal up*/down* route (a
+    /// Myrinet route's length, from the most central switch's BFS tree).
+    Local {
+        l: u32,
+        #[serde(default, skip_serializing_if = "LocalAlong::is_shortest")]
+        along: LocalAlong,
+    },
     /// With probability `f` a message goes to terminal `host`; otherwise to a
     /// terminal drawn uniformly among the `T - 1` others (the host included).
     /// The host itself sends uniformly. So a source other than the host sends
@@ -96,6 +102,23 @@ pub enum Pattern {
     /// for routes between two leaves belong to the same two leaves. Terminals
     /// beyond the smaller group's size and an odd last group stay idle.
     Bridge,
+}
+
+/// How the local pattern counts switch hops.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LocalAlong {
+    /// Along a shortest path.
+    #[default]
+    Shortest,
+    /// Along the shortest legal up*/down* route.
+    Updown,
+}
+
+impl LocalAlong {
+    fn is_shortest(&self) -> bool {
+        *self == LocalAlong::Shortest
+    }
 }
 
 /// Which way the pairs of a random bisection send.
@@ -156,8 +179,8 @@ pub const PATTERNS: &[PatternInfo] = &[
     ),
     PatternInfo {
         name: "local",
-        usage: "local:l=2  (uniform within l switch hops)",
-        keys: &["l"],
+        usage: "local:l=2[,along=shortest|updown]  (uniform within l switch hops of a shortest path or of an up*/down* route)",
+        keys: &["l", "along"],
         positional: Some("l"),
     },
     PatternInfo {
@@ -232,6 +255,18 @@ impl Pattern {
             "neighbor" => Pattern::Neighbor,
             "local" => Pattern::Local {
                 l: args.u32("l", 0, MAX_L, "the largest number of switch hops")?,
+                along: match args.raw("along").unwrap_or("shortest") {
+                    "shortest" => LocalAlong::Shortest,
+                    "updown" => LocalAlong::Updown,
+                    other => {
+                        return Err(TrafficError::bad_param(
+                            "local",
+                            "along",
+                            other,
+                            "shortest or updown",
+                        ))
+                    }
+                },
             },
             "hotspot" => Pattern::Hotspot {
                 f: args.fraction("f")?,
@@ -280,7 +315,7 @@ impl Pattern {
     /// Checks the parameters (a deserialized pattern skips [`Pattern::parse`]).
     pub fn validate(&self) -> Result<(), TrafficError> {
         match *self {
-            Pattern::Local { l } if l > MAX_L => Err(TrafficError::bad_param(
+            Pattern::Local { l, .. } if l > MAX_L => Err(TrafficError::bad_param(
                 "local",
                 "l",
                 l,
@@ -298,7 +333,14 @@ impl fmt::Display for Pattern {
     /// The spec string, which [`Pattern::parse`] reads back.
     fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Pattern::Local { l } => write!(out, "local:l={l}"),
+            Pattern::Local {
+                l,
+                along: LocalAlong::Shortest,
+            } => write!(out, "local:l={l}"),
+            Pattern::Local {
+                l,
+                along: LocalAlong::Updown,
+            } => write!(out, "local:l={l},along=updown"),
             Pattern::Hotspot { f, host: 0 } => write!(out, "hotspot:f={f}"),
             Pattern::Hotspot { f, host } => write!(out, "hotspot:f={f},host={host}"),
             Pattern::Bisect {
@@ -437,7 +479,26 @@ mod tests {
 
     #[test]
     fn positional_values_and_aliases() {
-        assert_eq!(Pattern::parse("local:2").unwrap(), Pattern::Local { l: 2 });
+        assert_eq!(
+            Pattern::parse("local:2").unwrap(),
+            Pattern::Local {
+                l: 2,
+                along: LocalAlong::Shortest
+            }
+        );
+        assert_eq!(
+            Pattern::parse("local:l=3,along=updown")
+                .unwrap()
+                .to_string(),
+            "local:l=3,along=updown"
+        );
+        let e = Pattern::parse("local:l=3,along=up")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("along") && e.contains("shortest or updown"),
+            "{e}"
+        );
         assert_eq!(
             Pattern::parse("hotspot:0.5,host=3").unwrap(),
             Pattern::Hotspot { f: 0.5, host: 3 }

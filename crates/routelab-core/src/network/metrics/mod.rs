@@ -16,6 +16,7 @@ mod partition;
 mod refine;
 mod shape;
 mod summary;
+pub mod updown;
 mod weighted;
 
 pub use bisection::{bisection, bisection_with, Bisection, BisectionOptions};
