@@ -290,3 +290,13 @@ fn itb_runs_repeat_bit_for_bit() {
     assert!(a.transits > 0);
     assert_eq!(format!("{a:?}"), format!("{b:?}"));
 }
+
+#[test]
+fn dispersive_refuses_routes_through_in_transit_hosts() {
+    let mut s = myrinet("random:switches=16,ports=8,hosts=4,seed=1", "dispersive");
+    s.routing
+        .options
+        .insert("engine".into(), toml::Value::String("itb".into()));
+    let e = sim::simulate(&s).unwrap_err().to_string();
+    assert!(e.contains("engine") && e.contains("in-transit"), "{e}");
+}

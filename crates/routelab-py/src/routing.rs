@@ -93,7 +93,8 @@ impl PyRoutes {
                 reason: e.to_string(),
             })?;
             formats::save_all(&net, &routes, &dir)?;
-            let source = routes.path_set().map(|_| formats::SOURCE_ROUTES_FILE);
+            let source =
+                formats::writes_source_routes(&routes).then_some(formats::SOURCE_ROUTES_FILE);
             Ok(
                 [formats::LFTS_FILE, formats::LANES_FILE, formats::PATHS_FILE]
                     .into_iter()

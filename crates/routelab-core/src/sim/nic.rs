@@ -199,9 +199,12 @@ impl<'a> super::state::Sim<'a> {
             let Some(p) = next else {
                 return;
             };
+            // Read now: the next in-transit host decides afresh for itself.
+            let spilled = self.pk.meta[p as usize].flags & flag::SPILLED != 0;
             let nic = &mut self.nic[ti];
             nic.cur = p;
             nic.cur_transit = transit;
+            nic.cur_buffered = transit && !spilled;
             nic.cur_sent = 0;
             nic.cur_vc = u8::MAX;
             nic.cur_stopped = false;
@@ -275,7 +278,7 @@ impl<'a> super::state::Sim<'a> {
         nic.cur_sent = idx + 1;
         if idx + 1 == hdr.flits {
             nic.cur = NONE;
-            if nic.cur_transit && self.pk.meta[p as usize].flags & flag::SPILLED == 0 {
+            if nic.cur_buffered {
                 nic.transit_flits -= u64::from(hdr.flits);
             }
             if nic.transit_q.len == 0 && nic.source_q.len == 0 {

@@ -112,8 +112,10 @@ pub(super) struct Nic {
     pub gens: u64,
     /// Flow control has stopped the current packet (the router was told).
     pub cur_stopped: bool,
-    /// The current packet is re-injected in transit.
+    /// The current packet is re-injected in transit, and whether it holds
+    /// room in this NIC's in-transit buffer (not kept in host memory).
     pub cur_transit: bool,
+    pub cur_buffered: bool,
     /// Flits of in-transit packets held in the NIC's buffer.
     pub transit_flits: u64,
 }
@@ -445,6 +447,7 @@ impl<'a> Sim<'a> {
                 gens: 0,
                 cur_stopped: false,
                 cur_transit: false,
+                cur_buffered: false,
                 transit_flits: 0,
             });
             nic_rng.push(rng::stream(p.seed, &format!("sim/nic/{i}")));

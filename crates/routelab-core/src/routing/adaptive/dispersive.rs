@@ -135,11 +135,13 @@ impl BuildRouter for DispersiveRouter {
         };
         let engine = text("engine").unwrap_or("multipath");
         let routes: Routes = crate::routing::route(net, engine, &opts.routing)?;
-        if routes.path_set().is_none() {
+        if routes.path_set().is_none_or(|ps| ps.passes_terminals(net)) {
             return Err(RoutingError::BadOption {
                 option: "engine".into(),
                 value: engine.into(),
-                expected: "an engine whose routes are source routes (multipath, valiant)".into(),
+                expected: "an engine whose routes are source routes without in-transit hosts \
+                           (multipath, valiant, updown-source)"
+                    .into(),
             });
         }
         let (threshold, probability) = match mode {

@@ -413,10 +413,11 @@ pub trait HopRouter: Send + Sync {
     ) {
     }
 
-    /// The packet's tail reached terminal `hdr.target`. `None` delivers
-    /// it; `Some(delay_ps)` keeps it in transit and re-injects it after
-    /// the delay. The default delivers at the final destination and
-    /// otherwise starts the leg to it at once.
+    /// The packet's head reached terminal `hdr.target`. `None` delivers
+    /// it (with its tail); `Some(delay_ps)` keeps it in transit: the NIC
+    /// re-injects it after the delay (plus `nic.transit_delay`), cut-through,
+    /// never sending a flit before it has arrived. The default delivers at
+    /// the final destination and otherwise starts the leg to it at once.
     fn arrived(&self, hdr: &mut Header, _ctx: &mut RouterCtx) -> Option<u64> {
         if hdr.target == hdr.dst {
             None

@@ -5,11 +5,12 @@
 //! - Source routes (Myrinet): when the routes carry a [`crate::routing::PathSet`],
 //!   the source picks one of the pair's paths ([`PathChoice`]) and the
 //!   header carries it; each switch takes the next hop of that path (hop
-//!   `hops - 1` of the stored path, the injection being implied).
+//!   `leg_hops - 1` of the stored path, the injection being implied).
 //! - In-transit hosts (flich2000): a path may pass through terminals. The
 //!   packet's leg then ends at the first of them ([`Header::target`]); that
 //!   NIC keeps it in transit ([`HopRouter::arrived`]) and re-injects it
-//!   along the rest of the same path, leg after leg.
+//!   along the rest of the same path, leg after leg (hop `hops - 1` of the
+//!   source-to-destination path).
 //!
 //! Lanes become VCs: with `L` lanes and `V >= L` VCs, lane `l` may use
 //! every VC `v` with `v mod L == l` (the selection policy picks among
@@ -256,8 +257,8 @@ impl HopRouter for TableRouter {
 
     #[inline]
     fn source(&self, hdr: &mut Header, _view: &dyn LocalView, ctx: &mut RouterCtx) {
-        if hdr.origin != hdr.src {
-            // Re-injected in transit: same path, same lane.
+        if self.enters.is_some() && hdr.hops > 0 {
+            // Re-injected at an in-transit host: same path, same lane.
             return;
         }
         let (o, t) = (hdr.origin as usize, hdr.target as usize);
@@ -297,11 +298,15 @@ impl HopRouter for TableRouter {
         out: &mut Candidates,
     ) {
         if let Some(ps) = self.routes.path_set() {
-            let hop = usize::from(hdr.hops).wrapping_sub(1);
-            let Some(path) = ps
-                .paths(hdr.src as usize, hdr.dst as usize)
-                .nth(hdr.state as usize)
-            else {
+            // Paths through in-transit hosts run from source to destination
+            // across legs; other paths from each leg's start to its end.
+            let (o, t, hop) = if self.enters.is_some() {
+                (hdr.src, hdr.dst, hdr.hops)
+            } else {
+                (hdr.origin, hdr.target, hdr.leg_hops)
+            };
+            let hop = usize::from(hop).wrapping_sub(1);
+            let Some(path) = ps.paths(o as usize, t as usize).nth(hdr.state as usize) else {
                 return;
             };
             let Some(&c) = path.channels.get(hop) else {

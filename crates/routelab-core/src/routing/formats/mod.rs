@@ -49,10 +49,10 @@ pub const SOURCE_ROUTES_FILE: &str = "source-routes.txt";
 
 /// Writes [`LFTS_FILE`], [`LANES_FILE`] and [`PATHS_FILE`] into `dir`,
 /// creating it if needed, and [`SOURCE_ROUTES_FILE`] when the routes are
-/// source routes (a path set).
+/// source routes on one lane ([`writes_source_routes`]).
 pub fn save_all(net: &Network, routes: &Routes, dir: &Path) -> Result<(), RoutingError> {
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, "cannot create the directory", e))?;
-    if routes.path_set().is_some() {
+    if writes_source_routes(routes) {
         let p = dir.join(SOURCE_ROUTES_FILE);
         std::fs::write(&p, write_source_routes(net, routes)?)
             .map_err(|e| io_error(&p, "cannot write", e))?;
@@ -74,6 +74,12 @@ pub fn save_all(net: &Network, routes: &Routes, dir: &Path) -> Result<(), Routin
         e => e,
     })?;
     w.flush().map_err(|e| io_error(&p, "cannot write", e))
+}
+
+/// Whether [`save_all`] writes [`SOURCE_ROUTES_FILE`] for `routes`: source
+/// routes on one lane (the format has no lanes).
+pub fn writes_source_routes(routes: &Routes) -> bool {
+    routes.path_set().is_some() && routes.lanes() <= 1
 }
 
 fn io_error(path: &Path, what: &str, e: std::io::Error) -> RoutingError {

@@ -24,6 +24,16 @@ use std::fmt::Write;
 /// The routes' source routes as text: every path of every pair.
 pub fn write_source_routes(net: &Network, routes: &Routes) -> Result<String, RoutingError> {
     super::check_size(net, routes)?;
+    if routes.lanes() > 1 {
+        return Err(RoutingError::Mismatch {
+            what: format!(
+                "source routes carry no lanes, and the routes of {} use {}: they would read \
+                 back on one lane",
+                routes.engine(),
+                routes.lanes()
+            ),
+        });
+    }
     let mut out = format!(
         "# routelab source routes of '{}', routes '{}'\n\
          # source destination: output port at each switch; '|' marks an in-transit host\n",
@@ -153,11 +163,21 @@ fn follow(net: &Network, s: usize, d: usize, ports: &str) -> Result<Vec<ChannelI
     let mut at: NodeId = net.channel(start).dst;
     let mut out = Vec::new();
     let mut hosted = false;
+    let mut hosts: Vec<NodeId> = Vec::new();
+    let (src, dst) = (net.terminal(s), net.terminal(d));
     for tok in ports.split_whitespace() {
         if tok == "|" {
             if !hosted {
                 return Err("'|' must follow a port that leads to a host".into());
             }
+            if at == src || at == dst || hosts.contains(&at) {
+                return Err(format!(
+                    "{} cannot be an in-transit host here: it is the source, the \
+                     destination or already one on this route",
+                    net.label(at)
+                ));
+            }
+            hosts.push(at);
             let back = Routes::injection(net, at)
                 .ok_or_else(|| format!("in-transit host {} has no switch", net.label(at)))?;
             out.push(back);
@@ -217,10 +237,18 @@ mod tests {
         }
         assert!(back.deadlock_report(&net).unwrap().deadlock_free);
         let first = text.lines().nth(2).unwrap().to_string();
+        assert!(first.starts_with("h0 "), "{first}");
+        // The port of h0's switch that leads back to h0.
+        let inj = Routes::injection(&net, net.terminal(0)).unwrap();
+        let back = net.channel(inj.reverse()).src_port.0;
         for (bad, says) in [
             (first.replace(':', ": 99"), "not cabled"),
             ("nobody h1: 1".to_string(), "no terminal named 'nobody'"),
             (format!("{first} 3"), "mark an in-transit host"),
+            (
+                first.replace(": ", &format!(": {back} | ")),
+                "cannot be an in-transit host",
+            ),
             (first.replace(": ", ": x "), "not a port number"),
         ] {
             let doc = text.replacen(&first, &bad, 1);
