@@ -341,6 +341,19 @@ def transits_per_message(cfg: Config, samples: int = 20) -> list[dict[str, Any]]
 KEY = ("switches", "seed", "pattern", "bytes")
 
 
+def _order(key: tuple) -> tuple:
+    """Sorts keys of mixed fields: numbers by value, then text, with the
+    paper's pattern order first."""
+    return tuple(
+        (0, PATTERNS.index(k), "")
+        if k in PATTERNS
+        else (1, k, "")
+        if isinstance(k, int | float)
+        else (2, 0, str(k))
+        for k in key
+    )
+
+
 def throughput(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per network, pattern, size and routing: the most traffic accepted, the
     latency at the lowest load and the in-transit buffers per message there."""
@@ -348,7 +361,7 @@ def throughput(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for r in rows:
         groups.setdefault((*(r[k] for k in KEY), r["routing"]), []).append(r)
     out = []
-    for key, sel in sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0]))):
+    for key, sel in sorted(groups.items(), key=lambda kv: _order(kv[0])):
         low = min(sel, key=lambda r: r["load"])
         out.append(
             {
@@ -397,7 +410,7 @@ def summarise_ratios(
         groups.setdefault((r["routing"], r["pattern"], r["switches"], r["bytes"]), []).append(r)
     factors, latency = [], []
     for (routing, pattern, switches, size), sel in sorted(
-        groups.items(), key=lambda kv: tuple(map(str, kv[0]))
+        groups.items(), key=lambda kv: _order(kv[0])
     ):
         f = [r["factor"] for r in sel]
         lat = [r["latency_pct"] for r in sel]
