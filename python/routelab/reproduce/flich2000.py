@@ -695,6 +695,13 @@ def summarise(
         "- Throughput is the most traffic accepted over a sweep of offered loads "
         "(flits/cycle/host: " + ", ".join(f"{x:g}" for x in cfg.loads) + "), stopped after two "
         "unsustained loads; latency is measured at the lowest load.",
+        "- At 64 switches the gain under uniform and bit-reversal traffic is 15-30% below "
+        "the paper's (Tables 1, 3). Not from our UD's balancing: OpenSM-style `updown` "
+        "tables (shortest legal paths) accept 4-7% less than `updown-source` on the same "
+        "networks, which would raise ITB/UD only from 2.14 to 2.25 (three networks, 512 B). "
+        "The paper's networks may be sparser than ours (its 8-switch networks have "
+        "destinations 4 switches away; ours have diameter 2) and its choice of in-transit "
+        "host is not stated.",
         "- A host memory spill costs 10 us more (no figure in the paper); the run reports "
         "how often it happened (`transit_spills`).",
         "- Local traffic (`local:l=L,along=updown`): destinations within L switch hops of "
