@@ -699,9 +699,11 @@ def summarise(
         "the paper's (Tables 1, 3). Not from our UD's balancing: OpenSM-style `updown` "
         "tables (shortest legal paths) accept 4-7% less than `updown-source` on the same "
         "networks, which would raise ITB/UD only from 2.14 to 2.25 (three networks, 512 B). "
-        "The paper's networks may be sparser than ours (its 8-switch networks have "
-        "destinations 4 switches away; ours have diameter 2) and its choice of in-transit "
-        "host is not stated.",
+        "Nor from denser networks than the paper's: with fewer switch links the gain "
+        "falls (64 switches, uniform, 512 B, three networks: 1.63 with 96 links, 2.13 "
+        "with 112, 2.14 with all 128). Open candidates: `simple_routes` itself (our UD "
+        "follows its description, not its code) and the unstated choice of in-transit "
+        "host.",
         "- A host memory spill costs 10 us more (no figure in the paper); the run reports "
         "how often it happened (`transit_spills`).",
         "- Local traffic (`local:l=L,along=updown`): destinations within L switch hops of "
