@@ -55,7 +55,7 @@ def test_runs_obey_the_link_rate_and_the_in_transit_rules(out: Path) -> None:
         assert float(r["accepted_fns"]) <= float(r["offered_fns"]) * 1.1 + 1e-3, r
         assert int(r["transit_peak_bytes"]) <= 512 * 1024
         assert int(r["transit_spills"]) == 0
-        if r["routing"] != "ITB":
+        if not r["routing"].startswith("ITB"):
             assert float(r["itb_per_message"]) == 0.0, r
     itb = [float(r["itb_per_message"]) for r in rows if r["routing"] == "ITB"]
     assert any(x > 0 for x in itb)

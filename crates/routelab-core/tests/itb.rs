@@ -82,7 +82,8 @@ fn itb_routes_are_minimal_and_split_into_legal_sub_routes() {
     for seed in 1..=4 {
         let net = net16(seed);
         let order = up_order(&net);
-        let itb = routing::route(&net, "itb", &options(seed)).unwrap();
+        let engine = if seed % 2 == 0 { "itb-any" } else { "itb" };
+        let itb = routing::route(&net, engine, &options(seed)).unwrap();
         assert!(itb.is_minimal(&net).unwrap(), "seed {seed}");
         let t = net.terminals().len();
         let mut unsplit = Vec::new();
@@ -299,4 +300,28 @@ fn dispersive_refuses_routes_through_in_transit_hosts() {
         .insert("engine".into(), toml::Value::String("itb".into()));
     let e = sim::simulate(&s).unwrap_err().to_string();
     assert!(e.contains("engine") && e.contains("in-transit"), "{e}");
+}
+
+#[test]
+fn itb_any_spreads_over_more_paths_with_more_in_transit_hosts() {
+    let net = spec::build("random:switches=32,ports=8,hosts=4,seed=5").unwrap();
+    let few = routing::route(&net, "itb", &options(1)).unwrap();
+    let any = routing::route(&net, "itb-any", &options(1)).unwrap();
+    let (f, a) = (
+        few.transit_hosts_mean(&net).unwrap(),
+        any.transit_hosts_mean(&net).unwrap(),
+    );
+    // The fewest hosts per pair, by construction: never more on any pair.
+    let t = net.terminals().len();
+    for s in 0..t {
+        for d in (0..t).filter(|&d| d != s) {
+            let (p, q) = (few.path(&net, s, d).unwrap(), any.path(&net, s, d).unwrap());
+            assert!(
+                transit_hosts(&net, &p) <= transit_hosts(&net, &q),
+                "{s} -> {d}"
+            );
+        }
+    }
+    assert!(f < a, "{f} vs {a}");
+    assert!(any.is_minimal(&net).unwrap() && any.deadlock_report(&net).unwrap().deadlock_free);
 }

@@ -11,7 +11,7 @@
 //! Per pair of hosts the engine takes one minimal path, at random among
 //! the minimal paths that need the fewest in-transit hosts (none where a
 //! legal minimal path exists, so ITB adds hosts only where up*/down*
-//! cannot be minimal). A path is split as late as possible, which needs
+//! cannot be minimal); `itb-any` draws uniformly among all minimal paths. A path is split as late as possible, which needs
 //! the fewest splits for that path; the host of a split is the switch's
 //! next host in round-robin order, so in-transit work is spread. A path
 //! through a switch without hosts cannot be split there.
@@ -33,12 +33,27 @@ use std::collections::VecDeque;
 pub struct Itb {
     root: Option<String>,
     seed: u64,
+    /// Draw among every minimal path (`itb-any`), not only those needing
+    /// the fewest in-transit hosts.
+    any: bool,
 }
 
 pub fn engine(o: &RoutingOptions) -> Box<dyn RoutingEngine> {
     Box::new(Itb {
         root: o.root.clone(),
         seed: o.seed,
+        any: false,
+    })
+}
+
+/// `itb-any`: one minimal path per pair drawn uniformly among all of them
+/// (flich2000 §4.5 read literally: "selected randomly"), split where it
+/// must be. More in-transit hosts, more paths to spread the load over.
+pub fn engine_any(o: &RoutingOptions) -> Box<dyn RoutingEngine> {
+    Box::new(Itb {
+        root: o.root.clone(),
+        seed: o.seed,
+        any: true,
     })
 }
 
@@ -46,7 +61,11 @@ const INF: u32 = u32::MAX / 4;
 
 impl RoutingEngine for Itb {
     fn name(&self) -> &'static str {
-        "itb"
+        if self.any {
+            "itb-any"
+        } else {
+            "itb"
+        }
     }
 
     fn memory_bytes(&self, net: &Network) -> u64 {
@@ -70,6 +89,7 @@ impl RoutingEngine for Itb {
         let mut next_host = vec![0usize; f.s];
         let mut paths = SourcePaths::new(&f);
         let mut plan = Plan::new(f.s);
+        plan.any = self.any;
         for d in 0..f.s {
             if rank[d] == NONE || hosts[d].is_empty() {
                 continue;
@@ -120,6 +140,10 @@ struct Plan {
     dist: Vec<u32>,
     splits: Vec<[u32; 2]>,
     ways: Vec<[f64; 2]>,
+    /// Per switch and phase: every feasible minimal path, whatever its
+    /// splits (for `itb-any`).
+    all: Vec<[f64; 2]>,
+    any: bool,
 }
 
 /// One step a path may take: the link, the phase after it, whether the
@@ -137,6 +161,8 @@ impl Plan {
             dist: vec![INF; s],
             splits: vec![[INF; 2]; s],
             ways: vec![[0.0; 2]; s],
+            all: vec![[0.0; 2]; s],
+            any: false,
         }
     }
 
@@ -157,6 +183,8 @@ impl Plan {
         }
         self.splits.fill([INF; 2]);
         self.ways.fill([0.0; 2]);
+        self.all.fill([0.0; 2]);
+        self.all[d] = [1.0, 1.0];
         self.splits[d] = [0, 0];
         self.ways[d] = [1.0, 1.0];
         for &x in &by_dist[1..] {
@@ -174,6 +202,10 @@ impl Plan {
                 }
                 self.splits[x][phase] = best;
                 self.ways[x][phase] = ways;
+                self.all[x][phase] = self
+                    .steps(f, rank, hosts, x, phase)
+                    .map(|s| self.all[f.links(x)[s.k].to as usize][s.phase])
+                    .sum();
             }
         }
     }
@@ -232,9 +264,10 @@ impl Plan {
             let best = self.splits[x][phase];
             let steps: Vec<Step> = self
                 .steps(f, rank, hosts, x, phase)
-                .filter(|s| s.cost == best)
+                .filter(|s| self.any || s.cost == best)
                 .collect();
-            let weight = |s: &Step| self.ways[f.links(x)[s.k].to as usize][s.phase];
+            let counts = if self.any { &self.all } else { &self.ways };
+            let weight = |s: &Step| counts[f.links(x)[s.k].to as usize][s.phase];
             let total: f64 = steps.iter().map(weight).sum();
             let mut pick = r.gen::<f64>() * total;
             let mut chosen = steps.len() - 1;

@@ -16,6 +16,7 @@
 //! | `multipath` | all minimal paths per pair (or `paths=k` of them) in a [`PathSet`], traffic split evenly: the fluid view of dispersive routing | 1 (deadlock-free on trees) |
 //! | `updown-source` | up*/down* source routes, one per pair among all legal paths, balanced by link weights (Myrinet's `simple_routes`) | 1, deadlock-free |
 //! | `itb` | minimal source routes split at in-transit hosts into legal up*/down* sub-routes (Flich 2000) | 1, deadlock-free (hosts eject) |
+//! | `itb-any` | `itb` drawing among all minimal paths, not only those with the fewest in-transit hosts | 1, deadlock-free (hosts eject) |
 //! | `valiant` | a random intermediate switch per pair, two shortest phases (up*/down* on fat trees), stored as a [`PathSet`]; not minimal | 2: phase 1 on lane 0, phase 2 on lane 1 (deadlock-free on trees) |
 //!
 //! Engines use the `deadlock` layer below (cycle search, layer assignment);
@@ -262,6 +263,11 @@ pub const ENGINES: &[(&str, EngineFactory, &str)] = &[
         "itb",
         itb::engine,
         "minimal source routes split at in-transit hosts (Flich 2000)",
+    ),
+    (
+        "itb-any",
+        itb::engine_any,
+        "itb over any minimal path, not the fewest in-transit hosts",
     ),
     (
         "valiant",
