@@ -1,6 +1,8 @@
 """The network layer seen from Python: generators, metrics, formats, networkx."""
 
+import json
 from math import prod
+from pathlib import Path
 
 import networkx as nx
 import pytest
@@ -152,3 +154,75 @@ def test_summary_reports_its_stages_in_order():
 
     with pytest.raises(KeyboardInterrupt):
         net.summary(progress=boom)
+
+
+def _named_cables(net):
+    names = [n[1] for n in net.nodes]
+    return sorted(
+        tuple(sorted([(names[a], pa), (names[b], pb)])) + (c,) for a, pa, b, pb, c in net.cables
+    )
+
+
+SMALL = Path(__file__).parent.parent / "examples" / "fabrics" / "small.ibnet"
+
+
+@pytest.mark.parametrize("fmt,ext", [("ports", "ports"), ("subnet-lst", "lst")])
+def test_cable_lists_read_as_the_topology(tmp_path, fmt, ext):
+    """ibnetdiscover -p reports and opensm-subnet.lst files read to the same fabric,
+    by extension, by content (no extension) and by a named format."""
+    net = routelab.load(SMALL)
+    by_ext = tmp_path / f"fabric.{ext}"
+    net.save(by_ext)
+    bare = tmp_path / "ibnetdiscover.out"
+    bare.write_text(net.to_format(fmt))
+    named = tmp_path / "fabric.txt"
+    net.save(named, format=fmt)
+    for again in (
+        routelab.load(by_ext),
+        routelab.load(bare),
+        routelab.load(named, format=fmt),
+        routelab.topology(str(bare)),
+        routelab.parse_fabric(net.to_format(fmt)),
+    ):
+        assert sorted(n[:4] for n in again.nodes) == sorted(n[:4] for n in net.nodes)
+        assert _named_cables(again) == _named_cables(net)
+
+
+def test_cli_reads_a_fabric_from_stdin_and_names_formats(run_cli):
+    import subprocess
+    import sys
+
+    text = routelab.load(SMALL).to_format("subnet-lst")
+    out = subprocess.run(
+        [sys.executable, "-m", "routelab.cli", "topo", "-", "--json"],
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert (summary["switches"], summary["terminals"], summary["cables"]) == (2, 5, 8)
+    bad = run_cli("topo", str(SMALL), "--format", "xml")
+    assert bad.returncode == 2
+    assert "format" in bad.stderr and "subnet-lst" in bad.stderr
+    # A malformed line of a named format is named by its line.
+    broken = "\n".join(text.splitlines()[:2] + ["{ SW Ports:zz }"])
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "routelab.cli",
+            "route",
+            "-",
+            "--format",
+            "lst",
+            "--engine",
+            "minhop",
+        ],
+        input=broken,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 2 and "stdin:3:" in out.stderr, out.stderr

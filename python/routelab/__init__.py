@@ -24,7 +24,15 @@ from routelab.flow import (
     minimal_split_loads,
     throughput_bound,
 )
-from routelab.network import Network, families, from_networkx, load, topology
+from routelab.network import (
+    Network,
+    fabric_formats,
+    families,
+    from_networkx,
+    load,
+    parse_fabric,
+    topology,
+)
 from routelab.routing import Routes, deadlock, engines, read_lfts, read_source_routes, route
 from routelab.sim import SimResult, load_latency, saturate, simulate
 from routelab.traffic import pattern, patterns
@@ -54,9 +62,11 @@ __all__ = [
     "TopologyError",
     "TrafficError",
     "__version__",
+    "fabric_formats",
     "families",
     "from_networkx",
     "load",
+    "parse_fabric",
     "pattern",
     "patterns",
     "results",

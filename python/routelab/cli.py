@@ -22,13 +22,23 @@ from routelab import demo, tables
 from routelab.experiment import cli as experiment_cli
 
 
+def _add_format(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--format",
+        metavar="FMT",
+        help="the fabric file's format when its extension does not say: "
+        + ", ".join(routelab.fabric_formats())
+        + " (default: by extension, else by content; '-' as the file reads standard input)",
+    )
+
+
 def _topo(args: argparse.Namespace) -> int:
     if args.list:
         _print_list(routelab.families())
         return 0
     if not args.spec:
         raise routelab.ConfigError("routelab topo needs a SPEC, e.g. torus:8x8x8 (see --list)")
-    net = routelab.topology(args.spec)
+    net = routelab.topology(args.spec, args.format)
     for path in args.output or []:
         net.save(path)
     summary = _summary_with_progress(net)
@@ -86,7 +96,7 @@ def _pattern(args: argparse.Namespace) -> int:
             "routelab pattern needs a NAME and --topo SPEC, "
             "e.g. tornado --topo torus:8x8 (see --list)"
         )
-    net = routelab.topology(args.topo)
+    net = routelab.topology(args.topo, args.format)
     pairs = routelab.pattern(args.name, net, seed=args.seed)
     if args.json:
         print(json.dumps({"pattern": args.name, "topology": net.name, "pairs": pairs}))
@@ -120,7 +130,7 @@ def _route(args: argparse.Namespace) -> int:
             "routelab route needs a SPEC and --engine NAME, "
             "e.g. torus:8x8 --engine dor (see --list)"
         )
-    net = routelab.topology(args.spec)
+    net = routelab.topology(args.spec, args.format)
     routes = routelab.route(net, args.engine, **_routing_options(args))
     stats = routes.stats()
     if args.output:
@@ -133,7 +143,7 @@ def _route(args: argparse.Namespace) -> int:
 
 
 def _deadlock(args: argparse.Namespace) -> int:
-    net = routelab.topology(args.spec)
+    net = routelab.topology(args.spec, args.format)
     if args.lfts:
         routes = routelab.read_lfts(net, args.lfts, lanes=args.lanes)
     elif args.source_routes:
@@ -161,7 +171,7 @@ def _deadlock(args: argparse.Namespace) -> int:
 
 
 def _ebb(args: argparse.Namespace) -> int:
-    net = routelab.topology(args.spec)
+    net = routelab.topology(args.spec, args.format)
     routes = routelab.route(net, args.engine, **_routing_options(args))
     result = routelab.ebb(
         net,
@@ -181,7 +191,7 @@ def _ebb(args: argparse.Namespace) -> int:
 
 
 def _loads(args: argparse.Namespace) -> int:
-    net = routelab.topology(args.spec)
+    net = routelab.topology(args.spec, args.format)
     seed = 1 if args.seed is None else args.seed
     flows = [(s, d) for s, d in routelab.pattern(args.pattern, net, seed=seed) if s != d]
     if args.engine:
@@ -343,13 +353,14 @@ def _parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("topo", help="build or import a fabric and summarise it")
     t.add_argument("spec", nargs="?", help="e.g. torus:8x8x8, kary-ntree:k=4,n=3, fabric.ibnet")
+    _add_format(t)
     t.add_argument("--json", action="store_true", help="print the summary as JSON")
     t.add_argument(
         "-o",
         "--output",
         action="append",
         metavar="FILE",
-        help="write the fabric (.json, .ibnet or .dot); may be repeated",
+        help="write the fabric (.json, .ibnet, .ports, .lst or .dot); may be repeated",
     )
     t.add_argument("--list", action="store_true", help="list the topology families")
     t.set_defaults(run=_topo)
@@ -358,6 +369,7 @@ def _parser() -> argparse.ArgumentParser:
     pt.add_argument(
         "name", nargs="?", help="e.g. uniform, bit-reverse, tornado, hotspot:f=0.1, bisect:dir=one"
     )
+    _add_format(pt)
     pt.add_argument("--topo", metavar="SPEC", help="the network")
     pt.add_argument("--list", action="store_true", help="list the patterns and their parameters")
     pt.add_argument("--seed", type=int, default=1)
@@ -366,6 +378,7 @@ def _parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("route", help="compute routes and check them (lanes, deadlock, minimality)")
     r.add_argument("spec", nargs="?", help="the network: a topology spec or fabric file")
+    _add_format(r)
     r.add_argument("--engine", help="e.g. minhop, dfsssp, updown (updn), dor, dmodk")
     r.add_argument("--list", action="store_true", help="list the routing engines")
     _add_routing_options(r)
@@ -377,6 +390,7 @@ def _parser() -> argparse.ArgumentParser:
 
     dl = sub.add_parser("deadlock", help="check routes for deadlock (channel dependency cycles)")
     dl.add_argument("spec", help="the network: a topology spec or fabric file")
+    _add_format(dl)
     dl.add_argument("--engine", help="compute routes with this engine")
     dl.add_argument("--lfts", metavar="FILE", help="audit an opensm-lfts.dump instead")
     dl.add_argument(
@@ -395,6 +409,7 @@ def _parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("ebb", help="effective bisection bandwidth of a routing (flow level)")
     e.add_argument("spec", help="the network: a topology spec or fabric file")
+    _add_format(e)
     e.add_argument("--engine", required=True, help="the routing engine")
     e.add_argument("--patterns", type=int, default=1000, help="number of patterns (default 1000)")
     e.add_argument("--pattern", help="bisect (default: random bisections) or any pattern spec")
@@ -407,6 +422,7 @@ def _parser() -> argparse.ArgumentParser:
         "loads", help="channel loads of a pattern and the throughput they allow (flow level)"
     )
     ld.add_argument("spec", help="the network: a topology spec or fabric file")
+    _add_format(ld)
     ld.add_argument("--pattern", required=True, help="e.g. transpose, bit-reverse, uniform")
     ld.add_argument(
         "--engine",

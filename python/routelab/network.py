@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
@@ -96,9 +97,15 @@ class Network:
         distances and the bisection take seconds to minutes each."""
         return json.loads(self._net.summary_json(progress))
 
-    def save(self, path: str | Path) -> None:
-        """Writes the network; the format follows the extension (.json, .ibnet, .dot)."""
-        self._net.save(str(path))
+    def save(self, path: str | Path, format: str | None = None) -> None:
+        """Writes the network in ``format`` (see :func:`fabric_formats`), else the one
+        the extension names (.json, .ibnet, .ports, .lst, .dot)."""
+        self._net.save(str(path), format)
+
+    def to_format(self, format: str) -> str:
+        """The network as text in a named format: ``json``, ``ibnetdiscover``, ``ports``
+        (``ibnetdiscover -p``), ``subnet-lst`` (``opensm-subnet.lst``) or ``dot``."""
+        return self._net.to_format(format)
 
     def to_json(self) -> str:
         return self._net.to_json()
@@ -136,15 +143,34 @@ class Network:
         return repr(self._net)
 
 
-def topology(spec: str) -> Network:
+def topology(spec: str, format: str | None = None) -> Network:
     """Builds the network a spec names, e.g. ``"torus:8x8x8"``, ``"clos:ports=32,hosts=512"``
-    or a fabric file (``.json``, ``.ibnet``). Raises :class:`TopologyError` on a bad spec."""
-    return Network(_core.topology(str(spec)))
+    or a fabric file (``.json``, ``.ibnet``, ``ibnetdiscover.out``, ...); ``"-"`` reads the
+    fabric from standard input. ``format`` names the file's format when neither its
+    extension nor its content should decide. Raises :class:`TopologyError` on a bad spec."""
+    spec = str(spec)
+    if spec == "-":
+        return Network(_core.parse_fabric(sys.stdin.read(), format, "stdin"))
+    if format is not None:
+        return load(spec, format)
+    return Network(_core.topology(spec))
 
 
-def load(path: str | Path) -> Network:
-    """Reads a fabric file (routelab JSON or ibnetdiscover text)."""
-    return Network(_core.load(str(path)))
+def load(path: str | Path, format: str | None = None) -> Network:
+    """Reads a fabric file: routelab JSON, ibnetdiscover (or ibsim) text, an
+    ``ibnetdiscover -p`` report or ``opensm-subnet.lst``; by ``format`` when named, else
+    by extension, else by content."""
+    return Network(_core.load(str(path), format))
+
+
+def parse_fabric(text: str, format: str | None = None) -> Network:
+    """Reads fabric text in ``format``, or in the format its first line shows."""
+    return Network(_core.parse_fabric(text, format))
+
+
+def fabric_formats() -> list[str]:
+    """The fabric format names ``format=`` and ``--format`` take."""
+    return _core.fabric_formats().split(", ")
 
 
 def families() -> list[tuple[str, str]]:

@@ -352,7 +352,9 @@ fn files_by_extension() {
     );
     let e = io::load(&dot_path).unwrap_err().to_string();
     assert!(e.contains("write only"), "{e}");
-    let e = io::load(&dir.join("fabric.xml")).unwrap_err().to_string();
+    let xml = dir.join("fabric.xml");
+    std::fs::write(&xml, "<?xml version=\"1.0\"?>\n<fabric/>\n").unwrap();
+    let e = io::load(&xml).unwrap_err().to_string();
     assert!(
         e.contains("'.xml'") && e.contains(".json") && e.contains(".ibnet"),
         "{e}"

@@ -166,10 +166,17 @@ impl PyNetwork {
         self.net.terminals().iter().map(|n| n.0).collect()
     }
 
-    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+    #[pyo3(signature = (path, format = None))]
+    fn save(&self, py: Python<'_>, path: PathBuf, format: Option<String>) -> PyResult<()> {
         let net = Arc::clone(&self.net);
-        py.allow_threads(move || io::save(&net, &path))
+        py.allow_threads(move || io::save_as(&net, &path, format_of(format)?))
             .map_err(topo_err)
+    }
+
+    /// The text of the network in a named format.
+    fn to_format(&self, format: String) -> PyResult<String> {
+        let f = io::Format::parse(&format).map_err(topo_err)?;
+        Ok(io::to_string(&self.net, f))
     }
 
     fn to_json(&self) -> String {
@@ -211,12 +218,43 @@ fn topology(py: Python<'_>, spec: String) -> PyResult<PyNetwork> {
         .map_err(topo_err)
 }
 
-/// Reads a fabric file (.json, .ibnet).
+/// A fabric format by name; `None` leaves the choice to the extension or
+/// the content.
+fn format_of(name: Option<String>) -> Result<Option<io::Format>, routelab_core::TopologyError> {
+    name.map(|n| io::Format::parse(&n)).transpose()
+}
+
+/// Reads a fabric file (.json, .ibnet, .ports, .lst, or by content), in
+/// `format` when named.
 #[pyfunction]
-fn load(py: Python<'_>, path: PathBuf) -> PyResult<PyNetwork> {
-    py.allow_threads(move || io::load(&path))
+#[pyo3(signature = (path, format = None))]
+fn load(py: Python<'_>, path: PathBuf, format: Option<String>) -> PyResult<PyNetwork> {
+    py.allow_threads(move || io::load_as(&path, format_of(format)?))
         .map(wrap)
         .map_err(topo_err)
+}
+
+/// Reads fabric text in `format`, or in the format its content shows.
+#[pyfunction]
+#[pyo3(signature = (text, format = None, origin = "<text>".to_string()))]
+fn parse_fabric(
+    py: Python<'_>,
+    text: String,
+    format: Option<String>,
+    origin: String,
+) -> PyResult<PyNetwork> {
+    py.allow_threads(move || match format_of(format)? {
+        Some(f) => io::parse(&text, f, &origin),
+        None => io::parse_sniffed(&text, &origin),
+    })
+    .map(wrap)
+    .map_err(topo_err)
+}
+
+/// The fabric format names.
+#[pyfunction]
+fn fabric_formats() -> String {
+    io::Format::names()
 }
 
 /// Reads a network from routelab's JSON text.
@@ -300,6 +338,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyNetwork>()?;
     m.add_function(wrap_pyfunction!(topology, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_fabric, m)?)?;
+    m.add_function(wrap_pyfunction!(fabric_formats, m)?)?;
     m.add_function(wrap_pyfunction!(from_json, m)?)?;
     m.add_function(wrap_pyfunction!(from_ibnetdiscover, m)?)?;
     m.add_function(wrap_pyfunction!(pattern_pairs, m)?)?;

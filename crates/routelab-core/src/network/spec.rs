@@ -70,11 +70,7 @@ pub fn build(spec: &str) -> Result<Network, TopologyError> {
 }
 
 fn looks_like_path(spec: &str) -> bool {
-    let lower = spec.to_ascii_lowercase();
-    [".json", ".ibnet", ".topo", ".ibnd", ".txt"]
-        .iter()
-        .any(|ext| lower.ends_with(ext))
-        || spec.contains('/')
+    io::Format::of_extension(Path::new(spec)).is_some() || spec.contains('/')
 }
 
 /// The usage of every family, one line each (for help texts).

@@ -49,6 +49,12 @@ pub fn to_string(net: &Network) -> String {
     write::write(net)
 }
 
+/// Text with control characters made spaces, as ibnetdiscover prints
+/// node descriptions.
+pub(crate) fn clean_text(text: &str) -> String {
+    read::clean(text)
+}
+
 /// The data rate of an InfiniBand link speed such as `4xQDR` (32Gb/s) or
 /// `4xEDR` (100Gb/s), if `speed` is one.
 pub fn data_rate(speed: &str) -> Option<Bandwidth> {
