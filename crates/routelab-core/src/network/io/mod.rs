@@ -215,6 +215,12 @@ pub fn load_as(path: &Path, format: Option<Format>) -> Result<Network, TopologyE
             )
         })?,
     };
+    if format == Format::Json && std::str::from_utf8(&bytes).is_err() {
+        // JSON must be UTF-8: say where it is not.
+        return Err(crate::text::read(path)
+            .err()
+            .map_or_else(|| io_error(path, "not UTF-8".into()), |e| io_error(path, e)));
+    }
     parse(&text, format, &origin)
 }
 
