@@ -132,7 +132,12 @@ fn central_switch(net: &Network) -> NodeId {
 /// Every path goes up zero or more times, then down.
 fn assert_up_down(net: &Network, r: &Routes, root: NodeId) {
     let level = levels(net, root);
-    let key = |v: NodeId| (level[v.index()], v);
+    assert_legal(net, r, |v| (level[v.index()], v));
+}
+
+/// Every path goes up zero or more times, then down, "up" meaning towards
+/// a smaller key.
+fn assert_legal<K: Ord>(net: &Network, r: &Routes, key: impl Fn(NodeId) -> K) {
     let t = net.terminals().len();
     for s in 0..t {
         for d in 0..t {
@@ -405,6 +410,115 @@ fn updown_is_legal_and_acyclic_on_random_networks() {
         assert_up_down(&net, &r, root);
         assert!(r.deadlock_report(&net).unwrap().deadlock_free);
     }
+}
+
+/// dnup: legal on the order ranked from the edge (switches holding
+/// terminals first, inner ones above, ties by index), computed here
+/// independently; deadlock-free on one lane; every pair reached.
+#[test]
+fn dnup_is_legal_from_the_edge_and_acyclic() {
+    let mut nets: Vec<Network> = (0..12)
+        .map(|seed| random_net(5 + seed as u32 % 8, seed as u32 % 6, 1, seed))
+        .collect();
+    for s in [
+        "kary-ntree:k=4,n=3",
+        "torus:4x4",
+        "xgft:m=4x4,w=1x2",
+        "kary-ntree:k=4,n=2,terminals=10",
+    ] {
+        nets.push(spec::build(s).unwrap());
+    }
+    for net in &nets {
+        let r = routing::route(net, "dnup", &opts()).unwrap();
+        // Distance from the nearest switch that holds a terminal.
+        let mut dist = vec![u32::MAX; net.node_count()];
+        let mut q = VecDeque::new();
+        for &x in net.switches() {
+            if net.neighbors(x).any(|v| !net.is_switch(v)) {
+                dist[x.index()] = 1;
+                q.push_back(x);
+            }
+        }
+        while let Some(u) = q.pop_front() {
+            for v in net.neighbors(u).filter(|&v| net.is_switch(v)) {
+                if dist[v.index()] == u32::MAX {
+                    dist[v.index()] = dist[u.index()] + 1;
+                    q.push_back(v);
+                }
+            }
+        }
+        assert_legal(net, &r, |v| (std::cmp::Reverse(dist[v.index()]), v));
+        let rep = r.deadlock_report(net).unwrap();
+        assert!(rep.deadlock_free, "{}: {rep}", net.name());
+        assert_eq!(rep.lanes_used, 1);
+    }
+    // On a fat tree the edge order is the tree's own: routes are minimal.
+    let net = spec::build("kary-ntree:k=4,n=3").unwrap();
+    assert_minimal(&net, &routing::route(&net, "dnup", &opts()).unwrap());
+}
+
+/// Nue: deadlock-free (an independent CDG check) within any number of
+/// lanes, one included, on fabrics where shortest paths need more; every
+/// pair reached; the lanes it uses never more than allowed; repeatable.
+#[test]
+fn nue_is_deadlock_free_within_the_lanes_given() {
+    let mut nets: Vec<Network> = [
+        "torus:5",
+        "torus:4x4",
+        "torus:3x3x3",
+        "kautz:b=2,n=3,hosts=1",
+        "dragonfly:a=4,p=2,h=2",
+        "hypercube:4",
+    ]
+    .iter()
+    .map(|s| spec::build(s).unwrap())
+    .collect();
+    nets.extend((0..8).map(|seed| random_net(6 + seed as u32 % 10, 4 + seed as u32 % 9, 2, seed)));
+    for net in &nets {
+        for lanes in [1u8, 2, 4] {
+            let o = RoutingOptions {
+                max_lanes: lanes,
+                ..opts()
+            };
+            let r = routing::route(net, "nue", &o).unwrap();
+            let rep = r.deadlock_report(net).unwrap();
+            assert!(rep.deadlock_free, "{} on {lanes} lanes: {rep}", net.name());
+            assert!(rep.lanes_used <= lanes, "{}: {rep}", net.name());
+            let t = net.terminals().len();
+            for s in 0..t {
+                for d in 0..t {
+                    r.path(net, s, d).unwrap();
+                }
+            }
+            let again = routing::route(net, "nue", &o).unwrap();
+            assert_eq!(again, r);
+        }
+    }
+    // One lane where shortest-path routing needs two.
+    let ring = spec::build("torus:5").unwrap();
+    let one = RoutingOptions {
+        max_lanes: 1,
+        ..opts()
+    };
+    assert!(routing::route(&ring, "dfsssp", &one).is_err());
+    assert!(routing::route(&ring, "nue", &one).is_ok());
+}
+
+/// Where minimal routes are acyclic anyway (fat trees), Nue finds them;
+/// on a torus with enough lanes it stays close to minimal.
+#[test]
+fn nue_is_minimal_on_fat_trees_and_near_minimal_on_tori() {
+    for s in ["kary-ntree:k=4,n=3", "clos:ports=8,hosts=24"] {
+        let net = spec::build(s).unwrap();
+        let r = routing::route(&net, "nue", &opts()).unwrap();
+        assert_minimal(&net, &r);
+        assert_eq!(r.escape_routed(), Some(0));
+    }
+    let net = spec::build("torus:4x4x4").unwrap();
+    let nue = routing::route(&net, "nue", &opts()).unwrap();
+    let minhop = routing::route(&net, "minhop", &opts()).unwrap();
+    let (a, b) = (nue.avg_hops(&net).unwrap(), minhop.avg_hops(&net).unwrap());
+    assert!(a <= b * 1.05, "nue {a} vs minimal {b}");
 }
 
 #[test]

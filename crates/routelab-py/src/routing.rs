@@ -163,6 +163,7 @@ impl PyRoutes {
                 "max_hops": routes.max_hops(&net)?,
                 "avg_hops": routes.avg_hops(&net)?,
                 "transit_hosts_mean": routes.transit_hosts_mean(&net)?,
+                "escape_routed": routes.escape_routed(),
                 "seconds": seconds,
                 "cycle": report["cycle"],
             });

@@ -10,8 +10,10 @@
 //! | `sssp` | shortest paths balanced globally (Dijkstra with route-count weights) | 1 (may deadlock) |
 //! | `dfsssp` | `sssp` plus virtual layers that make every layer acyclic | as needed, then spread |
 //! | `updown` (OpenSM's `updn`) | up*/down* on a BFS spanning tree; shortest legal paths | 1, deadlock-free |
+//! | `dnup` | up*/down* ranked by distance from the switches holding terminals (OpenSM's down*/up*) | 1, deadlock-free |
 //! | `dor` | dimension order on tori, meshes and hypercubes | 2 on tori (datelines), else 1 |
 //! | `dmodk` | D-mod-k on k-ary n-trees, XGFTs and Clos networks: up ports by destination, unique way down | 1, deadlock-free |
+//! | `nue` | routes on the channel dependency graph, never closing a cycle; destinations in `max_lanes` layers, escape paths as fallback (Domke 2016) | `max_lanes` (default 8), deadlock-free |
 //! | `lash` | layered shortest path: one minimal path per switch pair, pairs on the first layer that stays acyclic | as needed, deadlock-free |
 //! | `multipath` | all minimal paths per pair (or `paths=k` of them) in a [`PathSet`], traffic split evenly: the fluid view of dispersive routing | 1 (deadlock-free on trees) |
 //! | `updown-source` | up*/down* source routes, one per pair among all legal paths, balanced by link weights (Myrinet's `simple_routes`) | 1, deadlock-free |
@@ -33,12 +35,14 @@ mod source_paths;
 pub mod adaptive;
 pub mod dfsssp;
 pub mod dmodk;
+pub mod dnup;
 pub mod dor;
 pub mod formats;
 pub mod itb;
 pub mod lash;
 pub mod minhop;
 pub mod multipath;
+pub mod nue;
 pub mod sssp;
 pub mod updown;
 pub mod updown_source;
@@ -235,6 +239,11 @@ pub const ENGINES: &[(&str, EngineFactory, &str)] = &[
         "up*/down* on a BFS tree from a root switch; deadlock-free",
     ),
     (
+        "dnup",
+        dnup::engine,
+        "up*/down* ranked from the edge switches (OpenSM dnup); deadlock-free",
+    ),
+    (
         "dor",
         dor::engine,
         "dimension order on tori, meshes, hypercubes; datelines on tori",
@@ -248,6 +257,11 @@ pub const ENGINES: &[(&str, EngineFactory, &str)] = &[
         "lash",
         lash::engine,
         "shortest paths, each pair on a lane kept acyclic (LASH)",
+    ),
+    (
+        "nue",
+        nue::engine,
+        "deadlock-free within max_lanes lanes, routed on the CDG (Nue)",
     ),
     (
         "multipath",

@@ -474,6 +474,7 @@ pub struct Routes {
     lanes_needed: Option<u8>,
     lane_rule: LaneRule,
     paths: Option<PathSet>,
+    escape_routed: Option<u32>,
 }
 
 /// Why a table walk stopped.
@@ -500,6 +501,7 @@ impl Routes {
             lanes_needed: None,
             lane_rule: LaneRule::Fixed,
             paths: None,
+            escape_routed: None,
         }
     }
 
@@ -584,6 +586,16 @@ impl Routes {
 
     pub fn set_lanes_needed(&mut self, lanes: u8) {
         self.lanes_needed = Some(lanes);
+    }
+
+    /// Destinations routed on escape paths because no acyclic way was
+    /// found (`nue`); `None` for engines without them.
+    pub fn escape_routed(&self) -> Option<u32> {
+        self.escape_routed
+    }
+
+    pub fn set_escape_routed(&mut self, destinations: u32) {
+        self.escape_routed = Some(destinations);
     }
 
     pub fn lane_rule(&self) -> &LaneRule {
