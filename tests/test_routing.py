@@ -30,6 +30,24 @@ def test_updown_is_deadlock_free_on_one_lane():
         assert r.lanes_used == 1
 
 
+def test_nue_fits_the_lanes_given_where_dfsssp_cannot(run_cli):
+    """A 3D torus: DFSSSP on one lane is refused with the lanes it needs; Nue routes
+    it deadlock-free on one lane, every path checked by the CDG verifier."""
+    torus = routelab.topology("torus:4x4x4")
+    with pytest.raises(routelab.DeadlockError):
+        routelab.route(torus, "dfsssp", max_lanes=1)
+    for lanes in (1, 2, 8):
+        r = routelab.route(torus, "nue", max_lanes=lanes)
+        stats = r.stats()
+        assert stats["deadlock_free"] and stats["lanes_used"] <= lanes
+        assert stats["escape_routed"] is not None
+    out = run_cli("route", "torus:5", "--engine", "nue", "--max-lanes", "1", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["deadlock_free"] and data["lanes_used"] == 1
+    assert "nue" in run_cli("route", "--list").stdout
+
+
 def test_tree_routes_need_one_lane():
     net = routelab.topology("kary-ntree:k=4,n=2")
     r = routelab.route(net, "minhop")

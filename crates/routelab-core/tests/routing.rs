@@ -743,6 +743,25 @@ proptest! {
         prop_assert!(rep.deadlock_free, "{}", rep);
         prop_assert_eq!(rep.lanes_used, 1);
     }
+
+    /// Nue and dnup on random fabrics (parallel cables, several hosts per
+    /// switch): acyclic channel dependencies within the lanes allowed,
+    /// every pair reached.
+    #[test]
+    fn random_networks_nue_and_dnup_are_deadlock_free(
+        switches in 2u32..16, extra in 0u32..20, hosts in 1u32..3, lanes in 1u8..5,
+        seed in 0u64..1_000_000,
+    ) {
+        let net = random_net(switches, extra, hosts, seed);
+        let o = RoutingOptions { max_lanes: lanes, ..opts() };
+        for engine in ["nue", "dnup"] {
+            let r = routing::route(&net, engine, &o).unwrap();
+            let rep = r.deadlock_report(&net).unwrap();
+            prop_assert!(rep.deadlock_free, "{engine}: {}", rep);
+            prop_assert!(rep.lanes_used <= lanes);
+            prop_assert!(r.max_hops(&net).is_ok());
+        }
+    }
 }
 
 /// The random topology class of Domke et al. (64 switches, 1024 endpoints,
