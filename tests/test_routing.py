@@ -130,7 +130,12 @@ def test_route_files_round_trip_and_audit(tmp_path, run_cli):
     net = routelab.topology("torus:5")
     routes = routelab.route(net, "dfsssp")
     files = routes.save(tmp_path)
-    assert {p.split("/")[-1] for p in files} == {"opensm-lfts.dump", "lanes.txt", "paths.jsonl"}
+    assert {p.split("/")[-1] for p in files} == {
+        "opensm-lfts.dump",
+        "lanes.txt",
+        "paths.jsonl",
+        "opensm-sl2vl.dump",
+    }
     lines = (tmp_path / "paths.jsonl").read_text().splitlines()
     assert len(lines) == 5 * 4
     # The tables alone, on one lane, deadlock; with the lane table they do not.
@@ -153,6 +158,34 @@ def test_route_files_round_trip_and_audit(tmp_path, run_cli):
     )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["deadlock_free"] is True
+    # The subnet's SL-to-VL tables decide: SL i on VL i keeps it deadlock-free;
+    # every SL on VL 0 (tables without QoS) shows the cycle.
+    sl2vl = tmp_path / "opensm-sl2vl.dump"
+    zero = tmp_path / "zero-sl2vl.dump"
+    zero.write_text(
+        "".join(
+            line.split(":")[0] + ":" + " 0" * 16 + "\n"
+            if ":" in line and not line.startswith("#")
+            else line + "\n"
+            for line in sl2vl.read_text().splitlines()
+        )
+    )
+    for table, free in ((sl2vl, True), (zero, False)):
+        r = run_cli(
+            "deadlock",
+            "torus:5",
+            "--lfts",
+            str(tmp_path / "opensm-lfts.dump"),
+            "--lanes",
+            str(tmp_path / "lanes.txt"),
+            "--sl2vl",
+            str(table),
+            "--json",
+        )
+        assert r.returncode == 0, r.stderr
+        report = json.loads(r.stdout)
+        assert report["deadlock_free"] is free and report["dropped_pairs"] == 0
+        assert (report["cycle"] is None) is free
 
 
 def test_malformed_lft_dump_names_the_line(tmp_path):

@@ -144,8 +144,10 @@ def _route(args: argparse.Namespace) -> int:
 
 def _deadlock(args: argparse.Namespace) -> int:
     net = routelab.topology(args.spec, args.format)
+    if args.sl2vl and not args.lfts:
+        raise routelab.ConfigError("--sl2vl goes with --lfts (the subnet's own tables)")
     if args.lfts:
-        routes = routelab.read_lfts(net, args.lfts, lanes=args.lanes)
+        routes = routelab.read_lfts(net, args.lfts, lanes=args.lanes, sl2vl=args.sl2vl)
     elif args.source_routes:
         routes = routelab.read_source_routes(net, args.source_routes)
     else:
@@ -393,6 +395,12 @@ def _parser() -> argparse.ArgumentParser:
     _add_format(dl)
     dl.add_argument("--engine", help="compute routes with this engine")
     dl.add_argument("--lfts", metavar="FILE", help="audit an opensm-lfts.dump instead")
+    dl.add_argument(
+        "--sl2vl",
+        metavar="FILE",
+        help="with --lfts: the subnet's opensm-sl2vl.dump; the lane table's lanes are then "
+        "SLs and each hop's VL is the one these tables give",
+    )
     dl.add_argument(
         "--source-routes",
         metavar="FILE",

@@ -48,7 +48,9 @@ class Routes:
     def deadlock(self) -> dict[str, Any]:
         """The channel dependency graph check: ``deadlock_free``, ``lanes_used``
         (lanes in the checked graph), ``lanes_needed``, ``cycle`` (a concrete
-        cycle of channels, or None), ``paths``, ``dependencies``."""
+        cycle of channels, or None), ``paths``, ``dependencies``, and with SL-to-VL
+        tables ``dropped_pairs`` (pairs whose SL maps to VL 15 on their path) and
+        ``dropped_example``."""
         if "_deadlock" not in self.__dict__:
             self.__dict__["_deadlock"] = json.loads(self._routes.deadlock_json())
         return dict(self.__dict__["_deadlock"])
@@ -84,9 +86,10 @@ class Routes:
         return int(t)
 
     def save(self, directory: str | Path) -> list[str]:
-        """Writes ``opensm-lfts.dump``, ``lanes.txt`` (slid dlid lane), ``paths.jsonl``
-        and, for source routes, ``source-routes.txt`` into ``directory``; returns the
-        paths written."""
+        """Writes ``opensm-lfts.dump``, ``lanes.txt`` (slid dlid lane), ``paths.jsonl``,
+        for routes on virtual layers ``opensm-sl2vl.dump`` (SL i on VL i, the tables
+        the lanes assume) and, for source routes, ``source-routes.txt`` into
+        ``directory``; returns the paths written."""
         return self._routes.save(str(directory))
 
     def to_lfts(self) -> str:
@@ -146,10 +149,26 @@ def usage(routers: bool = False) -> list[tuple[str, str]]:
     return rows + [(alias, f"= {real}") for alias, real in _core.routing_aliases()]
 
 
-def read_lfts(net: Network, lfts: str | Path, lanes: str | Path | None = None) -> Routes:
-    """Imports OpenSM forwarding tables (``opensm-lfts.dump``) for ``net``, and
-    optionally a lane table, so they can be audited and evaluated."""
-    return Routes(_core.read_lfts(net._net, str(lfts), None if lanes is None else str(lanes)), net)
+def read_lfts(
+    net: Network,
+    lfts: str | Path,
+    lanes: str | Path | None = None,
+    sl2vl: str | Path | None = None,
+) -> Routes:
+    """Imports OpenSM forwarding tables (``opensm-lfts.dump``) for ``net``, optionally
+    a lane table (``slid dlid lane``) and the subnet's SL-to-VL tables
+    (``opensm-sl2vl.dump``): the lanes are then service levels and every hop's VL
+    is the one the tables give, as on the real subnet. The routes can then be
+    audited (:meth:`Routes.deadlock`, :meth:`Routes.dropped_pairs`) and evaluated."""
+    return Routes(
+        _core.read_lfts(
+            net._net,
+            str(lfts),
+            None if lanes is None else str(lanes),
+            None if sl2vl is None else str(sl2vl),
+        ),
+        net,
+    )
 
 
 def read_source_routes(net: Network, path: str | Path) -> Routes:

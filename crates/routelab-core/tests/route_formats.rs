@@ -7,7 +7,8 @@ use routelab_core::network::io::ibnetdiscover;
 use routelab_core::network::metrics::{bfs_distances, UNREACHABLE};
 use routelab_core::network::{build, spec};
 use routelab_core::routing::formats::{
-    self, assign_lids, read_lanes, read_lfts, write_lanes, write_lfts, write_orcs_dot, write_paths,
+    self, assign_lids, read_lanes, read_lfts, read_sl2vl, write_lanes, write_lfts, write_orcs_dot,
+    write_paths, write_sl2vl,
 };
 use routelab_core::routing::{self, Routes, RoutingError, RoutingOptions};
 use routelab_core::{Network, NodeId};
@@ -785,4 +786,105 @@ fn formats_check_the_network() {
     let r5 = routing::route(&other, "minhop", &opts()).unwrap();
     let e = read_lfts(&net, &write_lfts(&other, &r5).unwrap(), "x").unwrap_err();
     assert!(matches!(e, RoutingError::Parse { .. }), "{e}");
+}
+
+/// An administrator's audit of DFSSSP service levels: with SL `i` on VL `i`
+/// (QoS on, as DFSSSP needs) the SLs of the lane table keep the subnet
+/// deadlock-free; with every SL on VL 0 (OpenSM's tables without QoS) the
+/// same routes and SLs deadlock, and the check shows the cycle; an SL
+/// mapped to VL 15 is dropped. The dump round-trips through its text.
+#[test]
+fn sl2vl_tables_decide_the_vls_the_audit_checks() {
+    let net = ibnetdiscover::from_str(
+        &ibnetdiscover::to_string(&spec::build("torus:5").unwrap()),
+        "ring",
+    )
+    .unwrap();
+    let routes = routing::route(&net, "dfsssp", &lanes(2)).unwrap();
+    assert_eq!(routes.lanes_needed(), 2);
+    let lfts = write_lfts(&net, &routes).unwrap();
+    let lane_table = write_lanes(&net, &routes).unwrap();
+    let audit = |sl2vl: &str| {
+        let mut r = read_lfts(&net, &lfts, "opensm-lfts.dump").unwrap();
+        read_lanes(&net, &mut r, &lane_table, "lanes.txt").unwrap();
+        let t = read_sl2vl(&net, sl2vl, "opensm-sl2vl.dump").unwrap();
+        r.set_lane_rule(routing::LaneRule::SlToVl(t));
+        r
+    };
+    let identity = write_sl2vl(&net, &routing::SlToVl::new(&net)).unwrap();
+    assert!(identity.contains("Channel Adapter 0x") && identity.contains("Switch 0x"));
+    let r = audit(&identity);
+    let rep = r.deadlock_report(&net).unwrap();
+    assert!(rep.deadlock_free, "{rep}");
+    assert_eq!(rep.lanes_used, 2);
+    assert!(r.dropped_pairs(&net).unwrap().is_empty());
+    // Every SL on VL 0.
+    let zero: String = identity
+        .lines()
+        .map(|l| match l.split_once(':') {
+            Some((ports, _)) if !l.starts_with('#') => format!("{ports}:{}\n", " 0".repeat(16)),
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    let r = audit(&zero);
+    let rep = r.deadlock_report(&net).unwrap();
+    assert!(!rep.deadlock_free && rep.cycle.is_some(), "{rep}");
+    assert_eq!(r.lanes(), 1);
+    // SL 1 dropped: every pair DFSSSP put on lane 1.
+    let drop: String = identity
+        .lines()
+        .map(|l| match l.split_once(':') {
+            Some((ports, vls)) if !l.starts_with('#') => {
+                let mut v: Vec<&str> = vls.split_whitespace().collect();
+                v[1] = "15";
+                format!("{ports}: {}\n", v.join(" "))
+            }
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    let r = audit(&drop);
+    let dropped = r.dropped_pairs(&net).unwrap();
+    let on_one = (0..5)
+        .flat_map(|s| (0..5).map(move |d| (s, d)))
+        .filter(|&(s, d)| s != d && routes.lane(s, d) == 1)
+        .count();
+    assert!(on_one > 0);
+    assert_eq!(dropped.len(), on_one);
+    assert!(dropped.iter().all(|&(_, _, hop)| hop == 0));
+    // Round trip.
+    let t = read_sl2vl(&net, &zero, "x").unwrap();
+    assert_eq!(
+        read_sl2vl(&net, &write_sl2vl(&net, &t).unwrap(), "y").unwrap(),
+        t
+    );
+}
+
+#[test]
+fn malformed_sl2vl_dumps_name_the_line() {
+    let net = ibnetdiscover::from_str(
+        &ibnetdiscover::to_string(&spec::build("torus:3").unwrap()),
+        "ring",
+    )
+    .unwrap();
+    let good = write_sl2vl(&net, &routing::SlToVl::new(&net)).unwrap();
+    let lines: Vec<&str> = good.lines().collect();
+    let row = lines.iter().position(|l| l.starts_with("0   ")).unwrap() + 1;
+    let edit = |n: usize, f: fn(&str) -> String| -> String {
+        let mut l: Vec<String> = lines.iter().map(|x| x.to_string()).collect();
+        l[n - 1] = f(&l[n - 1]);
+        l.join("\n")
+    };
+    for (text, line, word) in [
+        ("0 1 : 0 1 2\n".to_string(), 1, "before any node"),
+        (
+            "Switch 0x00000000deadbeef, base LID 999, \"x\"\n".to_string(),
+            1,
+            "LID 999",
+        ),
+        (edit(row, |l| l.replace(" 15", " 16")), row, "VL of SL 15"),
+        (edit(row, |l| l.replace(" 15", "")), row, "16 VLs"),
+    ] {
+        let e = read_sl2vl(&net, &text, "f").unwrap_err().to_string();
+        assert!(e.contains(&format!("f:{line}:")) && e.contains(word), "{e}");
+    }
 }

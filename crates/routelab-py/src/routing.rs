@@ -95,9 +95,11 @@ impl PyRoutes {
             formats::save_all(&net, &routes, &dir)?;
             let source =
                 formats::writes_source_routes(&routes).then_some(formats::SOURCE_ROUTES_FILE);
+            let sl2vl = formats::writes_sl2vl(&routes).then_some(formats::SL2VL_FILE);
             Ok(
                 [formats::LFTS_FILE, formats::LANES_FILE, formats::PATHS_FILE]
                     .into_iter()
+                    .chain(sl2vl)
                     .chain(source)
                     .map(|f| dir.join(f).display().to_string())
                     .collect(),
@@ -175,7 +177,14 @@ impl PyRoutes {
 
 fn report_json(net: &Network, routes: &Routes) -> Result<serde_json::Value, CoreRoutingError> {
     let r = routes.deadlock_report(net)?;
+    let dropped = routes.dropped_pairs(net)?;
+    let name = |t: usize| net.node(net.terminals()[t]).name.clone();
     Ok(json!({
+        "dropped_pairs": dropped.len(),
+        "dropped_example": dropped.first().map(|&(s, d, hop)| format!(
+            "{} -> {}: SL {} maps to VL 15 (drop) at hop {hop}",
+            name(s), name(d), routes.lane(s, d)
+        )),
         "deadlock_free": r.deadlock_free,
         "lanes_used": r.lanes_used,
         "lanes_needed": routes.lanes_needed(),
@@ -286,14 +295,16 @@ fn read_text(path: &Path) -> Result<String, CoreRoutingError> {
     })
 }
 
-/// Imports an OpenSM `opensm-lfts.dump` (and optionally a lane table) for `net`.
+/// Imports an OpenSM `opensm-lfts.dump` (and optionally a lane table, and
+/// the SL-to-VL tables that map its lanes, as SLs, to VLs) for `net`.
 #[pyfunction]
-#[pyo3(signature = (net, lfts, lanes = None))]
+#[pyo3(signature = (net, lfts, lanes = None, sl2vl = None))]
 pub(crate) fn read_lfts(
     py: Python<'_>,
     net: &PyNetwork,
     lfts: PathBuf,
     lanes: Option<PathBuf>,
+    sl2vl: Option<PathBuf>,
 ) -> PyResult<PyRoutes> {
     let net = Arc::clone(&net.net);
     let n = Arc::clone(&net);
@@ -304,6 +315,11 @@ pub(crate) fn read_lfts(
             if let Some(lanes) = lanes {
                 let text = read_text(&lanes)?;
                 formats::read_lanes(&n, &mut routes, &text, &lanes.display().to_string())?;
+            }
+            if let Some(sl2vl) = sl2vl {
+                let text = read_text(&sl2vl)?;
+                let table = formats::read_sl2vl(&n, &text, &sl2vl.display().to_string())?;
+                routes.set_lane_rule(routelab_core::routing::LaneRule::SlToVl(table));
             }
             Ok(routes)
         })

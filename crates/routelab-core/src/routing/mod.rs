@@ -50,7 +50,7 @@ pub mod valiant;
 
 pub use crate::deadlock::Heuristic;
 pub use error::RoutingError;
-pub use routes::{transit_hosts, Datelines, LaneRule, PathKey, PathSet, Routes};
+pub use routes::{transit_hosts, Datelines, LaneRule, PathKey, PathSet, Routes, SlToVl, DROP_VL};
 
 use crate::network::Network;
 

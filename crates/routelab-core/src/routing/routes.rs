@@ -69,7 +69,63 @@ pub enum LaneRule {
     Fixed,
     /// Dateline lane changes on rings (torus DOR).
     Dateline(Datelines),
+    /// InfiniBand SL-to-VL tables (`opensm-sl2vl.dump`): the pair lane is
+    /// the service level; each hop's lane is the VL the table of the node
+    /// it leaves maps that SL to, for the port the packet came in on and
+    /// the port it leaves by.
+    SlToVl(SlToVl),
 }
+
+/// SL-to-VL tables per node and (input port, output port); see
+/// [`LaneRule::SlToVl`]. A node or port pair without a table keeps SL `i`
+/// on VL `i`. VL 15 is InfiniBand's "drop".
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SlToVl {
+    /// `(node index, input port, output port)` -> VL of each SL.
+    pub tables: std::collections::HashMap<(u32, u16, u16), [u8; 16]>,
+    /// Per channel: its source node, source port and destination port.
+    pub channels: Vec<(u32, u16, u16)>,
+}
+
+impl SlToVl {
+    /// Empty tables (SL `i` on VL `i` everywhere) for `net`'s channels.
+    pub fn new(net: &crate::network::Network) -> Self {
+        SlToVl {
+            tables: std::collections::HashMap::new(),
+            channels: net
+                .channels()
+                .iter()
+                .map(|c| (c.src.0, c.src_port.0, c.dst_port.0))
+                .collect(),
+        }
+    }
+
+    /// The VL of `sl` on channel `c` entered through `in_port` (0 for a
+    /// packet its source node injects).
+    pub fn vl(&self, in_port: u16, c: ChannelId, sl: u8) -> u8 {
+        let (node, out, _) = self.channels[c.index()];
+        self.tables
+            .get(&(node, in_port, out))
+            .map_or(sl, |t| t[usize::from(sl & 15)])
+    }
+
+    /// The highest VL any table maps an SL below `sls` to, 15 (drop)
+    /// aside; `sls - 1` without tables.
+    fn max_vl(&self, sls: u8) -> u8 {
+        if self.tables.is_empty() {
+            return sls.saturating_sub(1);
+        }
+        self.tables
+            .values()
+            .flat_map(|t| t[..usize::from(sls.min(16))].iter().copied())
+            .filter(|&v| v != DROP_VL)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// The VL an SL-to-VL table names to drop a packet.
+pub const DROP_VL: u8 = 15;
 
 /// Per channel: the ring it belongs to and whether it is the ring's dateline.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,6 +161,13 @@ impl LaneRule {
                     }
                 }
             }
+            LaneRule::SlToVl(t) => {
+                let mut in_port = 0;
+                for &c in channels {
+                    out.push(t.vl(in_port, c, pair_lane));
+                    in_port = t.channels[c.index()].2;
+                }
+            }
         }
     }
 
@@ -113,6 +176,7 @@ impl LaneRule {
         match self {
             LaneRule::Fixed => 0,
             LaneRule::Dateline(d) => u8::from(d.dateline.iter().any(|&x| x)),
+            LaneRule::SlToVl(_) => 0,
         }
     }
 }
@@ -571,6 +635,9 @@ impl Routes {
 
     /// Number of lanes the routes use (highest hop lane plus one).
     pub fn lanes(&self) -> u8 {
+        if let LaneRule::SlToVl(t) = &self.lane_rule {
+            return t.max_vl(self.max_pair_lane + 1) + 1;
+        }
         let table = self.max_pair_lane + 1 + self.lane_rule.extra_lanes();
         match &self.paths {
             Some(ps) => table.max(ps.max_lane() + 1),
@@ -596,6 +663,24 @@ impl Routes {
 
     pub fn set_escape_routed(&mut self, destinations: u32) {
         self.escape_routed = Some(destinations);
+    }
+
+    /// The pairs an SL-to-VL table drops (maps to VL 15 somewhere on the
+    /// path), as `(source, destination, hop)`; empty for other lane rules.
+    pub fn dropped_pairs(&self, net: &Network) -> Result<Vec<(usize, usize, usize)>, RoutingError> {
+        let mut out = Vec::new();
+        if !matches!(self.lane_rule, LaneRule::SlToVl(_)) {
+            return Ok(out);
+        }
+        for s in 0..self.terminals {
+            for d in (0..self.terminals).filter(|&d| d != s) {
+                let (_, l) = self.path_lanes(net, s, d)?;
+                if let Some(hop) = l.iter().position(|&v| v == DROP_VL) {
+                    out.push((s, d, hop));
+                }
+            }
+        }
+        Ok(out)
     }
 
     pub fn lane_rule(&self) -> &LaneRule {
@@ -1110,6 +1195,26 @@ impl Routes {
             return Ok(report);
         }
         let mut lanes = Vec::new();
+        if let LaneRule::SlToVl(_) = &self.lane_rule {
+            // A hop's VL depends on the port the packet came in by, so
+            // every source's own path counts; dropped packets wait on nothing.
+            let mut paths = 0;
+            for s in 0..t {
+                for d in (0..t).filter(|&d| d != s) {
+                    let (p, l) = self.path_lanes(net, s, d)?;
+                    paths += 1;
+                    let keep = l.iter().position(|&v| v == DROP_VL).unwrap_or(l.len());
+                    builder.add(PathRef::per_hop(&p[..keep], &l[..keep]))?;
+                }
+            }
+            let cdg = builder.finish();
+            let mut report = crate::deadlock::verify_cdg(net, &cdg);
+            report.paths = paths;
+            if paths > 0 {
+                report.lanes_used = report.lanes_used.max(1);
+            }
+            return Ok(report);
+        }
         self.for_each_switch_path(net, |x, d, p| {
             // Distinct pair lanes used from this switch to d.
             let mut mask = 0u32;

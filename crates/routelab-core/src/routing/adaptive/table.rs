@@ -109,6 +109,15 @@ impl TableRouter {
                 ring: d.ring.clone(),
                 dateline: d.dateline.clone(),
             }),
+            LaneRule::SlToVl(_) => {
+                return Err(RoutingError::Unfit {
+                    engine: "table",
+                    needs: "routes without SL-to-VL tables (audit them with `routelab deadlock`)"
+                        .into(),
+                    network: net.name().to_string(),
+                    found: "routes whose VLs come from an opensm-sl2vl.dump".into(),
+                })
+            }
         };
         let t = net.terminals().len();
         let switches = net.switches();

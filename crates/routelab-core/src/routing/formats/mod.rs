@@ -6,6 +6,7 @@
 //! | `lanes.txt` | [`lanes`]: the lane of each (source, destination) pair as `slid dlid lane` lines | read, write |
 //! | e.g. `routes.dot` | [`orcs`]: the topology as a directed graph, each edge naming the destinations routed over it (ORCS style); not written by [`save_all`] | write |
 //! | `paths.jsonl` | [`paths`]: one JSON object per (source, destination): lane and node names along the path | write |
+//! | `opensm-sl2vl.dump` | [`sl2vl`]: OpenSM's SL-to-VL tables per node and port pair; with a lane table of SLs, the VL of every hop | read, write |
 //! | `source-routes.txt` | [`source_routes`]: Myrinet-style source routes, the output port at each switch per pair, `\|` at in-transit hosts | read, write |
 //!
 //! LFT dumps and lane tables address nodes by LID; [`assign_lids`] decides
@@ -24,6 +25,7 @@ mod lid_ports;
 pub mod lids;
 pub mod orcs;
 pub mod paths;
+pub mod sl2vl;
 pub mod source_routes;
 
 pub use lanes::{read_lanes, write_lanes};
@@ -31,6 +33,7 @@ pub use lfts::{read_lfts, write_lfts};
 pub use lids::{assign_lids, LidEntry, Lids, MAX_UNICAST_LID};
 pub use orcs::write_orcs_dot;
 pub use paths::write_paths;
+pub use sl2vl::{read_sl2vl, write_sl2vl};
 pub use source_routes::{read_source_routes, write_source_routes};
 
 use super::{Routes, RoutingError};
@@ -44,11 +47,14 @@ pub const LFTS_FILE: &str = "opensm-lfts.dump";
 pub const LANES_FILE: &str = "lanes.txt";
 /// The paths file written by [`save_all`].
 pub const PATHS_FILE: &str = "paths.jsonl";
+/// The SL-to-VL tables [`save_all`] writes for routes on several lanes.
+pub const SL2VL_FILE: &str = "opensm-sl2vl.dump";
 /// The source routes [`save_all`] writes for routes with a path set.
 pub const SOURCE_ROUTES_FILE: &str = "source-routes.txt";
 
 /// Writes [`LFTS_FILE`], [`LANES_FILE`] and [`PATHS_FILE`] into `dir`,
-/// creating it if needed, and [`SOURCE_ROUTES_FILE`] when the routes are
+/// creating it if needed, [`SL2VL_FILE`] when the routes use virtual
+/// layers ([`writes_sl2vl`]), and [`SOURCE_ROUTES_FILE`] when the routes are
 /// source routes on one lane ([`writes_source_routes`]).
 pub fn save_all(net: &Network, routes: &Routes, dir: &Path) -> Result<(), RoutingError> {
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, "cannot create the directory", e))?;
@@ -63,6 +69,12 @@ pub fn save_all(net: &Network, routes: &Routes, dir: &Path) -> Result<(), Routin
     std::fs::write(&p, lfts).map_err(|e| io_error(&p, "cannot write", e))?;
     let p = dir.join(LANES_FILE);
     std::fs::write(&p, lanes).map_err(|e| io_error(&p, "cannot write", e))?;
+    if writes_sl2vl(routes) {
+        // The tables the lanes assume: SL i on VL i at every port pair.
+        let p = dir.join(SL2VL_FILE);
+        let text = write_sl2vl(net, &crate::routing::SlToVl::new(net))?;
+        std::fs::write(&p, text).map_err(|e| io_error(&p, "cannot write", e))?;
+    }
     let p = dir.join(PATHS_FILE);
     let file = std::fs::File::create(&p).map_err(|e| io_error(&p, "cannot write", e))?;
     let mut w = std::io::BufWriter::new(file);
@@ -74,6 +86,12 @@ pub fn save_all(net: &Network, routes: &Routes, dir: &Path) -> Result<(), Routin
         e => e,
     })?;
     w.flush().map_err(|e| io_error(&p, "cannot write", e))
+}
+
+/// Whether [`save_all`] writes [`SL2VL_FILE`] for `routes`: pair lanes
+/// beyond lane 0 that stay on their lane at every hop (virtual layers).
+pub fn writes_sl2vl(routes: &Routes) -> bool {
+    matches!(routes.lane_rule(), crate::routing::LaneRule::Fixed) && routes.lanes() > 1
 }
 
 /// Whether [`save_all`] writes [`SOURCE_ROUTES_FILE`] for `routes`: source
