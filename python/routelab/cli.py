@@ -22,6 +22,30 @@ from routelab import demo, tables
 from routelab.experiment import cli as experiment_cli
 
 
+def _add_route_sources(p: argparse.ArgumentParser) -> None:
+    """Where the routes come from: an engine, or the subnet's own files."""
+    _add_format(p)
+    p.add_argument("--engine", help="compute routes with this engine")
+    p.add_argument("--lfts", metavar="FILE", help="audit an opensm-lfts.dump instead")
+    p.add_argument(
+        "--sl2vl",
+        metavar="FILE",
+        help="with --lfts: the subnet's opensm-sl2vl.dump; the lane table's lanes are then "
+        "SLs and each hop's VL is the one these tables give",
+    )
+    p.add_argument(
+        "--source-routes",
+        metavar="FILE",
+        help="audit source routes (ports per switch, '|' at in-transit hosts) instead",
+    )
+    p.add_argument(
+        "--lanes",
+        metavar="N|FILE",
+        help="lanes allowed (with --engine) or a lane table 'slid dlid lane' (with --lfts)",
+    )
+    _add_routing_options(p, lanes=False)
+
+
 def _add_format(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--format",
@@ -142,33 +166,63 @@ def _route(args: argparse.Namespace) -> int:
     return 0
 
 
-def _deadlock(args: argparse.Namespace) -> int:
-    net = routelab.topology(args.spec, args.format)
+def _routes_of(args: argparse.Namespace, net: routelab.Network, what: str) -> routelab.Routes:
+    """The routes a command audits: an engine's, or the subnet's own files."""
     if args.sl2vl and not args.lfts:
         raise routelab.ConfigError("--sl2vl goes with --lfts (the subnet's own tables)")
     if args.lfts:
-        routes = routelab.read_lfts(net, args.lfts, lanes=args.lanes, sl2vl=args.sl2vl)
-    elif args.source_routes:
-        routes = routelab.read_source_routes(net, args.source_routes)
-    else:
-        if not args.engine:
+        return routelab.read_lfts(net, args.lfts, lanes=args.lanes, sl2vl=args.sl2vl)
+    if args.source_routes:
+        return routelab.read_source_routes(net, args.source_routes)
+    if not args.engine:
+        raise routelab.ConfigError(
+            f"routelab {what} needs --engine NAME, --lfts FILE or --source-routes FILE"
+        )
+    opts = _routing_options(args)
+    if args.lanes is not None:
+        if not args.lanes.isdigit():
             raise routelab.ConfigError(
-                "routelab deadlock needs --engine NAME, --lfts FILE or --source-routes FILE"
+                f"--lanes takes a number of lanes (1..15) with --engine, got '{args.lanes}'"
             )
-        opts = _routing_options(args)
-        if args.lanes is not None:
-            if not args.lanes.isdigit():
-                raise routelab.ConfigError(
-                    f"--lanes takes a number of lanes (1..15) with --engine, got '{args.lanes}'"
-                )
-            opts["max_lanes"] = args.lanes
-        routes = routelab.route(net, args.engine, **opts)
+        opts["max_lanes"] = args.lanes
+    return routelab.route(net, args.engine, **opts)
+
+
+def _deadlock(args: argparse.Namespace) -> int:
+    net = routelab.topology(args.spec, args.format)
+    routes = _routes_of(args, net, "deadlock")
     report = routes.deadlock()
     report = {"engine": routes.engine, "network": net.name, **report}
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         print(tables.key_value_table(list(report.items())))
+    return 0
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from routelab import audit
+
+    net = routelab.topology(args.spec, args.format)
+    routes = _routes_of(args, net, "audit")
+    result = audit.audit(net, routes, patterns=args.patterns, seed=args.seed or 0, top=args.top)
+    if args.html:
+        audit.write_html(result, args.html)
+    if args.json:
+        print(audit.to_json(result))
+        return 0
+    print(tables.key_value_table(result["summary"]))
+    for key, title in (
+        ("busiest_all_to_all", "busiest switch links, all-to-all (routes)"),
+        ("busiest_bisection", "busiest switch links, random bisections (mean flows)"),
+    ):
+        df = result[key]
+        if len(df):
+            print(f"\n{title}")
+            cols = ["src_name", "src_port", "dst_name", "dst_port", "class", "load"]
+            print(df[cols].to_string(index=False))
+    if args.html:
+        print(f"\nwrote {args.html}")
     return 0
 
 
@@ -392,28 +446,27 @@ def _parser() -> argparse.ArgumentParser:
 
     dl = sub.add_parser("deadlock", help="check routes for deadlock (channel dependency cycles)")
     dl.add_argument("spec", help="the network: a topology spec or fabric file")
-    _add_format(dl)
-    dl.add_argument("--engine", help="compute routes with this engine")
-    dl.add_argument("--lfts", metavar="FILE", help="audit an opensm-lfts.dump instead")
-    dl.add_argument(
-        "--sl2vl",
-        metavar="FILE",
-        help="with --lfts: the subnet's opensm-sl2vl.dump; the lane table's lanes are then "
-        "SLs and each hop's VL is the one these tables give",
-    )
-    dl.add_argument(
-        "--source-routes",
-        metavar="FILE",
-        help="audit source routes (ports per switch, '|' at in-transit hosts) instead",
-    )
-    dl.add_argument(
-        "--lanes",
-        metavar="N|FILE",
-        help="lanes allowed (with --engine) or a lane table 'slid dlid lane' (with --lfts)",
-    )
-    _add_routing_options(dl, lanes=False)
+    _add_route_sources(dl)
     dl.add_argument("--json", action="store_true")
     dl.set_defaults(run=_deadlock)
+
+    au = sub.add_parser(
+        "audit",
+        help="audit routes on a fabric: deadlock or the cycle, unreachable LIDs, detours, "
+        "busiest links, eBB (table, JSON, HTML)",
+    )
+    au.add_argument("spec", help="the network: a topology spec or fabric file")
+    _add_route_sources(au)
+    au.add_argument(
+        "--patterns",
+        type=int,
+        default=100,
+        help="random bisections for the busiest links and the eBB (default 100; 0: none)",
+    )
+    au.add_argument("--top", type=int, default=10, help="busiest links listed (default 10)")
+    au.add_argument("--html", metavar="FILE", help="also write the audit as an HTML page")
+    au.add_argument("--json", action="store_true")
+    au.set_defaults(run=_audit)
 
     e = sub.add_parser("ebb", help="effective bisection bandwidth of a routing (flow level)")
     e.add_argument("spec", help="the network: a topology spec or fabric file")

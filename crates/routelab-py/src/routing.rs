@@ -84,6 +84,33 @@ impl PyRoutes {
             .map_err(routing_err)
     }
 
+    /// Black holes, loops and detours of every route, as JSON.
+    fn audit_json(&self, py: Python<'_>, examples: usize) -> PyResult<String> {
+        let (net, routes) = (Arc::clone(&self.net), Arc::clone(&self.routes));
+        py.allow_threads(move || {
+            let a = routelab_core::routing::audit::audit_routes(&net, &routes, examples)?;
+            let lids = formats::assign_lids(&net)?;
+            let name = |t: usize| net.node(net.terminals()[t]).name.clone();
+            Ok::<_, CoreRoutingError>(
+                json!({
+                    "pairs": a.pairs,
+                    "broken_pairs": a.broken,
+                    "broken_examples": a.broken_examples.iter()
+                        .map(|(s, d, why)| json!([name(*s), name(*d), why])).collect::<Vec<_>>(),
+                    "unreachable": a.unreachable.iter().map(|&d| name(d)).collect::<Vec<_>>(),
+                    "unreachable_lids": a.unreachable.iter()
+                        .map(|&d| lids.lid(net.terminal(d))).collect::<Vec<_>>(),
+                    "non_minimal_pairs": a.non_minimal,
+                    "non_minimal_examples": a.non_minimal_examples.iter()
+                        .map(|&(s, d, h, m)| json!([name(s), name(d), h, m])).collect::<Vec<_>>(),
+                    "extra_hops": a.extra_hops,
+                })
+                .to_string(),
+            )
+        })
+        .map_err(routing_err)
+    }
+
     /// Writes `opensm-lfts.dump`, `lanes.txt` and `paths.jsonl` into `dir`.
     fn save(&self, py: Python<'_>, dir: PathBuf) -> PyResult<Vec<String>> {
         let (net, routes) = (Arc::clone(&self.net), Arc::clone(&self.routes));

@@ -33,6 +33,7 @@ mod routes;
 mod source_paths;
 
 pub mod adaptive;
+pub mod audit;
 pub mod dfsssp;
 pub mod dmodk;
 pub mod dnup;

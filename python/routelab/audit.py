@@ -1,0 +1,219 @@
+"""A fabric administrator's audit of routes: deadlock freedom (or the cycle),
+pairs without a working route and the LIDs they cannot reach, routes longer
+than the fabric allows, the busiest links for all-to-all traffic and for random
+bisections, and the effective bisection bandwidth; as one table, as JSON and as
+a self-contained HTML page."""
+
+from __future__ import annotations
+
+import html
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from routelab import flow, traffic
+from routelab.network import Network
+from routelab.routing import Routes
+
+
+def audit(
+    net: Network,
+    routes: Routes,
+    patterns: int = 100,
+    seed: int = 0,
+    top: int = 10,
+    examples: int = 5,
+) -> dict[str, Any]:
+    """Audits ``routes`` on ``net``. ``patterns`` random bisections give the
+    busiest links under bisection traffic and the eBB (``0`` leaves both out);
+    ``top`` links are listed per traffic; ``examples`` of each finding.
+
+    Returns a dict: ``summary`` (one row per finding, as ``(item, value)``),
+    ``deadlock`` (the deadlock report, or ``None`` when routes are broken: the
+    check needs every route), ``walk`` (broken and non-minimal pairs with
+    examples, unreachable destinations with their LIDs), ``busiest_all_to_all``
+    and ``busiest_bisection`` (DataFrames of switch-to-switch channels: endpoints,
+    class and load;
+    all-to-all load is routes per channel, bisection load the mean over the
+    patterns of flows per channel), ``ebb`` (avg, min, max) and ``loads`` (the
+    all-to-all load of every channel, for the histogram)."""
+    if routes.network != net:
+        raise ValueError("routes were computed for another network")
+    walk = json.loads(routes._routes.audit_json(examples))
+    deadlock = routes.deadlock() if walk["broken_pairs"] == 0 else None
+    t = len(net.terminals)
+    everyone = [(s, d) for s in range(t) for d in range(t) if s != d]
+    all_loads = (
+        np.asarray(routes._routes.channel_loads(everyone)) if walk["broken_pairs"] == 0 else None
+    )
+    busiest_all = _busiest(net, all_loads, top)
+    bisection = None
+    ebb = None
+    if patterns > 0 and t >= 2 and walk["broken_pairs"] == 0:
+        total = np.zeros(2 * len(net.cables))
+        for k in range(patterns):
+            pairs = traffic.pattern("bisect", net, seed=seed + k)
+            total += np.asarray(routes._routes.channel_loads(pairs))
+        bisection = total / patterns
+        ebb = flow.ebb(net, routes, patterns=patterns, seed=seed)
+    busiest_bis = _busiest(net, bisection, top)
+    summary = [
+        ("fabric", net.name),
+        ("switches / terminals / cables", f"{len(net.switches)} / {t} / {len(net.cables)}"),
+        ("routes", routes.engine),
+    ]
+    if deadlock is None:
+        summary.append(("deadlock", "not checked: some pairs have no working route"))
+    else:
+        summary.append(
+            (
+                "deadlock",
+                "free" if deadlock["deadlock_free"] else f"CYCLE: {deadlock['cycle']}",
+            )
+        )
+        summary.append(("lanes used", deadlock["lanes_used"]))
+        if deadlock.get("dropped_pairs"):
+            summary.append(
+                (
+                    "pairs dropped (VL 15)",
+                    f"{deadlock['dropped_pairs']}: {deadlock['dropped_example']}",
+                )
+            )
+    summary.append(("pairs without a route", f"{walk['broken_pairs']} of {walk['pairs']}"))
+    if walk["unreachable"]:
+        shown = ", ".join(
+            f"{n} (LID {lid_})"
+            for n, lid_ in zip(walk["unreachable"], walk["unreachable_lids"], strict=True)
+        )
+        summary.append(("unreachable destinations", shown))
+    summary.append(
+        (
+            "non-minimal pairs",
+            f"{walk['non_minimal_pairs']} ({walk['extra_hops']} extra hops in all)",
+        )
+    )
+    if len(busiest_all):
+        summary.append(
+            ("busiest switch link, all-to-all", f"{busiest_all['load'].iloc[0]:g} routes")
+        )
+    if len(busiest_bis):
+        summary.append(
+            (
+                "busiest switch link, random bisections",
+                f"{busiest_bis['load'].iloc[0]:.3g} flows (mean)",
+            )
+        )
+    if ebb is not None:
+        summary.append(
+            (
+                "effective bisection bandwidth",
+                f"{ebb['avg']:.3f} (min {ebb['min']:.3f}, max {ebb['max']:.3f}, "
+                f"{ebb['patterns']} bisections)",
+            )
+        )
+    return {
+        "summary": summary,
+        "deadlock": deadlock,
+        "walk": walk,
+        "busiest_all_to_all": busiest_all,
+        "busiest_bisection": busiest_bis,
+        "ebb": None if ebb is None else {k: ebb[k] for k in ("avg", "min", "max", "patterns")},
+        "loads": all_loads,
+    }
+
+
+def _busiest(net: Network, loads: np.ndarray | None, top: int) -> pd.DataFrame:
+    """The ``top`` busiest switch-to-switch channels (a terminal's own link
+    carries all of its traffic whatever the routing)."""
+    if loads is None or not len(loads):
+        return pd.DataFrame(columns=list(flow.LOAD_COLUMNS))
+    df = flow.load_table(net, list(loads))
+    switch = [n[0] == "switch" for n in net.nodes]
+    df = df[[switch[a] and switch[b] for a, b in zip(df["src"], df["dst"], strict=True)]]
+    return df.sort_values("load", ascending=False, kind="stable").head(top)
+
+
+def to_json(result: dict[str, Any]) -> str:
+    """The audit as JSON (tables as lists of records)."""
+    out = {
+        k: v
+        for k, v in result.items()
+        if k not in ("busiest_all_to_all", "busiest_bisection", "loads")
+    }
+    out["summary"] = dict(result["summary"])
+    for key in ("busiest_all_to_all", "busiest_bisection"):
+        out[key] = json.loads(result[key].reset_index().to_json(orient="records"))
+    return json.dumps(out, indent=2)
+
+
+def write_html(result: dict[str, Any], out: str | Path) -> Path:
+    """Writes the audit as a page a browser opens without network access."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from routelab.experiment.report import _CSS, html_table, svg_of
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    parts = []
+    rows = "".join(
+        f"<tr><th class=s>{html.escape(str(k))}</th><td class=s>{html.escape(str(v))}</td></tr>"
+        for k, v in result["summary"]
+    )
+    parts.append(f"<h2>Findings</h2><table>{rows}</table>")
+    walk = result["walk"]
+    if walk["broken_examples"]:
+        parts.append("<h2>Pairs without a route</h2>")
+        parts.append(
+            html_table(
+                pd.DataFrame(walk["broken_examples"], columns=["source", "destination", "why"])
+            )
+        )
+    if walk["non_minimal_examples"]:
+        parts.append("<h2>Routes longer than the shortest path</h2>")
+        parts.append(
+            html_table(
+                pd.DataFrame(
+                    walk["non_minimal_examples"],
+                    columns=["source", "destination", "hops", "shortest"],
+                )
+            )
+        )
+    for key, title in (
+        ("busiest_all_to_all", "Busiest switch links, all-to-all (routes per channel)"),
+        ("busiest_bisection", "Busiest switch links, random bisections (mean flows per channel)"),
+    ):
+        df = result[key]
+        if len(df):
+            parts.append(f"<h2>{html.escape(title)}</h2>")
+            parts.append(html_table(df.reset_index()))
+    loads = result["loads"]
+    if loads is not None and len(loads):
+        fig, ax = plt.subplots(figsize=(7, 3.2))
+        ax.hist(loads, bins=min(50, max(5, len(set(loads.tolist())))), color="#4c72b0")
+        ax.set_xlabel("routes per channel, all-to-all")
+        ax.set_ylabel("channels")
+        fig.tight_layout()
+        parts.append(
+            f"<figure>{svg_of(fig, 'loads')}<figcaption>How evenly the routes use the "
+            "channels: a long right tail is a hot spot.</figcaption></figure>"
+        )
+        plt.close(fig)
+    title = f"Route audit: {dict(result['summary']).get('fabric', '')}"
+    stamp = datetime.now(UTC).isoformat(timespec="seconds")
+    page = (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>"
+        f"<h1>{html.escape(title)}</h1><p class=sub>routes "
+        f"{html.escape(str(dict(result['summary']).get('routes', '')))}, written {stamp}</p>"
+        + "".join(parts)
+        + "</body></html>"
+    )
+    out.write_text(page)
+    return out

@@ -1,0 +1,71 @@
+"""The administrator's audit: findings that follow from the routes, on routes
+computed here and on LFT dumps with a hole punched in them."""
+
+import json
+
+import pytest
+
+import routelab
+from routelab import audit
+
+
+def test_audit_of_working_routes_adds_up(tmp_path):
+    net = routelab.topology("torus:4x4")
+    routes = routelab.route(net, "dfsssp")
+    result = audit.audit(net, routes, patterns=10, top=5)
+    walk = result["walk"]
+    assert walk["pairs"] == 16 * 15 and walk["broken_pairs"] == 0
+    assert walk["non_minimal_pairs"] == 0 and not walk["unreachable"]
+    assert result["deadlock"]["deadlock_free"]
+    # Every route crosses its channels once: the loads sum to the path lengths.
+    total_hops = sum(len(routes.path(s, d)) - 1 for s in range(16) for d in range(16) if s != d)
+    assert result["loads"].sum() == pytest.approx(total_hops)
+    # The listed links are the busiest switch links, in order.
+    loads = list(result["busiest_all_to_all"]["load"])
+    assert loads == sorted(loads, reverse=True) and len(loads) == 5
+    assert 0 < result["ebb"]["min"] <= result["ebb"]["avg"] <= result["ebb"]["max"] <= 1
+    page = audit.write_html(result, tmp_path / "audit.html").read_text()
+    assert "<svg" in page and "Busiest switch links" in page and "deadlock" in page
+    assert json.loads(audit.to_json(result))["summary"]["deadlock"] == "free"
+
+
+def test_audit_names_the_lids_a_punched_lft_cannot_reach(tmp_path, run_cli):
+    net = routelab.topology("torus:3x3")
+    routes = routelab.route(net, "minhop")
+    fabric = tmp_path / "fabric.ibnet"
+    net.save(fabric)
+    lines = routes.to_lfts().splitlines()
+    # Switch s0.0 forgets LID 0x000c (a terminal; switches hold LIDs 1-9).
+    first = next(i for i, line in enumerate(lines) if line.startswith("0x000c"))
+    dump = tmp_path / "opensm-lfts.dump"
+    dump.write_text("\n".join(lines[:first] + lines[first + 1 :]) + "\n")
+    out = run_cli("audit", str(fabric), "--lfts", str(dump), "--json", "--patterns", "5")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    walk = report["walk"]
+    assert walk["broken_pairs"] >= 1
+    assert walk["unreachable_lids"] == [12]
+    assert report["deadlock"] is None
+    assert "not checked" in report["summary"]["deadlock"]
+    text = run_cli("audit", str(fabric), "--lfts", str(dump), "--patterns", "0")
+    assert "unreachable destinations" in text.stdout and "LID 12" in text.stdout
+
+
+def test_audit_cli_engine_and_html(tmp_path, run_cli):
+    html = tmp_path / "a.html"
+    out = run_cli(
+        "audit",
+        "torus:6x6",
+        "--engine",
+        "nue",
+        "--lanes",
+        "1",
+        "--patterns",
+        "5",
+        "--html",
+        str(html),
+    )
+    assert out.returncode == 0, out.stderr
+    assert "non-minimal pairs" in out.stdout and html.exists()
+    bad = run_cli("audit", "torus:4x4")
+    assert bad.returncode == 2 and "--engine" in bad.stderr
