@@ -327,3 +327,29 @@ def test_source_routes_round_trip_and_drive_a_simulation(tmp_path) -> None:
     bad.write_text("# header\nh0 h1: 99\n")
     with pytest.raises(routelab.RoutingError, match=r"bad.txt:2: .*not cabled"):
         routelab.read_source_routes(net, bad)
+
+
+def test_opensm_engines_on_a_tree_read_back_from_a_dump(tmp_path, run_cli):
+    """ftree routes a fat tree that lost its structure in an ibnetdiscover round
+    trip, from the leaves or from a root GUID file; dnup and torus-2QoS by their
+    OpenSM names."""
+    tree = routelab.topology("kary-ntree:k=4,n=3")
+    dump = tmp_path / "tree.ibnet"
+    tree.save(dump)
+    net = routelab.load(dump)
+    with pytest.raises(routelab.RoutingError):
+        routelab.route(net, "dmodk")
+    r = routelab.route(net, "ftree")
+    assert r.stats()["minimal"] and r.deadlock_free and r.lanes_used == 1
+    tops = [n for n in net.nodes if n[0] == "switch" and n[1].startswith("s3-")]
+    assert len(tops) == 16
+    roots = tmp_path / "root_guids.txt"
+    roots.write_text("# the top level\n" + "".join(f"0x{n[2]:016x}\n" for n in tops))
+    out = run_cli("route", str(dump), "--engine", "ftree", "--roots", str(roots), "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["minimal"]
+    bad = run_cli("route", "torus:4x4", "--engine", "ftree")
+    assert bad.returncode == 2 and "fat tree" in bad.stderr
+    assert routelab.route(net, "dnup").deadlock_free
+    t2q = routelab.route(routelab.topology("torus:4x4x4"), "torus-2QoS")
+    assert t2q.engine == "torus-2qos" and t2q.deadlock_free and t2q.lanes_used == 2

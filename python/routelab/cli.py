@@ -142,7 +142,27 @@ def _routing_options(args: argparse.Namespace) -> dict[str, str]:
         value = getattr(args, key, None)
         if value is not None:
             opts[key] = str(value)
+    roots = getattr(args, "roots", None)
+    if roots is not None:
+        opts["roots"] = _roots(roots)
     return opts
+
+
+def _roots(value: str) -> str:
+    """``--roots``: a file of switch GUIDs, one per line (OpenSM's
+    root_guid_file; ``#`` starts a comment), or names/GUIDs separated by commas."""
+    path = Path(value)
+    if not path.is_file():
+        return value
+    try:
+        lines = path.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise routelab.ConfigError(f"--roots {value}: cannot read: {e}") from None
+    roots = [line.split("#")[0].strip() for line in lines]
+    roots = [r for r in roots if r]
+    if not roots:
+        raise routelab.ConfigError(f"--roots {value}: the file names no switch")
+    return ",".join(roots)
 
 
 def _route(args: argparse.Namespace) -> int:
@@ -563,6 +583,12 @@ def _add_routing_options(p: argparse.ArgumentParser, lanes: bool = True) -> None
         p.add_argument("--max-lanes", dest="max_lanes", type=int, help="1..15 (default 8)")
     p.add_argument("--seed", type=int)
     p.add_argument("--root", help="root switch of up*/down*: its name, GUID (0x...) or index")
+    p.add_argument(
+        "--roots",
+        metavar="FILE|LIST",
+        help="root switches of ftree: a file of GUIDs, one per line (OpenSM's "
+        "root_guid_file), or names/GUIDs separated by commas",
+    )
     p.add_argument("--heuristic", help="dfsssp cycle breaking: weakest, heaviest, first, online")
     p.add_argument("--option", action="append", metavar="KEY=VALUE", help="any other engine option")
 

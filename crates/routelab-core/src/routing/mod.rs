@@ -12,6 +12,8 @@
 //! | `updown` (OpenSM's `updn`) | up*/down* on a BFS spanning tree; shortest legal paths | 1, deadlock-free |
 //! | `dnup` | up*/down* ranked by distance from the switches holding terminals (OpenSM's down*/up*) | 1, deadlock-free |
 //! | `dor` | dimension order on tori, meshes and hypercubes | 2 on tori (datelines), else 1 |
+//! | `ftree` | OpenSM's fat-tree routing on any network recognised as a fat tree (imported dumps too), roots given or found | 1, deadlock-free |
+//! | `torus-2qos` (OpenSM's `torus-2QoS`) | `dor` with torus-2QoS's SLs (a bit per wrapped dimension) and SL-to-VL tables (VL = the SL bit of the hop's dimension) | 2 VLs, deadlock-free |
 //! | `dmodk` | D-mod-k on k-ary n-trees, XGFTs and Clos networks: up ports by destination, unique way down | 1, deadlock-free |
 //! | `nue` | routes on the channel dependency graph, never closing a cycle; destinations in `max_lanes` layers, escape paths as fallback (Domke 2016) | `max_lanes` (default 8), deadlock-free |
 //! | `lash` | layered shortest path: one minimal path per switch pair, pairs on the first layer that stays acyclic | as needed, deadlock-free |
@@ -39,12 +41,14 @@ pub mod dmodk;
 pub mod dnup;
 pub mod dor;
 pub mod formats;
+pub mod ftree;
 pub mod itb;
 pub mod lash;
 pub mod minhop;
 pub mod multipath;
 pub mod nue;
 pub mod sssp;
+pub mod torus_2qos;
 pub mod updown;
 pub mod updown_source;
 pub mod valiant;
@@ -86,6 +90,9 @@ pub struct RoutingOptions {
     /// Root switch (by name) of `updown`; by default the switch with the
     /// smallest eccentricity, ties by lowest id.
     pub root: Option<String>,
+    /// Root switches (names or GUIDs) of `ftree` (OpenSM's
+    /// `root_guid_file`); by default found from the leaves.
+    pub roots: Vec<String>,
     /// How `dfsssp` breaks cycles.
     pub heuristic: Heuristic,
     /// `dor` on tori: use datelines (two lanes) to stay deadlock-free.
@@ -107,6 +114,7 @@ impl Default for RoutingOptions {
             max_lanes: 8,
             seed: 0,
             root: None,
+            roots: Vec::new(),
             heuristic: Heuristic::Weakest,
             datelines: true,
             paths: 0,
@@ -121,6 +129,10 @@ impl RoutingOptions {
         ("max_lanes", "an integer in 1..=15"),
         ("seed", "a non-negative integer"),
         ("root", "a switch: its name, GUID (0x...) or index"),
+        (
+            "roots",
+            "switches by name or GUID (0x...), separated by commas or spaces",
+        ),
         ("heuristic", "one of weakest, heaviest, first, online"),
         ("datelines", "true or false"),
         ("paths", "an integer in 0..=65535 (0: every minimal path)"),
@@ -159,6 +171,17 @@ impl RoutingOptions {
             }
             "seed" => self.seed = v.parse().map_err(|_| Self::bad(key, v))?,
             "root" if !v.is_empty() => self.root = Some(v.to_string()),
+            "roots" => {
+                self.roots = v
+                    .split([',', ' ', '\n'])
+                    .map(str::trim)
+                    .filter(|r| !r.is_empty())
+                    .map(String::from)
+                    .collect();
+                if self.roots.is_empty() {
+                    return Err(Self::bad(key, v));
+                }
+            }
             "heuristic" => self.heuristic = Heuristic::parse(v).ok_or_else(|| Self::bad(key, v))?,
             "datelines" => {
                 self.datelines = match v {
@@ -250,9 +273,19 @@ pub const ENGINES: &[(&str, EngineFactory, &str)] = &[
         "dimension order on tori, meshes, hypercubes; datelines on tori",
     ),
     (
+        "torus-2qos",
+        torus_2qos::engine,
+        "dor with torus-2QoS's SLs and SL-to-VL tables (OpenSM torus-2QoS)",
+    ),
+    (
         "dmodk",
         dmodk::engine,
         "D-mod-k on fat trees, XGFTs and folded Clos networks",
+    ),
+    (
+        "ftree",
+        ftree::engine,
+        "fat-tree routing on any recognised fat tree, dumps too (OpenSM ftree)",
     ),
     (
         "lash",
@@ -292,10 +325,14 @@ pub const ENGINES: &[(&str, EngineFactory, &str)] = &[
 ];
 
 /// Other names for registered engines: OpenSM's `routing_engine` names
-/// (`updn`), so an `opensm.conf` value works as is, and BookSim's
-/// (`dim_order`). (`minhop`, `sssp`, `dfsssp`, `lash` and `dor` are
-/// registered under OpenSM's names.)
-pub const ALIASES: &[(&str, &str)] = &[("updn", "updown"), ("dim_order", "dor")];
+/// (`updn`, `torus-2QoS`), so an `opensm.conf` value works as is, and
+/// BookSim's (`dim_order`). (`minhop`, `sssp`, `dfsssp`, `lash`, `dor`,
+/// `dnup`, `ftree` and `nue` are registered under OpenSM's names.)
+pub const ALIASES: &[(&str, &str)] = &[
+    ("updn", "updown"),
+    ("dim_order", "dor"),
+    ("torus-2QoS", "torus-2qos"),
+];
 
 /// The engine `name` stands for: itself, or the engine it is an alias of.
 pub fn canonical(name: &str) -> &str {
@@ -404,6 +441,12 @@ mod tests {
         let e = route(
             &crate::network::spec::build("torus:4").unwrap(),
             "ftree",
+            &RoutingOptions::default(),
+        );
+        assert!(matches!(e, Err(RoutingError::Unfit { .. })));
+        let e = route(
+            &crate::network::spec::build("torus:4").unwrap(),
+            "opensm",
             &RoutingOptions::default(),
         );
         assert!(matches!(e, Err(RoutingError::UnknownEngine { .. })));

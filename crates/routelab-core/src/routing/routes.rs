@@ -574,6 +574,11 @@ impl Routes {
         &self.engine
     }
 
+    /// Names the engine, for engines that build on another's routes.
+    pub(crate) fn set_engine(&mut self, engine: impl Into<String>) {
+        self.engine = engine.into();
+    }
+
     pub fn switch_count(&self) -> usize {
         self.switches
     }

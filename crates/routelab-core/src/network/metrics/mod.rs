@@ -11,6 +11,7 @@ mod bisection;
 mod bounds;
 mod coarsen;
 mod distance;
+pub mod fat_tree;
 mod graph;
 mod partition;
 mod refine;

@@ -70,9 +70,12 @@ pub fn save_all(net: &Network, routes: &Routes, dir: &Path) -> Result<(), Routin
     let p = dir.join(LANES_FILE);
     std::fs::write(&p, lanes).map_err(|e| io_error(&p, "cannot write", e))?;
     if writes_sl2vl(routes) {
-        // The tables the lanes assume: SL i on VL i at every port pair.
+        // The routes' own tables, or those their lanes assume: SL i on VL i.
         let p = dir.join(SL2VL_FILE);
-        let text = write_sl2vl(net, &crate::routing::SlToVl::new(net))?;
+        let text = match routes.lane_rule() {
+            crate::routing::LaneRule::SlToVl(t) => write_sl2vl(net, t)?,
+            _ => write_sl2vl(net, &crate::routing::SlToVl::new(net))?,
+        };
         std::fs::write(&p, text).map_err(|e| io_error(&p, "cannot write", e))?;
     }
     let p = dir.join(PATHS_FILE);
@@ -88,10 +91,15 @@ pub fn save_all(net: &Network, routes: &Routes, dir: &Path) -> Result<(), Routin
     w.flush().map_err(|e| io_error(&p, "cannot write", e))
 }
 
-/// Whether [`save_all`] writes [`SL2VL_FILE`] for `routes`: pair lanes
-/// beyond lane 0 that stay on their lane at every hop (virtual layers).
+/// Whether [`save_all`] writes [`SL2VL_FILE`] for `routes`: routes with
+/// SL-to-VL tables (`torus-2qos`), or pair lanes beyond lane 0 that stay on
+/// their lane at every hop (virtual layers).
 pub fn writes_sl2vl(routes: &Routes) -> bool {
-    matches!(routes.lane_rule(), crate::routing::LaneRule::Fixed) && routes.lanes() > 1
+    match routes.lane_rule() {
+        crate::routing::LaneRule::SlToVl(_) => true,
+        crate::routing::LaneRule::Fixed => routes.lanes() > 1,
+        crate::routing::LaneRule::Dateline(_) => false,
+    }
 }
 
 /// Whether [`save_all`] writes [`SOURCE_ROUTES_FILE`] for `routes`: source
