@@ -1013,7 +1013,9 @@ fn torus_2qos_exports_its_sl_to_vl_tables() {
         let mut x = read_lfts(&net, &lfts, "l").unwrap();
         read_lanes(&net, &mut x, &lanes, "s").unwrap();
         if let Some(text) = sl2vl {
-            x.set_lane_rule(routing::LaneRule::SlToVl(read_sl2vl(&net, text, "v").unwrap()));
+            x.set_lane_rule(routing::LaneRule::SlToVl(
+                read_sl2vl(&net, text, "v").unwrap(),
+            ));
         }
         x
     };
@@ -1027,6 +1029,11 @@ fn torus_2qos_exports_its_sl_to_vl_tables() {
             _ => format!("{l}\n"),
         })
         .collect();
-    assert!(!read(Some(&zero)).deadlock_report(&net).unwrap().deadlock_free);
+    assert!(
+        !read(Some(&zero))
+            .deadlock_report(&net)
+            .unwrap()
+            .deadlock_free
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
