@@ -2,6 +2,7 @@
 
 import json
 from collections import Counter
+from pathlib import Path
 
 import networkx as nx
 import pytest
@@ -353,3 +354,49 @@ def test_opensm_engines_on_a_tree_read_back_from_a_dump(tmp_path, run_cli):
     assert routelab.route(net, "dnup").deadlock_free
     t2q = routelab.route(routelab.topology("torus:4x4x4"), "torus-2QoS")
     assert t2q.engine == "torus-2qos" and t2q.deadlock_free and t2q.lanes_used == 2
+
+
+def test_guid2lid_gives_tables_the_subnets_lids(tmp_path, run_cli):
+    """OpenSM's LID cache renumbers the fabric: the LFT dump written for it uses
+    the subnet's LIDs, and the same file reads the dump back for an audit."""
+    small = Path(__file__).parent.parent / "examples" / "fabrics" / "small.ibnet"
+    net = routelab.load(small)
+    lines = []
+    for line in net.to_guid2lid().splitlines():
+        guid, lid, _ = line.split()
+        lines.append(f"{guid} {int(lid) + 100} {int(lid) + 100}")
+    cache = tmp_path / "guid2lid"
+    cache.write_text("\n".join(lines + ["0x00000000deadbeef 9 9"]) + "\n")
+    renumbered = net.with_guid2lid(cache)
+    assert renumbered.skipped_guid2lid == 1
+    assert sorted(n[3] for n in renumbered.nodes) == sorted(n[3] + 100 for n in net.nodes)
+    out = run_cli(
+        "route",
+        str(small),
+        "--engine",
+        "minhop",
+        "--guid2lid",
+        str(cache),
+        "-o",
+        str(tmp_path / "r"),
+    )
+    assert out.returncode == 0, out.stderr
+    dump = (tmp_path / "r" / "opensm-lfts.dump").read_text()
+    assert "Lid 101 " in dump and "0x0065 " in dump
+    audit = run_cli(
+        "audit",
+        str(small),
+        "--guid2lid",
+        str(cache),
+        "--lfts",
+        str(tmp_path / "r" / "opensm-lfts.dump"),
+        "--patterns",
+        "0",
+        "--json",
+    )
+    assert audit.returncode == 0, audit.stderr
+    assert json.loads(audit.stdout)["walk"]["broken_pairs"] == 0
+    bad = tmp_path / "bad"
+    bad.write_text("0x1 2\n")
+    err = run_cli("topo", str(small), "--guid2lid", str(bad))
+    assert err.returncode == 2 and "bad:1:" in err.stderr

@@ -22,6 +22,15 @@ from routelab import demo, tables
 from routelab.experiment import cli as experiment_cli
 
 
+def _fabric(spec: str, args: argparse.Namespace) -> routelab.Network:
+    """The network a command works on: the spec or file, in ``--format``, with
+    the LIDs of ``--guid2lid``."""
+    net = routelab.topology(spec, args.format)
+    if getattr(args, "guid2lid", None):
+        net = net.with_guid2lid(args.guid2lid)
+    return net
+
+
 def _add_route_sources(p: argparse.ArgumentParser) -> None:
     """Where the routes come from: an engine, or the subnet's own files."""
     _add_format(p)
@@ -48,6 +57,11 @@ def _add_route_sources(p: argparse.ArgumentParser) -> None:
 
 def _add_format(p: argparse.ArgumentParser) -> None:
     p.add_argument(
+        "--guid2lid",
+        metavar="FILE",
+        help="OpenSM's guid2lid file: give the fabric the subnet's LIDs",
+    )
+    p.add_argument(
         "--format",
         metavar="FMT",
         help="the fabric file's format when its extension does not say: "
@@ -62,7 +76,7 @@ def _topo(args: argparse.Namespace) -> int:
         return 0
     if not args.spec:
         raise routelab.ConfigError("routelab topo needs a SPEC, e.g. torus:8x8x8 (see --list)")
-    net = routelab.topology(args.spec, args.format)
+    net = _fabric(args.spec, args)
     for path in args.output or []:
         net.save(path)
     summary = _summary_with_progress(net)
@@ -120,7 +134,7 @@ def _pattern(args: argparse.Namespace) -> int:
             "routelab pattern needs a NAME and --topo SPEC, "
             "e.g. tornado --topo torus:8x8 (see --list)"
         )
-    net = routelab.topology(args.topo, args.format)
+    net = _fabric(args.topo, args)
     pairs = routelab.pattern(args.name, net, seed=args.seed)
     if args.json:
         print(json.dumps({"pattern": args.name, "topology": net.name, "pairs": pairs}))
@@ -174,7 +188,7 @@ def _route(args: argparse.Namespace) -> int:
             "routelab route needs a SPEC and --engine NAME, "
             "e.g. torus:8x8 --engine dor (see --list)"
         )
-    net = routelab.topology(args.spec, args.format)
+    net = _fabric(args.spec, args)
     routes = routelab.route(net, args.engine, **_routing_options(args))
     stats = routes.stats()
     if args.output:
@@ -209,7 +223,7 @@ def _routes_of(args: argparse.Namespace, net: routelab.Network, what: str) -> ro
 
 
 def _deadlock(args: argparse.Namespace) -> int:
-    net = routelab.topology(args.spec, args.format)
+    net = _fabric(args.spec, args)
     routes = _routes_of(args, net, "deadlock")
     report = routes.deadlock()
     report = {"engine": routes.engine, "network": net.name, **report}
@@ -223,7 +237,7 @@ def _deadlock(args: argparse.Namespace) -> int:
 def _audit(args: argparse.Namespace) -> int:
     from routelab import audit
 
-    net = routelab.topology(args.spec, args.format)
+    net = _fabric(args.spec, args)
     routes = _routes_of(args, net, "audit")
     result = audit.audit(net, routes, patterns=args.patterns, seed=args.seed or 0, top=args.top)
     if args.html:
@@ -247,7 +261,7 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _ebb(args: argparse.Namespace) -> int:
-    net = routelab.topology(args.spec, args.format)
+    net = _fabric(args.spec, args)
     routes = routelab.route(net, args.engine, **_routing_options(args))
     result = routelab.ebb(
         net,
@@ -267,7 +281,7 @@ def _ebb(args: argparse.Namespace) -> int:
 
 
 def _loads(args: argparse.Namespace) -> int:
-    net = routelab.topology(args.spec, args.format)
+    net = _fabric(args.spec, args)
     seed = 1 if args.seed is None else args.seed
     flows = [(s, d) for s, d in routelab.pattern(args.pattern, net, seed=seed) if s != d]
     if args.engine:

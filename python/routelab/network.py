@@ -102,6 +102,20 @@ class Network:
         the extension names (.json, .ibnet, .ports, .lst, .dot)."""
         self._net.save(str(path), format)
 
+    def with_guid2lid(self, path: str | Path) -> Network:
+        """This network with the LIDs of OpenSM's ``guid2lid`` file (its LID cache:
+        ``0x<port GUID> <base LID> <top LID>`` per line), so that forwarding tables
+        written or read for it use the subnet's LIDs. Lines for GUIDs the network
+        does not have are skipped (``skipped_guid2lid`` on the result counts them)."""
+        core, skipped = self._net.with_guid2lid(str(path))
+        net = Network(core)
+        net.skipped_guid2lid = skipped
+        return net
+
+    def to_guid2lid(self) -> str:
+        """The network's LIDs as a ``guid2lid`` file."""
+        return self._net.to_guid2lid()
+
     def to_format(self, format: str) -> str:
         """The network as text in a named format: ``json``, ``ibnetdiscover``, ``ports``
         (``ibnetdiscover -p``), ``subnet-lst`` (``opensm-subnet.lst``) or ``dot``."""

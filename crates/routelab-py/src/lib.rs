@@ -173,6 +173,30 @@ impl PyNetwork {
             .map_err(topo_err)
     }
 
+    /// The network with the LIDs of an OpenSM `guid2lid` file, and how many
+    /// of its lines name GUIDs the network does not have.
+    fn with_guid2lid(&self, py: Python<'_>, path: PathBuf) -> PyResult<(PyNetwork, usize)> {
+        let net = Arc::clone(&self.net);
+        py.allow_threads(move || {
+            let text = std::fs::read(&path).map_err(|e| routelab_core::TopologyError::Io {
+                path: path.display().to_string(),
+                reason: format!("cannot read: {e}"),
+            })?;
+            io::guid2lid::apply(
+                &net,
+                &String::from_utf8_lossy(&text),
+                &path.display().to_string(),
+            )
+        })
+        .map(|(n, skipped)| (wrap(n), skipped))
+        .map_err(topo_err)
+    }
+
+    /// The network's LIDs as an OpenSM `guid2lid` file.
+    fn to_guid2lid(&self) -> String {
+        io::guid2lid::to_string(&self.net)
+    }
+
     /// The text of the network in a named format.
     fn to_format(&self, format: String) -> PyResult<String> {
         let f = io::Format::parse(&format).map_err(topo_err)?;

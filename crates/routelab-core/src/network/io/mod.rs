@@ -10,11 +10,13 @@
 //! | `dot` | `.dot` | [`dot`]: Graphviz, to draw | write |
 //!
 //! Files without an extension or with another one (`ibnetdiscover.out`)
-//! are read by what their first line shows.
+//! are read by what their first line shows. OpenSM's LID cache
+//! ([`guid2lid`]) gives a fabric read from any of them the subnet's LIDs.
 //! `docs/formats.md` documents each, and what a round trip keeps.
 
 mod cable_list;
 pub mod dot;
+pub mod guid2lid;
 pub mod ibnetdiscover;
 pub mod json;
 pub mod ports_report;
