@@ -970,6 +970,43 @@ fn periodic_arrivals_offer_the_load_exactly_and_keep_terminals_in_step() {
     assert!((bernoulli.accepted - 0.1).abs() < 0.01);
 }
 
+/// Lockstep arrivals: the load is offered exactly, as with periodic ones,
+/// and every terminal's `i`-th message starts at one instant. With all
+/// hosts of a crossbar sending to host 0 at a low load, drifting phases
+/// (periodic) almost never meet; in step, the seven packets of each round
+/// reach host 0's link together and leave it one after another, so the
+/// mean and the tail of the latency grow by the queue of each round.
+#[test]
+fn lockstep_arrivals_start_every_terminal_at_once() {
+    let mut s = quick("crossbar:8", "minhop");
+    s.traffic.pattern = Some("hotspot:f=1".into());
+    s.traffic.load = 0.01;
+    s.run.measure_cycles = 20_000;
+    s.traffic.arrivals = sim::Arrivals::Lockstep;
+    let lockstep = run(&s);
+    let slack = 1.0 / s.run.measure_cycles as f64;
+    assert!(
+        (lockstep.offered - 0.01).abs() <= 2.0 * slack,
+        "lockstep offered {} for 0.01",
+        lockstep.offered
+    );
+    s.traffic.arrivals = sim::Arrivals::Periodic;
+    let drifting = run(&s);
+    assert!((lockstep.accepted - drifting.accepted).abs() < 0.001);
+    assert!(
+        lockstep.latency_mean > 1.05 * drifting.latency_mean
+            && lockstep.latency_p99 > drifting.latency_p99,
+        "lockstep {} / {} vs periodic {} / {}",
+        lockstep.latency_mean,
+        lockstep.latency_p99,
+        drifting.latency_mean,
+        drifting.latency_p99
+    );
+    // Same seed, same run.
+    s.traffic.arrivals = sim::Arrivals::Lockstep;
+    assert_eq!(run(&s).latency_mean, lockstep.latency_mean);
+}
+
 /// A run with the link, buffer and switching settings drawn by the
 /// property tests below.
 #[allow(clippy::too_many_arguments)]

@@ -30,7 +30,7 @@
 //! load_unit = "flits"          # flits (per node per cycle) | gbps (per node) | bisection
 //! packet_flits = 1             # or packet_bytes = "512B"
 //! message_packets = 1          # open loop: messages of M packets to one destination
-//! arrivals = "bernoulli"       # open loop: bernoulli (per cycle) | periodic (every 1/rate, phases in step)
+//! arrivals = "bernoulli"       # open loop: bernoulli (per cycle) | periodic (every 1/rate, phases in step) | lockstep (periodic on one clock)
 //! injection_limit = 2.4        # NIC: packets offered to the switch at most at this rate (load_unit)
 //!
 //! [run]
@@ -285,6 +285,11 @@ pub enum Arrivals {
     /// one period of each other, so phased patterns run in step, as in a
     /// program whose nodes all do stage `i` of an FFT together.
     Periodic,
+    /// Periodic on one clock: every terminal generates its `i`-th message
+    /// at the same instant, `i / rate` cycles from the start (the global
+    /// generation clock of versaci2013's simulator), so the stages of a
+    /// phased pattern meet only through backlog, never by drift.
+    Lockstep,
 }
 
 /// The unit of `traffic.load`.

@@ -431,7 +431,11 @@ impl Experiment {
             cycle_ps,
             watchdog_ps: run.watchdog_cycles.max(1).saturating_mul(cycle_ps),
             message_rate: 0.0,
-            periodic: t.arrivals == super::config::Arrivals::Periodic,
+            periodic: matches!(
+                t.arrivals,
+                super::config::Arrivals::Periodic | super::config::Arrivals::Lockstep
+            ),
+            lockstep: t.arrivals == super::config::Arrivals::Lockstep,
             inject_ps_per_flit: 0.0,
             max_packets: run.max_packets,
             seed,

@@ -124,7 +124,11 @@ impl<'a> super::state::Sim<'a> {
             return self.next_gap(t);
         }
         let period = self.period_ps();
-        self.nic[t].phase_ps = (self.nic_rng[t].gen::<f64>() * period) as u64;
+        self.nic[t].phase_ps = if self.p.lockstep {
+            0
+        } else {
+            (self.nic_rng[t].gen::<f64>() * period) as u64
+        };
         self.periodic_time(t, 0)
     }
 

@@ -54,6 +54,8 @@ pub(super) struct Params {
     /// Open loop: one message every `1 / message_rate` instead of
     /// Bernoulli trials.
     pub periodic: bool,
+    /// Periodic arrivals on one clock: every terminal's phase is 0.
+    pub lockstep: bool,
     /// NIC injection limit: picoseconds per flit between packet starts
     /// (0: none).
     pub inject_ps_per_flit: f64,
