@@ -101,3 +101,32 @@ def test_in_transit_hosts_per_message_grow_with_the_network(out: Path) -> None:
     # Larger networks: longer minimal paths, more of them illegal under up*/down*.
     assert uniform[8] < uniform[64] < 1.0
     assert all(0.0 <= float(r["itb_per_message"]) <= float(r["itb_per_message_max"]) for r in rows)
+
+
+def test_a_stopped_run_resumes_without_repeating_a_sweep(tmp_path: Path, monkeypatch) -> None:
+    """Each finished sweep is journalled as it ends; a second run over the same
+    directory runs only the sweeps the journal lacks and writes the same tables,
+    and a torn last line (a run killed mid-write) is ignored."""
+    full = tmp_path / "full"
+    flich2000.run(full, tiny=True, progress=False)
+    journal = (full / flich2000.JOURNAL).read_text().splitlines()
+    assert len(journal) >= 2
+    part = tmp_path / "part"
+    part.mkdir()
+    (part / flich2000.JOURNAL).write_text("\n".join(journal[:-1]) + '\n{"key": [8, 1')
+    calls = []
+    real = flich2000.sweep
+
+    def counting(*args):
+        calls.append(args[1:])
+        return real(*args)
+
+    monkeypatch.setattr(flich2000, "sweep", counting)
+    flich2000.run(part, tiny=True, progress=False)
+    assert len(calls) == 1, calls
+
+    def no_timing(path: Path) -> list[dict[str, str]]:
+        return [{k: v for k, v in r.items() if k != "seconds"} for r in _rows(path)]
+
+    assert no_timing(part / "runs.csv") == no_timing(full / "runs.csv")
+    assert (part / "factors.csv").read_text() == (full / "factors.csv").read_text()

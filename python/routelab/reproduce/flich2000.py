@@ -41,10 +41,11 @@ factor), ``factors.png``, ``summary.md`` and ``run.json``.
 
 from __future__ import annotations
 
+import json
 import random
 import statistics
+import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -276,8 +277,31 @@ def sweep(
     return rows
 
 
-def run_all(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
-    jobs: list[Callable[[], list[dict[str, Any]]]] = []
+JOURNAL = "sweeps.jsonl"
+
+
+def run_all(cfg: Config, progress: Progress, out: Path | None = None) -> list[dict[str, Any]]:
+    """Every load sweep, two at a time. With ``out``, each finished sweep is
+    appended to ``out/sweeps.jsonl`` as it ends, and sweeps already there are
+    not run again: a run that is stopped resumes where it was, losing only the
+    sweeps under way."""
+    journal = None if out is None else Path(out) / JOURNAL
+    done = _journal_read(journal, cfg)
+    lock = threading.Lock()
+
+    def record(key: tuple, rows: list[dict[str, Any]], skipped: list[str]) -> list[dict[str, Any]]:
+        if journal is not None:
+            line = json.dumps({"key": list(key), "rows": rows, "skipped": skipped})
+            with lock, journal.open("a") as f:
+                f.write(line + "\n")
+        return rows
+
+    def job(key: tuple) -> list[dict[str, Any]]:
+        before = len(SKIPPED)
+        rows = sweep(cfg, *key)
+        return record(key, rows, SKIPPED[before:])
+
+    keys: list[tuple] = []
     # The largest networks first: the two workers finish together.
     for switches in sorted(cfg.switches, reverse=True):
         for seed in range(1, cfg.topologies + 1):
@@ -288,13 +312,34 @@ def run_all(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
                     for routing in cfg.routings:
                         if routing not in PAPER_ROUTINGS and size not in cfg.beyond_sizes:
                             continue
-                        jobs.append(
-                            lambda sw=switches, s=seed, p=pattern, b=size, r=routing: sweep(
-                                cfg, sw, s, p, b, r
-                            )
-                        )
-    step = progress.task("flich2000: load sweeps", len(jobs))
-    return [row for rows in parallel(jobs, cfg.workers, step) for row in rows]
+                        keys.append((switches, seed, pattern, size, routing))
+    todo = [k for k in keys if k not in done]
+    for k in keys:
+        if k in done:
+            SKIPPED.extend(done[k][1])
+    step = progress.task("flich2000: load sweeps", len(todo))
+    fresh = parallel([lambda k=k: job(k) for k in todo], cfg.workers, step)
+    by_key = {k: rows for k, (rows, _) in done.items()}
+    by_key.update(zip(todo, fresh, strict=True))
+    return [row for k in keys for row in by_key.get(k, [])]
+
+
+def _journal_read(
+    journal: Path | None, cfg: Config
+) -> dict[tuple, tuple[list[dict[str, Any]], list[str]]]:
+    """The sweeps a journal holds, by key; a torn last line (a run killed
+    while writing) is ignored."""
+    done: dict[tuple, tuple[list[dict[str, Any]], list[str]]] = {}
+    if journal is None or not journal.exists():
+        return done
+    for line in journal.read_text().splitlines():
+        try:
+            entry = json.loads(line)
+            key = tuple(entry["key"])
+            done[key] = (list(entry["rows"]), list(entry.get("skipped", [])))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return done
 
 
 def transits_per_message(cfg: Config, samples: int = 20) -> list[dict[str, Any]]:
@@ -797,7 +842,7 @@ def run(
     t0 = time.perf_counter()
     SKIPPED.clear()
     with Progress(progress) as bar:
-        rows = run_all(cfg, bar)
+        rows = run_all(cfg, bar, out)
     seconds = time.perf_counter() - t0
     transits = transits_per_message(cfg)
     tp = throughput(rows)
