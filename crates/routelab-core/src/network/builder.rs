@@ -137,7 +137,7 @@ impl NetworkBuilder {
             .map(|i| ClassId(i as u16))
     }
 
-    fn push_node(&mut self, node: Node) -> NodeId {
+    pub(crate) fn push_node(&mut self, node: Node) -> NodeId {
         self.ports += u64::from(node.ports);
         // Past the limit nothing more is allocated; the next cable fails.
         let ports = if self.ports > MAX_PORTS {

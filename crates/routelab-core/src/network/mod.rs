@@ -13,6 +13,7 @@ mod builder;
 mod error;
 pub mod io;
 pub mod metrics;
+pub mod recognise;
 pub mod spec;
 mod structure;
 

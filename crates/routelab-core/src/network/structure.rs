@@ -100,6 +100,49 @@ impl Structure {
         }
     }
 
+    /// The spec that generates this structure for `terminals` terminals
+    /// (`torus:4x4,c=2`, `kary-ntree:k=4,n=3,terminals=64`), where the
+    /// family has one.
+    pub fn spec(&self, terminals: usize) -> Option<String> {
+        let join = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join("x");
+        let c = |c: u32| {
+            if c == 1 {
+                String::new()
+            } else {
+                format!(",c={c}")
+            }
+        };
+        Some(match self {
+            Structure::Torus {
+                dims,
+                concentration,
+                ..
+            } => format!("{}:{}{}", self.family(), join(dims), c(*concentration)),
+            Structure::Hypercube { n, concentration } => {
+                format!("hypercube:{n}{}", c(*concentration))
+            }
+            Structure::Crossbar { terminals } => format!("crossbar:{terminals}"),
+            Structure::Xgft {
+                m,
+                w,
+                kary_ntree,
+                leaf_terminals,
+            } => {
+                let t = leaf_terminals.map_or(String::new(), |_| format!(",terminals={terminals}"));
+                if *kary_ntree {
+                    let n = m.len() + usize::from(leaf_terminals.is_some());
+                    format!("kary-ntree:k={},n={n}{t}", m[0])
+                } else {
+                    format!("xgft:m={},w={}{t}", join(m), join(w))
+                }
+            }
+            Structure::Clos { ports, .. } => format!("clos:ports={ports},hosts={terminals}"),
+            Structure::Kautz { b, n, .. } => format!("kautz:b={b},n={n},terminals={terminals}"),
+            Structure::Dragonfly { a, p, h, .. } => format!("dragonfly:a={a},p={p},h={h}"),
+            Structure::Irregular => return None,
+        })
+    }
+
     /// The family with its indefinite article, for messages: "a torus",
     /// "an irregular", "an xgft".
     pub fn family_with_article(&self) -> String {

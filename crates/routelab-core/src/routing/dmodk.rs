@@ -35,14 +35,14 @@
 //! `d` up through its parent `b_1 = d mod w_1`, a level-i switch through
 //! `b_{i+1} = ⌊d / W_i⌋ mod w_{i+1}`, and a switch above `d`'s leaf `ℓ` goes
 //! down to the child with `a_i = ⌊ℓ / M_{i-1}⌋ mod m_i`, the leaf itself to
-//! `d`'s port. Consecutive destinations, which share a leaf, so leave a
+//! `d`'s port. A terminal's leaf and port are read off the cabling, so a
+//! tree recognised from a fabric dump may hold any number on each leaf. Consecutive destinations, which share a leaf, so leave a
 //! leaf through different up links.
 
 use super::fabric::Fabric;
 use super::{Routes, RoutingEngine, RoutingError, RoutingOptions};
 use crate::network::build::tree::{
-    xgft_down_port, xgft_leaf_first_terminal, xgft_leaf_terminal_port, xgft_level_sizes,
-    xgft_node_level_and_label, xgft_terminal_leaf, xgft_up_port,
+    xgft_down_port, xgft_level_sizes, xgft_node_level_and_label, xgft_up_port,
 };
 use crate::network::{Network, PortId, Structure};
 use rayon::prelude::*;
@@ -115,8 +115,9 @@ struct Tree {
     /// `mp[i] = M_i = m_1 ⋯ m_i`, `wp[i] = W_i`; `mp[0] = wp[0] = 1`.
     mp: Vec<u64>,
     wp: Vec<u64>,
-    /// With leaf switches at level 0: the leaf of each terminal.
-    leaf_of: Option<Vec<u64>>,
+    /// With leaf switches at level 0: the leaf of each terminal and the
+    /// leaf's port to it.
+    leaf_of: Option<Vec<(u64, u16)>>,
 }
 
 impl Tree {
@@ -163,12 +164,23 @@ impl Tree {
                 if switches != s || t != u64::from(declared) {
                     return Err(bad());
                 }
-                let leaf = |d| xgft_terminal_leaf(sizes[0], t, d).map(|(x, _)| x);
+                // Each terminal's leaf and port, as cabled: generated
+                // trees lay terminals out in blocks, fabrics recognised
+                // from a dump keep their own counts per leaf.
+                let leaf = |&h: &crate::network::NodeId| {
+                    let c = Routes::injection(net, h)?;
+                    let ch = net.channel(c);
+                    let x = net.kind_index(ch.dst) as u64;
+                    (x < sizes[0]).then_some((x, ch.dst_port.0))
+                };
                 Some(
-                    (0..t)
+                    net.terminals()
+                        .iter()
                         .map(leaf)
-                        .collect::<Option<Vec<u64>>>()
-                        .ok_or_else(bad)?,
+                        .collect::<Option<Vec<(u64, u16)>>>()
+                        .ok_or_else(|| {
+                            unfit(net, "a tree with a terminal off its leaf switches".into())
+                        })?,
                 )
             }
             None => {
@@ -236,7 +248,7 @@ impl Tree {
     }
 
     /// [`Tree::fill`] for trees with leaf switches: level `i` in `0..=h`.
-    fn fill_with_leaves(&self, i: usize, label: &[u32], leaf_of: &[u64], row: &mut [u16]) {
+    fn fill_with_leaves(&self, i: usize, label: &[u32], leaf_of: &[(u64, u16)], row: &mut [u16]) {
         // The a-digits above the level: the subtree of M_i leaves it tops.
         let a = label[i..]
             .iter()
@@ -245,14 +257,12 @@ impl Tree {
             .fold(0u64, |acc, (&digit, &radix)| {
                 acc * u64::from(radix) + u64::from(digit)
             });
-        let leaves = self.mp[self.m.len()];
         for (d, entry) in row.iter_mut().enumerate() {
-            let leaf = leaf_of[d];
+            let (leaf, leaf_port) = leaf_of[d];
             let d = d as u64;
             let port = if leaf / self.mp[i] == a {
                 if i == 0 {
-                    let slot = d - xgft_leaf_first_terminal(leaves, self.terminals, leaf);
-                    xgft_leaf_terminal_port(&self.w, slot as u32)
+                    PortId(leaf_port)
                 } else {
                     let child = (leaf / self.mp[i - 1]) % u64::from(self.m[i - 1]);
                     xgft_down_port(child as u32)
@@ -271,6 +281,7 @@ impl Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::network::build::tree::{xgft_leaf_terminal_port, xgft_terminal_leaf};
     use crate::network::spec;
 
     #[test]

@@ -23,6 +23,10 @@
 //! | `itb-any` | `itb` drawing among all minimal paths, not only those with the fewest in-transit hosts | 1, deadlock-free (hosts eject) |
 //! | `valiant` | a random intermediate switch per pair, two shortest phases (up*/down* on fat trees), stored as a [`PathSet`]; not minimal | 2: phase 1 on lane 0, phase 2 on lane 1 (deadlock-free on trees) |
 //!
+//! Engines that need a family's structure (`dor`, `torus-2qos`, `dmodk`)
+//! also route fabrics read from files: [`route`] recognises the family from
+//! the cabling and maps the routes back (`recognised`).
+//!
 //! Engines use the `deadlock` layer below (cycle search, layer assignment);
 //! nothing here is used by `deadlock`.
 //!
@@ -31,6 +35,7 @@
 
 mod error;
 mod fabric;
+mod recognised;
 mod routes;
 mod source_paths;
 
@@ -55,6 +60,7 @@ pub mod valiant;
 
 pub use crate::deadlock::Heuristic;
 pub use error::RoutingError;
+pub use recognised::recognised_or;
 pub use routes::{transit_hosts, Datelines, LaneRule, PathKey, PathSet, Routes, SlToVl, DROP_VL};
 
 use crate::network::Network;
@@ -395,7 +401,16 @@ pub fn route(net: &Network, name: &str, options: &RoutingOptions) -> Result<Rout
             limit: options.memory_limit,
         });
     }
-    let routes = engine.route(net)?;
+    let routes = match engine.route(net) {
+        // A fabric that does not declare the structure the engine needs
+        // may still have it: recognise it from the cabling.
+        Err(e @ RoutingError::Unfit { .. })
+            if matches!(net.structure(), crate::network::Structure::Irregular) =>
+        {
+            recognised::route(engine.as_ref(), net, e)?
+        }
+        r => r?,
+    };
     let used = routes.lanes();
     if used > options.max_lanes {
         return Err(RoutingError::LanesExceeded {

@@ -1162,6 +1162,114 @@ impl Routes {
         Ok(self.first_non_minimal(net)?.is_none())
     }
 
+    /// These routes, computed on `from`, carried onto `to`, the same
+    /// network numbered otherwise: `node[i]` is `to`'s node for `from`'s
+    /// node `i`, `channel[c]` its channel for `from`'s channel `c` (a fabric
+    /// renumbered by [`crate::network::recognise`]). Tables, pair lanes,
+    /// the lane rule and path sets follow the nodes, ports and channels.
+    pub fn renumbered(
+        &self,
+        from: &Network,
+        to: &Network,
+        node: &[NodeId],
+        channel: &[ChannelId],
+    ) -> Routes {
+        let t = self.terminals;
+        let term: Vec<usize> = from
+            .terminals()
+            .iter()
+            .map(|&x| to.kind_index(node[x.index()]))
+            .collect();
+        let port_of = |x: NodeId, p: u16| -> u16 {
+            if p == 0 {
+                return 0;
+            }
+            from.channel_at(x, PortId(p))
+                .map_or(0, |c| to.channel(channel[c.index()]).src_port.0)
+        };
+        let mut out = Routes::new(to, self.engine.clone());
+        for (i, &x) in from.switches().iter().enumerate() {
+            let xo = to.kind_index(node[x.index()]);
+            for (d, &p) in self.table(i).iter().enumerate() {
+                out.table[xo * t + term[d]] = port_of(x, p);
+            }
+        }
+        if !self.lanes.is_empty() {
+            for s in 0..t {
+                for d in 0..t {
+                    out.set_lane(term[s], term[d], self.lane(s, d));
+                }
+            }
+        }
+        out.lanes_needed = self.lanes_needed;
+        out.escape_routed = self.escape_routed;
+        out.lane_rule = match &self.lane_rule {
+            LaneRule::Fixed => LaneRule::Fixed,
+            LaneRule::Dateline(d) => {
+                let mut ring = vec![Datelines::NO_RING; to.channel_count()];
+                let mut dateline = vec![false; to.channel_count()];
+                for (c, &o) in channel.iter().enumerate() {
+                    ring[o.index()] = d.ring[c];
+                    dateline[o.index()] = d.dateline[c];
+                }
+                LaneRule::Dateline(Datelines { ring, dateline })
+            }
+            LaneRule::SlToVl(tables) => {
+                let mut mapped = SlToVl::new(to);
+                for (&(n, i, o), vls) in &tables.tables {
+                    let x = NodeId(n);
+                    mapped
+                        .tables
+                        .insert((node[x.index()].0, port_of(x, i), port_of(x, o)), *vls);
+                }
+                LaneRule::SlToVl(mapped)
+            }
+        };
+        if let Some(ps) = &self.paths {
+            let mut mapped = PathSet::new(to, ps.key());
+            // Row blocks of `to` and the block of `from` each stands for.
+            let from_block: Vec<usize> = match ps.key() {
+                PathKey::Pair => {
+                    let mut inv = vec![0; t];
+                    for (f, &o) in term.iter().enumerate() {
+                        inv[o] = f;
+                    }
+                    inv
+                }
+                PathKey::Switch => {
+                    let mut inv = vec![0; self.switches];
+                    for (f, &x) in from.switches().iter().enumerate() {
+                        inv[to.kind_index(node[x.index()])] = f;
+                    }
+                    inv
+                }
+            };
+            let mut from_term = vec![0; t];
+            for (f, &o) in term.iter().enumerate() {
+                from_term[o] = f;
+            }
+            let (mut hops, mut lanes) = (Vec::new(), Vec::new());
+            for &b in &from_block {
+                for &d in &from_term {
+                    for p in ps.row_paths(b * t + d) {
+                        hops.clear();
+                        hops.extend(p.channels.iter().map(|c| channel[c.index()]));
+                        lanes.clear();
+                        match p.lanes {
+                            crate::deadlock::PathLanes::Uniform(0) => {}
+                            crate::deadlock::PathLanes::Uniform(l) => lanes.resize(hops.len(), l),
+                            crate::deadlock::PathLanes::PerHop(l) => lanes.extend_from_slice(l),
+                        }
+                        mapped.push(&hops, &lanes);
+                    }
+                    mapped.next_row();
+                }
+            }
+            out.set_path_set(Some(mapped));
+        }
+        out
+    }
+
     /// Builds the channel dependency graph of all routes, with the real lane
     /// of every hop, and looks for a cycle. With a path set, every path of
     /// every pair; `paths` in the report counts them.

@@ -156,9 +156,33 @@ fn disjoint_pairs(flows: &[(usize, usize)], terminals: usize) -> Vec<(u32, u32)>
 }
 
 impl Experiment {
-    /// Builds the network and the router the spec names.
+    /// Builds the network and the router the spec names. A fabric read
+    /// from a file that a router or pattern needs as a torus or fat tree is
+    /// recognised from its cabling and simulated renumbered as one
+    /// ([`crate::network::recognise`]): same nodes, names and links.
     pub fn new(spec: &Spec) -> Result<Self, SimError> {
         let net = build_network(spec)?;
+        if !matches!(net.structure(), network::Structure::Irregular) {
+            return Self::on_network(spec, net);
+        }
+        match Self::on_network(spec, net) {
+            Err(SimError::Routing(unfit @ crate::routing::RoutingError::Unfit { .. })) => {
+                let net = build_network(spec)?;
+                let r = crate::routing::recognised_or(&net, unfit)?;
+                Self::on_network(spec, r.net)
+            }
+            Err(SimError::Traffic(e @ crate::traffic::TrafficError::NeedsCoordinates { .. })) => {
+                let net = build_network(spec)?;
+                match network::recognise::recognise(&net) {
+                    Ok(r) => Self::on_network(spec, r.net),
+                    Err(_) => Err(e.into()),
+                }
+            }
+            other => other,
+        }
+    }
+
+    fn on_network(spec: &Spec, net: Network) -> Result<Self, SimError> {
         if let Some(file) = &spec.routing.routes_file {
             let text = std::fs::read_to_string(file).map_err(|e| {
                 ConfigError::invalid("routing.routes_file", file, format!("cannot read it: {e}"))

@@ -51,6 +51,9 @@ pub struct ComponentSample {
 pub struct Summary {
     pub name: String,
     pub family: String,
+    /// For a network without declared structure (a fabric read from a
+    /// file), the family its cabling was recognised as, as a spec.
+    pub recognised: Option<String>,
     pub switches: usize,
     pub terminals: usize,
     pub cables: usize,
@@ -104,6 +107,12 @@ pub fn summary_with(net: &Network, stage: &mut dyn FnMut(&'static str)) -> Summa
     Summary {
         name: net.name().to_string(),
         family: net.structure().family().to_string(),
+        recognised: match net.structure() {
+            crate::network::Structure::Irregular => crate::network::recognise::recognise(net)
+                .ok()
+                .and_then(|r| r.net.structure().spec(r.net.terminals().len())),
+            _ => None,
+        },
         switches: sw.len(),
         terminals: net.terminals().len(),
         cables: net.cable_count(),

@@ -1,0 +1,751 @@
+//! Regular families recognised from the cabling alone, so that a torus or
+//! a fat tree read back from a fabric dump routes as one.
+//!
+//! A real fabric numbers its switches and ports as it was cabled; routings
+//! such as dimension order or D-mod-k need the coordinates and port
+//! conventions of a generated network ([`Structure`]). [`recognise`] finds
+//! the family member the switch graph is (a match of the whole graph onto
+//! the generated one, keeping cable counts) and returns the network
+//! renumbered as that generator numbers it: switches at their coordinates
+//! or labels, switch links on the family's ports, terminals after them.
+//! Names, GUIDs, LIDs and link classes are the fabric's, so the renumbered
+//! network simulates exactly as the original; [`Recognised::node`] and
+//! [`Recognised::channel`] map it back (routes computed on it are mapped
+//! onto the fabric by the routing layer).
+//!
+//! Tried in turn, each only where the switch degrees allow it:
+//! - a single switch: a crossbar;
+//! - a torus: every switch with `2n` cables (dimensions of 2 are doubled
+//!   cables, as `torus:` builds them), dimensions from the factorisations
+//!   of the switch count, largest first (a ring of 4 is also a square, so
+//!   a hypercube of even dimension is found as a torus of 4-rings);
+//! - a hypercube: `2^n` switches of `n` single cables each;
+//! - a mesh: the corners have `n` cables, the degree counts must be the
+//!   mesh's;
+//! - an XGFT with leaf switches (k-ary n-trees, folded Clos networks):
+//!   levels from [`fat_tree_ranks`], `m_i` and `w_i` read off the cables
+//!   between levels, which must be the same for every switch of a level.
+//!
+//! Terminals must each hang off one switch by one cable. They keep their
+//! order within a switch (by the switch's port) and follow their switches
+//! in the new numbering, so a leaf's terminals stay consecutive.
+
+mod matching;
+
+use crate::network::build::torus::{hypercube, mesh, torus};
+use crate::network::build::tree::{xgft_level_sizes, xgft_with_terminals};
+use crate::network::metrics::fat_tree::fat_tree_ranks;
+use crate::network::{
+    ChannelId, Network, NetworkBuilder, Node, NodeId, PortAttrs, PortId, Structure,
+};
+use matching::{find_map, Graph, NoMatch};
+
+/// A network renumbered as the generator of the family it was recognised
+/// as numbers it.
+#[derive(Debug, Clone)]
+pub struct Recognised {
+    /// The renumbered network, with the family's [`Structure`].
+    pub net: Network,
+    /// Per node of [`Recognised::net`]: the node of the original it is.
+    pub node: Vec<NodeId>,
+    /// Per channel of [`Recognised::net`]: the original channel.
+    pub channel: Vec<ChannelId>,
+}
+
+/// Candidate checks the search may spend per cable before giving up.
+const CHECKS_PER_CABLE: u64 = 64;
+/// And at least this many in all.
+const MIN_CHECKS: u64 = 100_000;
+
+/// The regular family `net` is, renumbered as its generator numbers it, or
+/// why it is none of them (one line per family tried).
+pub fn recognise(net: &Network) -> Result<Recognised, String> {
+    let g = SwitchGraph::of(net)?;
+    let mut why = Vec::new();
+    if g.adj.len() == 1 {
+        let one = crate::network::build::crossbar::crossbar(1).map_err(|e| e.to_string())?;
+        let terminals = net.terminals().len() as u32;
+        return relabel(net, &g, &one, &[0], Structure::Crossbar { terminals });
+    }
+    for family in [grid as Family, fat_tree] {
+        match family(net, &g) {
+            Ok(r) => return Ok(r),
+            Err(e) => why.push(e),
+        }
+    }
+    Err(why.join("; "))
+}
+
+type Family = fn(&Network, &SwitchGraph) -> Result<Recognised, String>;
+
+/// The switches of a network as a multigraph, with each switch's
+/// terminals in port order.
+struct SwitchGraph {
+    adj: Vec<Vec<(u32, u16)>>,
+    terminals: Vec<Vec<NodeId>>,
+    budget: u64,
+}
+
+impl SwitchGraph {
+    fn of(net: &Network) -> Result<SwitchGraph, String> {
+        let s = net.switches().len();
+        if s == 0 {
+            return Err(format!("'{}' has no switch", net.name()));
+        }
+        let mut adj = Vec::with_capacity(s);
+        let mut terminals = vec![Vec::new(); s];
+        for &x in net.switches() {
+            let mut row: Vec<(u32, u16)> = Vec::new();
+            for &c in net.out_channels(x) {
+                let y = net.channel(c).dst;
+                if y == x {
+                    return Err(format!("switch '{}' is cabled to itself", net.label(x)));
+                }
+                if net.is_switch(y) {
+                    let k = net.kind_index(y) as u32;
+                    match row.iter_mut().find(|(z, _)| *z == k) {
+                        Some(e) => e.1 += 1,
+                        None => row.push((k, 1)),
+                    }
+                } else {
+                    terminals[net.kind_index(x)].push(y);
+                }
+            }
+            row.sort_unstable();
+            adj.push(row);
+        }
+        for &t in net.terminals() {
+            if net.degree(t) != 1 || net.attached_switch(t).is_none() {
+                return Err(format!(
+                    "terminal '{}' has {} cables; the regular families hang each terminal off \
+                     one switch by one cable",
+                    net.label(t),
+                    net.degree(t)
+                ));
+            }
+        }
+        Ok(SwitchGraph {
+            adj,
+            terminals,
+            budget: (net.cable_count() as u64)
+                .saturating_mul(CHECKS_PER_CABLE)
+                .max(MIN_CHECKS),
+        })
+    }
+
+    /// Cables per switch to other switches.
+    fn degree(&self, x: usize) -> u32 {
+        self.adj[x].iter().map(|&(_, k)| u32::from(k)).sum()
+    }
+
+    fn graph(&self, colour: impl Fn(usize) -> u64) -> Graph {
+        Graph {
+            adj: self.adj.clone(),
+            colour: (0..self.adj.len()).map(colour).collect(),
+        }
+    }
+}
+
+/// The switch graph of a generated network (its terminals left out).
+fn pattern(net: &Network) -> SwitchGraph {
+    let mut adj = vec![Vec::new(); net.switches().len()];
+    for (i, &x) in net.switches().iter().enumerate() {
+        let row: &mut Vec<(u32, u16)> = &mut adj[i];
+        for y in net.neighbors(x).filter(|&y| net.is_switch(y)) {
+            let k = net.kind_index(y) as u32;
+            match row.iter_mut().find(|(z, _)| *z == k) {
+                Some(e) => e.1 += 1,
+                None => row.push((k, 1)),
+            }
+        }
+        row.sort_unstable();
+    }
+    SwitchGraph {
+        adj,
+        terminals: Vec::new(),
+        budget: 0,
+    }
+}
+
+/// Colour by degree and distinct neighbours.
+fn degree_colour(g: &SwitchGraph) -> impl Fn(usize) -> u64 + '_ {
+    |x| (u64::from(g.degree(x)) << 32) | g.adj[x].len() as u64
+}
+
+/// Tori, meshes and hypercubes.
+fn grid(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
+    let s = g.adj.len() as u64;
+    let degrees: Vec<u32> = (0..g.adj.len()).map(|x| g.degree(x)).collect();
+    let (lo, hi) = (
+        *degrees.iter().min().unwrap_or(&0),
+        *degrees.iter().max().unwrap_or(&0),
+    );
+    let mut candidates: Vec<(Network, Structure)> = Vec::new();
+    let c = uniform_terminals(g);
+    let single = g.adj.iter().flatten().all(|&(_, k)| k == 1);
+    if lo == hi && lo.is_multiple_of(2) && lo > 0 {
+        for dims in factorisations(s, lo / 2) {
+            let net = torus(&dims, 0).map_err(|e| e.to_string())?;
+            candidates.push((
+                net,
+                Structure::Torus {
+                    dims,
+                    wrap: true,
+                    concentration: c,
+                },
+            ));
+        }
+    }
+    if lo == hi && single && lo < 63 && s == 1u64 << lo {
+        candidates.push((
+            hypercube(lo, 0).map_err(|e| e.to_string())?,
+            Structure::Hypercube {
+                n: lo,
+                concentration: c,
+            },
+        ));
+    }
+    if lo < hi && lo > 0 {
+        let mut want: Vec<u32> = degrees.clone();
+        want.sort_unstable();
+        for dims in factorisations(s, lo) {
+            if mesh_degrees(&dims) == want {
+                let net = mesh(&dims, 0).map_err(|e| e.to_string())?;
+                candidates.push((
+                    net,
+                    Structure::Torus {
+                        dims,
+                        wrap: false,
+                        concentration: c,
+                    },
+                ));
+            }
+        }
+    }
+    if candidates.is_empty() {
+        return Err(format!(
+            "not a torus, mesh or hypercube: switch links per switch range from {lo} to {hi}"
+        ));
+    }
+    let mut tried = Vec::new();
+    for (generated, structure) in candidates {
+        let p = pattern(&generated);
+        match find_map(
+            &p.graph(degree_colour(&p)),
+            &g.graph(degree_colour(g)),
+            g.budget,
+        ) {
+            Ok(map) => return relabel(net, g, &generated, &map, structure),
+            Err(e) => tried.push(format!(
+                "{}{}",
+                generated.name().trim_end_matches(",c=0"),
+                if e == NoMatch::GaveUp {
+                    " (the search gave up)"
+                } else {
+                    ""
+                }
+            )),
+        }
+    }
+    Err(format!(
+        "not a torus, mesh or hypercube (the switch count and degrees allow {}, but the \
+         cabling is none of them)",
+        tried.join(", ")
+    ))
+}
+
+/// Terminals per switch when every switch holds the same number, else the
+/// most any holds (the structure's layout is then not the generator's).
+fn uniform_terminals(g: &SwitchGraph) -> u32 {
+    g.terminals.iter().map(Vec::len).max().unwrap_or(0) as u32
+}
+
+/// The ways to write `s` as a product of `n` factors of at least 2, each
+/// list in non-increasing order (a torus with its dimensions permuted is
+/// the same torus).
+fn factorisations(s: u64, n: u32) -> Vec<Vec<u32>> {
+    fn go(s: u64, n: u32, max: u64, acc: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+        if n == 0 {
+            if s == 1 {
+                out.push(acc.clone());
+            }
+            return;
+        }
+        let mut f = max.min(s);
+        while f >= 2 {
+            if s.is_multiple_of(f) && f <= u64::from(u16::MAX) {
+                acc.push(f as u32);
+                go(s / f, n - 1, f, acc, out);
+                acc.pop();
+            }
+            f -= 1;
+        }
+    }
+    let mut out = Vec::new();
+    if n == 0 || n > 64 || s < 2 {
+        return out;
+    }
+    go(s, n, s, &mut Vec::new(), &mut out);
+    out
+}
+
+/// The sorted switch-link counts of a mesh with `dims`.
+fn mesh_degrees(dims: &[u32]) -> Vec<u32> {
+    // Per degree, how many switches: one dimension at a time.
+    let mut count: Vec<u64> = vec![1];
+    for &k in dims {
+        let (ends, inner) = if k == 2 {
+            (2, 0)
+        } else {
+            (2, u64::from(k) - 2)
+        };
+        let mut next = vec![0u64; count.len() + 2];
+        for (d, &c) in count.iter().enumerate() {
+            next[d + 1] += c * ends;
+            next[d + 2] += c * inner;
+        }
+        count = next;
+    }
+    let mut out = Vec::new();
+    for (d, &c) in count.iter().enumerate() {
+        out.extend(std::iter::repeat_n(d as u32, c as usize));
+    }
+    out
+}
+
+/// XGFTs with leaf switches: k-ary n-trees, folded Clos networks.
+fn fat_tree(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
+    let not = |why: String| format!("not a fat tree: {why}");
+    let ranks = fat_tree_ranks(net, &[]).map_err(not)?;
+    let h = ranks.leaf_rank as usize;
+    let level = |x: usize| ranks.leaf_rank - ranks.rank[x];
+    let name = |x: usize| net.label(net.switches()[x]).into_owned();
+    // m_i: cables down from a level-i switch; w_i: up from level i - 1.
+    let mut m: Vec<Option<u32>> = vec![None; h];
+    let mut w: Vec<Option<u32>> = vec![None; h];
+    for x in 0..g.adj.len() {
+        let lx = level(x) as usize;
+        let (mut down, mut up) = (0u32, 0u32);
+        for &(y, k) in &g.adj[x] {
+            let ly = level(y as usize) as usize;
+            if k > 1 {
+                return Err(not(format!(
+                    "'{}' and '{}' share {k} cables; an XGFT cables a parent and a child once",
+                    name(x),
+                    name(y as usize)
+                )));
+            }
+            if ly == lx {
+                return Err(not(format!(
+                    "'{}' and '{}' are cabled on one level",
+                    name(x),
+                    name(y as usize)
+                )));
+            }
+            if ly + 1 == lx {
+                down += 1;
+            } else {
+                up += 1;
+            }
+        }
+        for (slot, value, what) in [
+            (lx.checked_sub(1).map(|i| &mut m[i]), down, "down"),
+            (w.get_mut(lx), up, "up"),
+        ] {
+            let Some(slot) = slot else { continue };
+            match *slot {
+                None => *slot = Some(value),
+                Some(v) if v != value => {
+                    return Err(not(format!(
+                        "'{}' has {value} cables {what} where others of its level have {v}",
+                        name(x)
+                    )))
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    let m: Vec<u32> = m.into_iter().map(|v| v.unwrap_or(0)).collect();
+    let w: Vec<u32> = w.into_iter().map(|v| v.unwrap_or(0)).collect();
+    let sizes = xgft_level_sizes(&m, &w).ok_or_else(|| not("levels too large".into()))?;
+    let mut have = vec![0u64; h + 1];
+    for x in 0..g.adj.len() {
+        have[level(x) as usize] += 1;
+    }
+    let spec = format!(
+        "xgft:m={},w={}",
+        m.iter().map(u32::to_string).collect::<Vec<_>>().join("x"),
+        w.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
+    );
+    if sizes != have {
+        return Err(not(format!(
+            "switches per level {have:?}, where {spec} has {sizes:?}"
+        )));
+    }
+    let t = net.terminals().len() as u32;
+    let generated = xgft_with_terminals(&m, &w, t).map_err(|e| not(e.to_string()))?;
+    let p = pattern(&generated);
+    let p_level = |x: usize| -> u64 {
+        // Generated leaf-switch XGFTs number level by level from the leaves.
+        let mut first = 0u64;
+        for (l, &n) in sizes.iter().enumerate() {
+            if (x as u64) < first + n {
+                return l as u64;
+            }
+            first += n;
+        }
+        u64::MAX
+    };
+    let map = find_map(
+        &p.graph(p_level),
+        &g.graph(|x| u64::from(level(x))),
+        g.budget,
+    )
+    .map_err(|e| {
+        not(match e {
+            NoMatch::Different => format!("levels as {spec} but cabled otherwise"),
+            NoMatch::GaveUp => format!("levels as {spec}; the search gave up"),
+        })
+    })?;
+    let k = m[0];
+    let structure = Structure::Xgft {
+        kary_ntree: m.iter().chain(&w).all(|&x| x == k),
+        m,
+        w,
+        leaf_terminals: Some(t),
+    };
+    relabel(net, g, &generated, &map, structure)
+}
+
+/// `net` renumbered as `generated`: its switch `i` is `net`'s switch
+/// `map[i]`, switch links on `generated`'s ports, each switch's terminals
+/// on the ports after them.
+fn relabel(
+    net: &Network,
+    g: &SwitchGraph,
+    generated: &Network,
+    map: &[u32],
+    structure: Structure,
+) -> Result<Recognised, String> {
+    let bad = |e: crate::network::TopologyError| e.to_string();
+    let mut b = NetworkBuilder::new(net.name());
+    for class in net.classes() {
+        b.add_class(class.clone());
+    }
+    let mut node = Vec::with_capacity(net.node_count());
+    // Ports used by switch links on each generated switch: 1..=links.
+    let links: Vec<u16> = generated
+        .switches()
+        .iter()
+        .map(|&x| {
+            generated
+                .out_channels(x)
+                .iter()
+                .map(|&c| generated.channel(c))
+                .filter(|c| generated.is_switch(c.dst))
+                .map(|c| c.src_port.0)
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for (i, &o) in map.iter().enumerate() {
+        let orig = net.switches()[o as usize];
+        let held = g.terminals[o as usize].len();
+        let ports = usize::from(links[i]) + held;
+        let ports = u16::try_from(ports).map_err(|_| "too many ports".to_string())?;
+        b.push_node(Node {
+            ports,
+            ..net.node(orig).clone()
+        });
+        node.push(orig);
+    }
+    for &o in map {
+        for &t in &g.terminals[o as usize] {
+            let id = b.push_node(net.node(t).clone());
+            for p in 1..=net.node(t).ports {
+                if let Some(a) = net.port_attrs(t, PortId(p)) {
+                    b.set_port_attrs(id, PortId(p), a).map_err(bad)?;
+                }
+            }
+            node.push(t);
+        }
+    }
+    let mut new_of = vec![NodeId(u32::MAX); net.node_count()];
+    for (i, &o) in node.iter().enumerate() {
+        new_of[o.index()] = NodeId(i as u32);
+    }
+    // Switch links: each generated cable takes the next unused original
+    // cable between the same two switches.
+    let mut taken = vec![false; net.cable_count()];
+    let mut channel = Vec::with_capacity(net.channel_count());
+    let copy_attrs = |b: &mut NetworkBuilder,
+                      from: NodeId,
+                      port: PortId,
+                      to: NodeId,
+                      new_port: PortId| {
+        match net.port_attrs(from, port) {
+            Some(a) if a != PortAttrs::default() => b.set_port_attrs(to, new_port, a),
+            _ => Ok(()),
+        }
+    };
+    for pair in generated.channels().chunks(2) {
+        let gc = pair[0];
+        if !(generated.is_switch(gc.src) && generated.is_switch(gc.dst)) {
+            continue;
+        }
+        let (gi, gj) = (generated.kind_index(gc.src), generated.kind_index(gc.dst));
+        let (a, z) = (
+            net.switches()[map[gi] as usize],
+            net.switches()[map[gj] as usize],
+        );
+        let oc = net
+            .out_channels(a)
+            .iter()
+            .copied()
+            .find(|&c| net.channel(c).dst == z && !taken[c.cable()])
+            .ok_or_else(|| "the cabling changed while it was matched".to_string())?;
+        taken[oc.cable()] = true;
+        let o = net.channel(oc);
+        let (na, nz) = (new_of[a.index()], new_of[z.index()]);
+        b.connect(na, gc.src_port, nz, gc.dst_port, o.class)
+            .map_err(bad)?;
+        copy_attrs(&mut b, a, o.src_port, na, gc.src_port).map_err(bad)?;
+        copy_attrs(&mut b, z, o.dst_port, nz, gc.dst_port).map_err(bad)?;
+        channel.push(oc);
+        channel.push(oc.reverse());
+    }
+    for (i, &o) in map.iter().enumerate() {
+        let x = net.switches()[o as usize];
+        for (slot, &t) in g.terminals[o as usize].iter().enumerate() {
+            let oc = net
+                .out_channels(x)
+                .iter()
+                .copied()
+                .find(|&c| net.channel(c).dst == t)
+                .ok_or_else(|| "the cabling changed while it was matched".to_string())?;
+            let ch = net.channel(oc);
+            let port = PortId(links[i] + 1 + slot as u16);
+            let (nx, nt) = (new_of[x.index()], new_of[t.index()]);
+            b.connect(nx, port, nt, ch.dst_port, ch.class)
+                .map_err(bad)?;
+            copy_attrs(&mut b, x, ch.src_port, nx, port).map_err(bad)?;
+            channel.push(oc);
+            channel.push(oc.reverse());
+        }
+    }
+    b.set_structure(structure);
+    let renumbered = b.build().map_err(bad)?;
+    Ok(Recognised {
+        net: renumbered,
+        node,
+        channel,
+    })
+}
+
+#[cfg(test)]
+/// `net` with its switches, their ports and its cables shuffled, as a
+/// fabric dump would number them; structure forgotten.
+pub(crate) fn shuffled(net: &Network, seed: u64) -> Network {
+    use rand::seq::SliceRandom;
+    let mut rng = crate::rng::stream(seed, "shuffle");
+    let n = net.node_count();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(&mut rng);
+    let mut b = NetworkBuilder::new(format!("{}.ibnet", net.name()));
+    for class in net.classes() {
+        b.add_class(class.clone());
+    }
+    let mut new_of = vec![NodeId(0); n];
+    for &i in &order {
+        new_of[i] = b.push_node(net.node(NodeId(i as u32)).clone());
+    }
+    // Ports permuted per node.
+    let mut perm: Vec<Vec<u16>> = net
+        .nodes()
+        .iter()
+        .map(|node| {
+            let mut p: Vec<u16> = (1..=node.ports).collect();
+            p.shuffle(&mut rng);
+            p
+        })
+        .collect();
+    let mut cables: Vec<&[crate::network::Channel]> = net.channels().chunks(2).collect();
+    cables.shuffle(&mut rng);
+    for c in cables {
+        let c = c[0];
+        let pa = perm[c.src.index()][usize::from(c.src_port.0) - 1];
+        let pb = perm[c.dst.index()][usize::from(c.dst_port.0) - 1];
+        b.connect(
+            new_of[c.src.index()],
+            PortId(pa),
+            new_of[c.dst.index()],
+            PortId(pb),
+            c.class,
+        )
+        .unwrap();
+    }
+    perm.clear();
+    b.build().unwrap()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shuffled;
+    use super::*;
+    use crate::network::spec;
+
+    /// The renumbered network is the fabric: same nodes, every channel
+    /// mapped to one with the same ends, class and node ports of terminals.
+    fn check_mapping(orig: &Network, r: &Recognised) {
+        assert_eq!(r.net.node_count(), orig.node_count());
+        assert_eq!(r.net.channel_count(), orig.channel_count());
+        let mut seen = vec![false; orig.channel_count()];
+        for (i, c) in r.net.channels().iter().enumerate() {
+            let o = orig.channel(r.channel[i]);
+            assert_eq!(r.node[c.src.index()], o.src);
+            assert_eq!(r.node[c.dst.index()], o.dst);
+            assert_eq!(c.class, o.class);
+            assert!(!std::mem::replace(&mut seen[r.channel[i].index()], true));
+        }
+        for (i, &o) in r.node.iter().enumerate() {
+            assert_eq!(r.net.node(NodeId(i as u32)).name, orig.node(o).name);
+        }
+    }
+
+    #[test]
+    fn shuffled_regular_networks_are_recognised_as_generated() {
+        for (spec_text, family) in [
+            ("torus:4x4x4", "torus"),
+            ("torus:8x8", "torus"),
+            ("torus:5x3,c=2", "torus"),
+            ("torus:6x2", "torus"),
+            ("torus:3x3x3", "torus"),
+            ("torus:16x8x8", "torus"),
+            ("mesh:4x3", "mesh"),
+            ("mesh:5x4x3,c=2", "mesh"),
+            ("hypercube:5", "hypercube"),
+            ("hypercube:4", "torus"),
+            ("kary-ntree:k=4,n=3", "kary-ntree"),
+            ("kary-ntree:k=3,n=3,terminals=20", "kary-ntree"),
+            ("xgft:m=4x3,w=2x3,terminals=30", "xgft"),
+            ("clos:ports=8,hosts=16", "kary-ntree"),
+            ("clos:ports=8,hosts=14", "kary-ntree"),
+            ("xgft:m=3x4,w=2x2,terminals=24", "xgft"),
+            ("crossbar:5", "crossbar"),
+        ] {
+            let generated = spec::build(spec_text).unwrap();
+            for seed in 0..3 {
+                let fabric = shuffled(&generated, seed);
+                assert_eq!(fabric.structure(), &Structure::Irregular);
+                let r = recognise(&fabric).unwrap_or_else(|e| panic!("{spec_text}: {e}"));
+                assert_eq!(r.net.structure().family(), family, "{spec_text}");
+                check_mapping(&fabric, &r);
+            }
+        }
+    }
+
+    #[test]
+    fn recognised_tori_get_the_generator_dimensions_and_cabling() {
+        let fabric = shuffled(&spec::build("torus:6x4x3,c=2").unwrap(), 7);
+        let r = recognise(&fabric).unwrap();
+        assert_eq!(
+            r.net.structure(),
+            &Structure::Torus {
+                dims: vec![6, 4, 3],
+                wrap: true,
+                concentration: 2
+            }
+        );
+        // Port 2d + 1 of every switch leads to +1 along d, as generated.
+        let generated = spec::build("torus:6x4x3,c=2").unwrap();
+        for (i, &x) in r.net.switches().iter().enumerate() {
+            for p in 1..=6u16 {
+                let dst = |n: &Network, s| n.channel(n.channel_at(s, PortId(p)).unwrap()).dst;
+                assert_eq!(
+                    r.net.kind_index(dst(&r.net, x)),
+                    generated.kind_index(dst(&generated, generated.switches()[i]))
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn irregular_networks_say_why_they_are_no_family() {
+        let net = spec::build("random:switches=16,ports=8,hosts=4,seed=1").unwrap();
+        let e = recognise(&net).unwrap_err();
+        assert!(
+            e.contains("allow torus:8x2, torus:4x4, hypercube:4,"),
+            "{e}"
+        );
+        assert!(e.contains("not a fat tree"), "{e}");
+        // Two cables of a torus swapped (every degree kept) make no torus.
+        let t = spec::build("torus:5x5").unwrap();
+        let mut b = NetworkBuilder::new("rewired");
+        for class in t.classes() {
+            b.add_class(class.clone());
+        }
+        for node in t.nodes() {
+            b.push_node(node.clone());
+        }
+        // s0-s1 and s12-s13 (both along dimension 0) become s0-s13, s12-s1.
+        let (s0, s1, s12, s13) = (NodeId(0), NodeId(1), NodeId(12), NodeId(13));
+        for pair in t.channels().chunks(2) {
+            let c = pair[0];
+            let (a, z) = match (c.src, c.dst) {
+                (x, y) if (x, y) == (s0, s1) => (s0, s13),
+                (x, y) if (x, y) == (s12, s13) => (s12, s1),
+                ends => ends,
+            };
+            b.connect(a, c.src_port, z, c.dst_port, c.class).unwrap();
+        }
+        let e = recognise(&b.build().unwrap()).unwrap_err();
+        assert!(e.contains("allow torus:5x5,"), "{e}");
+    }
+
+    /// Large and highly symmetric fabrics, where a search without its
+    /// two-hop check pairs the switches of different pods and gives up.
+    #[test]
+    fn large_symmetric_fabrics_are_recognised() {
+        for (spec_text, family) in [
+            ("torus:16x16x16", "torus"),
+            ("kary-ntree:k=16,n=3", "kary-ntree"),
+            ("kary-ntree:k=18,n=3,terminals=4096", "kary-ntree"),
+            ("mesh:16x16x8", "mesh"),
+            ("clos:ports=32,hosts=512", "xgft"),
+        ] {
+            let fabric = shuffled(&spec::build(spec_text).unwrap(), 1);
+            let r = recognise(&fabric).unwrap_or_else(|e| panic!("{spec_text}: {e}"));
+            assert_eq!(r.net.structure().family(), family, "{spec_text}");
+        }
+    }
+
+    /// A recognised fabric names the spec that builds it again.
+    #[test]
+    fn recognised_structures_name_their_spec() {
+        for spec_text in [
+            "torus:6x4x3,c=2",
+            "mesh:4x3",
+            "hypercube:3,c=2",
+            "kary-ntree:k=3,n=3,terminals=27",
+            "xgft:m=4x3,w=2x3,terminals=30",
+            "crossbar:5",
+        ] {
+            let generated = spec::build(spec_text).unwrap();
+            let r = recognise(&shuffled(&generated, 2)).unwrap();
+            let text = r.net.structure().spec(r.net.terminals().len()).unwrap();
+            assert_eq!(text, spec_text);
+            let again = spec::build(&text).unwrap();
+            assert_eq!(again.structure(), r.net.structure(), "{text}");
+        }
+    }
+
+    #[test]
+    fn factorisations_and_mesh_degrees() {
+        assert_eq!(factorisations(16, 2), vec![vec![8, 2], vec![4, 4]]);
+        assert_eq!(factorisations(12, 3), vec![vec![3, 2, 2]]);
+        assert!(factorisations(7, 2).is_empty());
+        let mut d = mesh_degrees(&[3, 2]);
+        d.sort_unstable();
+        assert_eq!(d, vec![2, 2, 2, 2, 3, 3]);
+    }
+}
