@@ -74,3 +74,58 @@ def test_pattern_list_names_both_bisections(run_cli):
     assert len(pairs) == 4 and len({d for _, d in pairs} | {s for s, _ in pairs}) == 8
     r = run_cli("pattern", "bisect:dir=two", "--topo", "crossbar:8")
     assert r.returncode == 2 and "'dir'" in r.stderr
+
+
+def test_a_dumped_torus_and_tree_route_with_their_engines(run_cli, tmp_path):
+    # Read back from an ibnetdiscover dump, a torus and a fat tree declare no
+    # structure; they are recognised from the cabling, route with torus-2QoS
+    # and dmodk, and the files written are the fabric's own: the subnet's
+    # LFTs with its SLs and SL-to-VL tables audit deadlock-free.
+    for spec, engine, family in (
+        ("torus:4x4x3,c=2", "torus-2QoS", "torus:4x4x3,c=2"),
+        ("kary-ntree:k=4,n=3", "dmodk", "kary-ntree:k=4,n=3,terminals=64"),
+    ):
+        dump = tmp_path / f"{engine}.ibnet"
+        assert run_cli("topo", spec, "-o", str(dump)).returncode == 0
+        r = run_cli("topo", str(dump), "--json")
+        s = json.loads(r.stdout)
+        assert (s["family"], s["recognised"]) == ("irregular", family)
+        out = tmp_path / engine
+        r = run_cli("route", str(dump), "--engine", engine, "--json", "-o", str(out))
+        assert r.returncode == 0, r.stderr
+        s = json.loads(r.stdout)
+        assert s["deadlock_free"] and s["minimal"], s
+        audit = ["deadlock", str(dump), "--lfts", str(out / "opensm-lfts.dump"), "--json"]
+        if (out / "opensm-sl2vl.dump").exists():
+            audit += ["--lanes", str(out / "opensm-path-records.dump")]
+            audit += ["--sl2vl", str(out / "opensm-sl2vl.dump")]
+        r = run_cli(*audit)
+        assert r.returncode == 0 and json.loads(r.stdout)["deadlock_free"], r.stderr
+    r = run_cli("route", "random:switches=8,ports=6,hosts=2,seed=1", "--engine", "dor")
+    assert r.returncode == 2 and "no family routelab knows" in r.stderr
+
+
+def test_path_records_give_the_audit_its_sls(run_cli, tmp_path):
+    # route -o writes OpenSM's path records for layered routes; --lanes reads
+    # them in place of a lane table, and with every SL on VL 0 the audit
+    # finds the cycle the SLs were there to break.
+    out = tmp_path / "routes"
+    r = run_cli("route", "torus:5,c=2", "--engine", "dfsssp", "--max-lanes", "2", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    records = out / "opensm-path-records.dump"
+    assert records.read_text().startswith("Channel Adapter 0x")
+    audit = ["deadlock", "torus:5,c=2", "--lfts", str(out / "opensm-lfts.dump"), "--json"]
+    r = run_cli(*audit, "--lanes", str(records), "--sl2vl", str(out / "opensm-sl2vl.dump"))
+    assert r.returncode == 0 and json.loads(r.stdout)["deadlock_free"], r.stderr
+    zero = tmp_path / "zero.dump"
+    zero.write_text(
+        "".join(
+            line.split(":")[0] + ":" + " 0" * 16 + "\n"
+            if ":" in line and not line.startswith("#")
+            else line + "\n"
+            for line in (out / "opensm-sl2vl.dump").read_text().splitlines()
+        )
+    )
+    r = run_cli(*audit, "--lanes", str(records), "--sl2vl", str(zero))
+    s = json.loads(r.stdout)
+    assert r.returncode == 0 and not s["deadlock_free"] and s["cycle"], s

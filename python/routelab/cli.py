@@ -50,7 +50,8 @@ def _add_route_sources(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--lanes",
         metavar="N|FILE",
-        help="lanes allowed (with --engine) or a lane table 'slid dlid lane' (with --lfts)",
+        help="lanes allowed (with --engine), or the pair lanes with --lfts: a lane table "
+        "'slid dlid lane' or the subnet's opensm-path-records.dump (its SLs)",
     )
     _add_routing_options(p, lanes=False)
 

@@ -88,8 +88,9 @@ class Routes:
     def save(self, directory: str | Path) -> list[str]:
         """Writes ``opensm-lfts.dump``, ``lanes.txt`` (slid dlid lane), ``paths.jsonl``,
         for routes on virtual layers ``opensm-sl2vl.dump`` (SL i on VL i, the tables
-        the lanes assume) and, for source routes, ``source-routes.txt`` into
-        ``directory``; returns the paths written."""
+        the lanes assume) and ``opensm-path-records.dump`` (each pair's lane as its
+        SL) and, for source routes, ``source-routes.txt`` into ``directory``; returns
+        the paths written."""
         return self._routes.save(str(directory))
 
     def to_lfts(self) -> str:
@@ -156,7 +157,9 @@ def read_lfts(
     sl2vl: str | Path | None = None,
 ) -> Routes:
     """Imports OpenSM forwarding tables (``opensm-lfts.dump``) for ``net``, optionally
-    a lane table (``slid dlid lane``) and the subnet's SL-to-VL tables
+    the pair lanes (a lane table ``slid dlid lane``, or OpenSM's
+    ``opensm-path-records.dump`` whose SLs are the lanes, told apart by content)
+    and the subnet's SL-to-VL tables
     (``opensm-sl2vl.dump``): the lanes are then service levels and every hop's VL
     is the one the tables give, as on the real subnet. The routes can then be
     audited (:meth:`Routes.deadlock`, :meth:`Routes.dropped_pairs`) and evaluated."""

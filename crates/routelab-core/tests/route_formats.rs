@@ -567,6 +567,13 @@ proptest! {
         let _ = read_lfts(&net, &noise, "x");
         let mut routes = Routes::new(&net, "x");
         let _ = read_lanes(&net, &mut routes, &noise, "x");
+        let _ = formats::read_path_records(&net, &mut routes, &noise, "x");
+        let _ = formats::read_path_records(
+            &net,
+            &mut routes,
+            &format!("Channel Adapter 0x1, base LID 4, \"h\", port 1\n{noise}"),
+            "x",
+        );
         let r = routing::route(&net, "minhop", &opts()).unwrap();
         let text = write_lfts(&net, &r).unwrap();
         let cut = text.char_indices().nth(cut).map_or(text.len(), |(i, _)| i);
@@ -857,6 +864,56 @@ fn sl2vl_tables_decide_the_vls_the_audit_checks() {
         read_sl2vl(&net, &write_sl2vl(&net, &t).unwrap(), "y").unwrap(),
         t
     );
+}
+
+/// OpenSM's path records stand where the lane table stood: their SLs give
+/// the same lanes, so the audit on the subnet's SL-to-VL tables finds the
+/// same (and, with every SL on VL 0, the same cycle).
+#[test]
+fn path_records_give_the_audit_the_subnets_sls() {
+    let net = ibnetdiscover::from_str(
+        &ibnetdiscover::to_string(&spec::build("torus:5,c=2").unwrap()),
+        "ring",
+    )
+    .unwrap();
+    let routes = routing::route(&net, "dfsssp", &lanes(2)).unwrap();
+    let lfts = write_lfts(&net, &routes).unwrap();
+    let records = formats::write_path_records(&net, &routes).unwrap();
+    let table = write_lanes(&net, &routes).unwrap();
+    let identity = write_sl2vl(&net, &routing::SlToVl::new(&net)).unwrap();
+    let zero: String = identity
+        .lines()
+        .map(|l| match l.split_once(':') {
+            Some((ports, _)) if !l.starts_with('#') => format!("{ports}:{}\n", " 0".repeat(16)),
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    for sl2vl in [&identity, &zero] {
+        let audit = |pair_lanes: &str| {
+            let mut r = read_lfts(&net, &lfts, "opensm-lfts.dump").unwrap();
+            formats::read_pair_lanes(&net, &mut r, pair_lanes, "lanes").unwrap();
+            let t = read_sl2vl(&net, sl2vl, "opensm-sl2vl.dump").unwrap();
+            r.set_lane_rule(routing::LaneRule::SlToVl(t));
+            (r.deadlock_report(&net).unwrap(), r)
+        };
+        let (a, ra) = audit(&records);
+        let (b, rb) = audit(&table);
+        assert_eq!(a.deadlock_free, b.deadlock_free);
+        assert_eq!(a.cycle.is_some(), b.cycle.is_some());
+        let t = net.terminals().len();
+        for s in 0..t {
+            for d in 0..t {
+                assert_eq!(ra.lane(s, d), rb.lane(s, d));
+                assert_eq!(ra.lane(s, d), routes.lane(s, d));
+            }
+        }
+    }
+    // Written by route -o beside the SL-to-VL tables.
+    let dir = std::env::temp_dir().join(format!("routelab-path-records-{}", std::process::id()));
+    formats::save_all(&net, &routes, &dir).unwrap();
+    let written = std::fs::read_to_string(dir.join(formats::PATH_RECORDS_FILE)).unwrap();
+    assert_eq!(written, records);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

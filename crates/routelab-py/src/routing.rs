@@ -122,11 +122,12 @@ impl PyRoutes {
             formats::save_all(&net, &routes, &dir)?;
             let source =
                 formats::writes_source_routes(&routes).then_some(formats::SOURCE_ROUTES_FILE);
-            let sl2vl = formats::writes_sl2vl(&routes).then_some(formats::SL2VL_FILE);
+            let sl2vl = formats::writes_sl2vl(&routes)
+                .then_some([formats::SL2VL_FILE, formats::PATH_RECORDS_FILE]);
             Ok(
                 [formats::LFTS_FILE, formats::LANES_FILE, formats::PATHS_FILE]
                     .into_iter()
-                    .chain(sl2vl)
+                    .chain(sl2vl.into_iter().flatten())
                     .chain(source)
                     .map(|f| dir.join(f).display().to_string())
                     .collect(),
@@ -322,8 +323,9 @@ fn read_text(path: &Path) -> Result<String, CoreRoutingError> {
     })
 }
 
-/// Imports an OpenSM `opensm-lfts.dump` (and optionally a lane table, and
-/// the SL-to-VL tables that map its lanes, as SLs, to VLs) for `net`.
+/// Imports an OpenSM `opensm-lfts.dump` (and optionally a lane table or
+/// OpenSM's path records, and the SL-to-VL tables that map its lanes, as
+/// SLs, to VLs) for `net`.
 #[pyfunction]
 #[pyo3(signature = (net, lfts, lanes = None, sl2vl = None))]
 pub(crate) fn read_lfts(
@@ -341,7 +343,7 @@ pub(crate) fn read_lfts(
             let mut routes = formats::read_lfts(&n, &text, &lfts.display().to_string())?;
             if let Some(lanes) = lanes {
                 let text = read_text(&lanes)?;
-                formats::read_lanes(&n, &mut routes, &text, &lanes.display().to_string())?;
+                formats::read_pair_lanes(&n, &mut routes, &text, &lanes.display().to_string())?;
             }
             if let Some(sl2vl) = sl2vl {
                 let text = read_text(&sl2vl)?;

@@ -123,16 +123,29 @@ pub fn read_lanes(
         }
         seen.insert((s, d), (lane, n));
     }
-    // Rebuild the routes so their lane count follows the table.
+    set_pair_lanes(
+        net,
+        routes,
+        seen.into_iter().map(|(pair, (lane, _))| (pair, lane)),
+    );
+    Ok(())
+}
+
+/// Gives `routes` the lanes of `pairs` (terminal indices) and lane 0 to
+/// every other pair, rebuilt so that their lane count follows.
+pub(super) fn set_pair_lanes(
+    net: &Network,
+    routes: &mut Routes,
+    pairs: impl IntoIterator<Item = ((u32, u32), u8)>,
+) {
     let mut fresh = Routes::new(net, routes.engine());
     fresh.table.clone_from(&routes.table);
     fresh.set_lane_rule(routes.lane_rule().clone());
     fresh.set_path_set(routes.path_set().cloned());
-    for (&(s, d), &(lane, _)) in &seen {
+    for ((s, d), lane) in pairs {
         fresh.set_lane(s as usize, d as usize, lane);
     }
     *routes = fresh;
-    Ok(())
 }
 
 /// The terminal index a LID names.

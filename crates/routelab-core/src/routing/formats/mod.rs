@@ -7,6 +7,7 @@
 //! | e.g. `routes.dot` | [`orcs`]: the topology as a directed graph, each edge naming the destinations routed over it (ORCS style); not written by [`save_all`] | write |
 //! | `paths.jsonl` | [`paths`]: one JSON object per (source, destination): lane and node names along the path | write |
 //! | `opensm-sl2vl.dump` | [`sl2vl`]: OpenSM's SL-to-VL tables per node and port pair; with a lane table of SLs, the VL of every hop | read, write |
+//! | `opensm-path-records.dump` | [`path_records`]: OpenSM's path records, per source port the SL (and MTU, rate) to every LID; its SLs are pair lanes | read, write |
 //! | `source-routes.txt` | [`source_routes`]: Myrinet-style source routes, the output port at each switch per pair, `\|` at in-transit hosts | read, write |
 //!
 //! LFT dumps and lane tables address nodes by LID; [`assign_lids`] decides
@@ -24,6 +25,7 @@ pub mod lfts;
 mod lid_ports;
 pub mod lids;
 pub mod orcs;
+pub mod path_records;
 pub mod paths;
 pub mod sl2vl;
 pub mod source_routes;
@@ -32,6 +34,7 @@ pub use lanes::{read_lanes, write_lanes};
 pub use lfts::{read_lfts, write_lfts};
 pub use lids::{assign_lids, LidEntry, Lids, MAX_UNICAST_LID};
 pub use orcs::write_orcs_dot;
+pub use path_records::{is_path_records, read_path_records, write_path_records};
 pub use paths::write_paths;
 pub use sl2vl::{read_sl2vl, write_sl2vl};
 pub use source_routes::{read_source_routes, write_source_routes};
@@ -49,12 +52,15 @@ pub const LANES_FILE: &str = "lanes.txt";
 pub const PATHS_FILE: &str = "paths.jsonl";
 /// The SL-to-VL tables [`save_all`] writes for routes on several lanes.
 pub const SL2VL_FILE: &str = "opensm-sl2vl.dump";
+/// The path records [`save_all`] writes beside [`SL2VL_FILE`].
+pub const PATH_RECORDS_FILE: &str = "opensm-path-records.dump";
 /// The source routes [`save_all`] writes for routes with a path set.
 pub const SOURCE_ROUTES_FILE: &str = "source-routes.txt";
 
 /// Writes [`LFTS_FILE`], [`LANES_FILE`] and [`PATHS_FILE`] into `dir`,
-/// creating it if needed, [`SL2VL_FILE`] when the routes use virtual
-/// layers ([`writes_sl2vl`]), and [`SOURCE_ROUTES_FILE`] when the routes are
+/// creating it if needed, [`SL2VL_FILE`] and [`PATH_RECORDS_FILE`] (the
+/// pair lanes as OpenSM's SLs) when the routes use virtual layers
+/// ([`writes_sl2vl`]), and [`SOURCE_ROUTES_FILE`] when the routes are
 /// source routes on one lane ([`writes_source_routes`]).
 pub fn save_all(net: &Network, routes: &Routes, dir: &Path) -> Result<(), RoutingError> {
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, "cannot create the directory", e))?;
@@ -77,6 +83,9 @@ pub fn save_all(net: &Network, routes: &Routes, dir: &Path) -> Result<(), Routin
             _ => write_sl2vl(net, &crate::routing::SlToVl::new(net))?,
         };
         std::fs::write(&p, text).map_err(|e| io_error(&p, "cannot write", e))?;
+        let p = dir.join(PATH_RECORDS_FILE);
+        std::fs::write(&p, write_path_records(net, routes)?)
+            .map_err(|e| io_error(&p, "cannot write", e))?;
     }
     let p = dir.join(PATHS_FILE);
     let file = std::fs::File::create(&p).map_err(|e| io_error(&p, "cannot write", e))?;
@@ -89,6 +98,21 @@ pub fn save_all(net: &Network, routes: &Routes, dir: &Path) -> Result<(), Routin
         e => e,
     })?;
     w.flush().map_err(|e| io_error(&p, "cannot write", e))
+}
+
+/// Reads pair lanes into `routes` from a lane table ([`read_lanes`]) or
+/// OpenSM's path records ([`read_path_records`]), told apart by content.
+pub fn read_pair_lanes(
+    net: &Network,
+    routes: &mut Routes,
+    text: &str,
+    origin: &str,
+) -> Result<(), RoutingError> {
+    if is_path_records(text) {
+        read_path_records(net, routes, text, origin)
+    } else {
+        read_lanes(net, routes, text, origin)
+    }
 }
 
 /// Whether [`save_all`] writes [`SL2VL_FILE`] for `routes`: routes with
