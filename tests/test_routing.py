@@ -136,6 +136,7 @@ def test_route_files_round_trip_and_audit(tmp_path, run_cli):
         "lanes.txt",
         "paths.jsonl",
         "opensm-sl2vl.dump",
+        "opensm-path-records.dump",
     }
     lines = (tmp_path / "paths.jsonl").read_text().splitlines()
     assert len(lines) == 5 * 4
@@ -332,14 +333,15 @@ def test_source_routes_round_trip_and_drive_a_simulation(tmp_path) -> None:
 
 def test_opensm_engines_on_a_tree_read_back_from_a_dump(tmp_path, run_cli):
     """ftree routes a fat tree that lost its structure in an ibnetdiscover round
-    trip, from the leaves or from a root GUID file; dnup and torus-2QoS by their
-    OpenSM names."""
+    trip, from the leaves or from a root GUID file (dmodk too, the tree recognised
+    from its cabling); dnup and torus-2QoS by their OpenSM names."""
     tree = routelab.topology("kary-ntree:k=4,n=3")
     dump = tmp_path / "tree.ibnet"
     tree.save(dump)
     net = routelab.load(dump)
+    assert routelab.route(net, "dmodk").stats()["minimal"]
     with pytest.raises(routelab.RoutingError):
-        routelab.route(net, "dmodk")
+        routelab.route(net, "dor")
     r = routelab.route(net, "ftree")
     assert r.stats()["minimal"] and r.deadlock_free and r.lanes_used == 1
     tops = [n for n in net.nodes if n[0] == "switch" and n[1].startswith("s3-")]
