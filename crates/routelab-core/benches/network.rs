@@ -3,6 +3,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use routelab_core::network::io::{ibnetdiscover, json};
+use routelab_core::network::recognise::recognise;
 use routelab_core::network::spec;
 use std::hint::black_box;
 
@@ -42,5 +43,26 @@ fn generators(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, fabric_files, generators);
+/// Recognising tori and fat trees in their ibnetdiscover dumps (no
+/// structure): the whole switch graph matched onto the generated one.
+fn recognition(c: &mut Criterion) {
+    let mut g = c.benchmark_group("recognise");
+    g.sample_size(10);
+    for spec_text in [
+        "torus:16x16x16",
+        "torus:32x32x64",
+        "kary-ntree:k=18,n=3,terminals=4096",
+        "kary-ntree:k=16,n=4",
+    ] {
+        let net = spec::build(spec_text).expect("builds");
+        let dump = ibnetdiscover::from_str(&ibnetdiscover::to_string(&net), "dump.ibnet")
+            .expect("reads back");
+        g.bench_function(spec_text, |b| {
+            b.iter(|| recognise(black_box(&dump)).expect("recognised"))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, fabric_files, generators, recognition);
 criterion_main!(benches);

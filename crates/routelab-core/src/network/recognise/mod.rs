@@ -133,6 +133,30 @@ impl SwitchGraph {
         })
     }
 
+    /// Switches per hop count from `from` (to those it reaches).
+    fn distance_profile(&self, from: usize) -> Vec<u64> {
+        let mut hops = vec![u32::MAX; self.adj.len()];
+        let mut queue = std::collections::VecDeque::from([from]);
+        hops[from] = 0;
+        let mut out = vec![0u64];
+        out[0] = 1;
+        while let Some(x) = queue.pop_front() {
+            for &(y, _) in &self.adj[x] {
+                let y = y as usize;
+                if hops[y] == u32::MAX {
+                    hops[y] = hops[x] + 1;
+                    let h = hops[y] as usize;
+                    if out.len() <= h {
+                        out.resize(h + 1, 0);
+                    }
+                    out[h] += 1;
+                    queue.push_back(y);
+                }
+            }
+        }
+        out
+    }
+
     /// Cables per switch to other switches.
     fn degree(&self, x: usize) -> u32 {
         self.adj[x].iter().map(|&(_, k)| u32::from(k)).sum()
@@ -180,55 +204,80 @@ fn grid(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
         *degrees.iter().min().unwrap_or(&0),
         *degrees.iter().max().unwrap_or(&0),
     );
-    let mut candidates: Vec<(Network, Structure)> = Vec::new();
     let c = uniform_terminals(g);
-    let single = g.adj.iter().flatten().all(|&(_, k)| k == 1);
+    let mut candidates: Vec<Structure> = Vec::new();
     if lo == hi && lo.is_multiple_of(2) && lo > 0 {
-        for dims in factorisations(s, lo / 2) {
-            let net = torus(&dims, 0).map_err(|e| e.to_string())?;
-            candidates.push((
-                net,
-                Structure::Torus {
+        candidates.extend(
+            factorisations(s, lo / 2)
+                .into_iter()
+                .map(|dims| Structure::Torus {
                     dims,
                     wrap: true,
                     concentration: c,
-                },
-            ));
-        }
+                }),
+        );
     }
+    let single = g.adj.iter().flatten().all(|&(_, k)| k == 1);
     if lo == hi && single && lo < 63 && s == 1u64 << lo {
-        candidates.push((
-            hypercube(lo, 0).map_err(|e| e.to_string())?,
-            Structure::Hypercube {
-                n: lo,
-                concentration: c,
-            },
-        ));
+        candidates.push(Structure::Hypercube {
+            n: lo,
+            concentration: c,
+        });
     }
     if lo < hi && lo > 0 {
         let mut want: Vec<u32> = degrees.clone();
         want.sort_unstable();
-        for dims in factorisations(s, lo) {
-            if mesh_degrees(&dims) == want {
-                let net = mesh(&dims, 0).map_err(|e| e.to_string())?;
-                candidates.push((
-                    net,
-                    Structure::Torus {
-                        dims,
-                        wrap: false,
-                        concentration: c,
-                    },
-                ));
-            }
-        }
+        candidates.extend(
+            factorisations(s, lo)
+                .into_iter()
+                .filter(|dims| mesh_degrees(dims) == want)
+                .map(|dims| Structure::Torus {
+                    dims,
+                    wrap: false,
+                    concentration: c,
+                }),
+        );
     }
     if candidates.is_empty() {
         return Err(format!(
             "not a torus, mesh or hypercube: switch links per switch range from {lo} to {hi}"
         ));
     }
+    // Hops from the switch the search starts at (a corner of a mesh): a
+    // candidate whose own count of switches per distance differs is not it,
+    // with no search.
+    let from = (0..g.adj.len()).find(|&x| degrees[x] == lo).unwrap_or(0);
+    let seen = g.distance_profile(from);
     let mut tried = Vec::new();
-    for (generated, structure) in candidates {
+    for structure in candidates {
+        // Named without terminals: the shape is what was tried.
+        let name = match &structure {
+            Structure::Torus { dims, wrap, .. } => Structure::Torus {
+                dims: dims.clone(),
+                wrap: *wrap,
+                concentration: 1,
+            },
+            Structure::Hypercube { n, .. } => Structure::Hypercube {
+                n: *n,
+                concentration: 1,
+            },
+            other => other.clone(),
+        }
+        .spec(0)
+        .unwrap_or_default();
+        if grid_profile(&structure) != seen {
+            tried.push(name);
+            continue;
+        }
+        let generated = match &structure {
+            Structure::Torus {
+                dims, wrap: true, ..
+            } => torus(dims, 0),
+            Structure::Torus { dims, .. } => mesh(dims, 0),
+            Structure::Hypercube { n, .. } => hypercube(*n, 0),
+            _ => continue,
+        }
+        .map_err(|e| e.to_string())?;
         let p = pattern(&generated);
         match find_map(
             &p.graph(degree_colour(&p)),
@@ -236,15 +285,8 @@ fn grid(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
             g.budget,
         ) {
             Ok(map) => return relabel(net, g, &generated, &map, structure),
-            Err(e) => tried.push(format!(
-                "{}{}",
-                generated.name().trim_end_matches(",c=0"),
-                if e == NoMatch::GaveUp {
-                    " (the search gave up)"
-                } else {
-                    ""
-                }
-            )),
+            Err(NoMatch::GaveUp) => tried.push(format!("{name} (the search gave up)")),
+            Err(NoMatch::Different) => tried.push(name),
         }
     }
     Err(format!(
@@ -252,6 +294,37 @@ fn grid(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
          cabling is none of them)",
         tried.join(", ")
     ))
+}
+
+/// Switches per hop count from switch 0 of a torus or hypercube, or from a
+/// corner of a mesh: per dimension a ring (k = 2: one neighbour) or a line,
+/// the dimensions combined by convolution.
+fn grid_profile(structure: &Structure) -> Vec<u64> {
+    let lines: Vec<Vec<u64>> = match structure {
+        Structure::Torus { dims, wrap, .. } => dims
+            .iter()
+            .map(|&k| {
+                let k = k as usize;
+                if !wrap {
+                    return vec![1; k];
+                }
+                (0..=k / 2)
+                    .map(|d| if d == 0 || 2 * d == k { 1 } else { 2 })
+                    .collect()
+            })
+            .collect(),
+        Structure::Hypercube { n, .. } => vec![vec![1, 1]; *n as usize],
+        _ => Vec::new(),
+    };
+    lines.iter().fold(vec![1u64], |acc, line| {
+        let mut out = vec![0u64; acc.len() + line.len() - 1];
+        for (i, &a) in acc.iter().enumerate() {
+            for (j, &b) in line.iter().enumerate() {
+                out[i + j] += a * b;
+            }
+        }
+        out
+    })
 }
 
 /// Terminals per switch when every switch holds the same number, else the
@@ -736,6 +809,20 @@ mod tests {
             assert_eq!(text, spec_text);
             let again = spec::build(&text).unwrap();
             assert_eq!(again.structure(), r.net.structure(), "{text}");
+        }
+    }
+
+    #[test]
+    fn profiles_count_switches_per_distance() {
+        for spec_text in ["torus:5x4x2", "torus:3x3", "mesh:4x3x2", "hypercube:4"] {
+            let net = spec::build(spec_text).unwrap();
+            let g = SwitchGraph::of(&net).unwrap();
+            let corner = 0; // switch 0 is a corner of a mesh too
+            assert_eq!(
+                grid_profile(net.structure()),
+                g.distance_profile(corner),
+                "{spec_text}"
+            );
         }
     }
 
