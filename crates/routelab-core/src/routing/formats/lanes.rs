@@ -66,8 +66,7 @@ pub fn read_lanes(
     check_size(net, routes)?;
     let lids = assign_lids(net)?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    // Pairs seen, and where: bounded by the lines of the text.
-    let mut seen: HashMap<(u32, u32), (u8, usize)> = HashMap::new();
+    let mut seen = PairLanes::default();
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
         let line = raw.trim();
@@ -107,45 +106,60 @@ pub fn read_lanes(
                     ),
                 )
             })? as u8;
-        if let Some(&(l, first)) = seen.get(&(s, d)) {
-            if l != lane {
-                return Err(parse_error(
-                    origin,
-                    n,
-                    format!(
-                        "the pair {} -> {} appears again with lane {lane} (line {first} says {l})",
-                        net.label(net.terminal(s as usize)),
-                        net.label(net.terminal(d as usize))
-                    ),
-                ));
-            }
-            continue;
-        }
-        seen.insert((s, d), (lane, n));
+        seen.add(net, (s, d), lane, origin, n)?;
     }
-    set_pair_lanes(
-        net,
-        routes,
-        seen.into_iter().map(|(pair, (lane, _))| (pair, lane)),
-    );
+    seen.apply(net, routes);
     Ok(())
 }
 
-/// Gives `routes` the lanes of `pairs` (terminal indices) and lane 0 to
-/// every other pair, rebuilt so that their lane count follows.
-pub(super) fn set_pair_lanes(
-    net: &Network,
-    routes: &mut Routes,
-    pairs: impl IntoIterator<Item = ((u32, u32), u8)>,
-) {
-    let mut fresh = Routes::new(net, routes.engine());
-    fresh.table.clone_from(&routes.table);
-    fresh.set_lane_rule(routes.lane_rule().clone());
-    fresh.set_path_set(routes.path_set().cloned());
-    for ((s, d), lane) in pairs {
-        fresh.set_lane(s as usize, d as usize, lane);
+/// The pair lanes a file gives, with the line that gave each: bounded by
+/// the lines of the text. A pair given two different lanes is an error.
+#[derive(Default)]
+pub(super) struct PairLanes {
+    seen: HashMap<(u32, u32), (u8, usize)>,
+}
+
+impl PairLanes {
+    /// Terminal pair `pair` is on `lane`, says line `n` of `origin`.
+    pub(super) fn add(
+        &mut self,
+        net: &Network,
+        pair: (u32, u32),
+        lane: u8,
+        origin: &str,
+        n: usize,
+    ) -> Result<(), RoutingError> {
+        match self.seen.get(&pair) {
+            Some(&(l, first)) if l != lane => Err(parse_error(
+                origin,
+                n,
+                format!(
+                    "the pair {} -> {} appears again with lane {lane} (line {first} says {l}); \
+                     a pair of terminals has one lane",
+                    net.label(net.terminal(pair.0 as usize)),
+                    net.label(net.terminal(pair.1 as usize))
+                ),
+            )),
+            Some(_) => Ok(()),
+            None => {
+                self.seen.insert(pair, (lane, n));
+                Ok(())
+            }
+        }
     }
-    *routes = fresh;
+
+    /// Gives `routes` these lanes and lane 0 to every other pair, rebuilt
+    /// so that their lane count follows.
+    pub(super) fn apply(self, net: &Network, routes: &mut Routes) {
+        let mut fresh = Routes::new(net, routes.engine());
+        fresh.table.clone_from(&routes.table);
+        fresh.set_lane_rule(routes.lane_rule().clone());
+        fresh.set_path_set(routes.path_set().cloned());
+        for ((s, d), (lane, _)) in self.seen {
+            fresh.set_lane(s as usize, d as usize, lane);
+        }
+        *routes = fresh;
+    }
 }
 
 /// The terminal index a LID names.

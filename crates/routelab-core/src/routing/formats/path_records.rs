@@ -30,7 +30,6 @@ use super::lids::{assign_lids, Lids};
 use super::{check_size, clip, leading_hex, one_line, parse_error, parse_number};
 use crate::network::Network;
 use crate::routing::{Routes, RoutingError, MAX_LANES};
-use std::collections::HashMap;
 use std::fmt::Write;
 
 /// The path MTU written: InfiniBand's code 4, 2048 bytes.
@@ -159,7 +158,7 @@ pub fn read_path_records(
     // The source of the block being read: a terminal, or None for a
     // switch or router whose records are skipped.
     let mut source: Option<Option<u32>> = None;
-    let mut seen: HashMap<(u32, u32), (u8, usize)> = HashMap::new();
+    let mut seen = super::lanes::PairLanes::default();
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
         let line = raw.trim();
@@ -238,28 +237,12 @@ pub fn read_path_records(
                         ),
                     ));
                 }
-                if let Some(&(l, first)) = seen.get(&(s, d)) {
-                    if l != sl {
-                        return Err(parse_error(
-                            origin,
-                            n,
-                            format!(
-                                "{} -> {} has SL {sl} here and SL {l} at line {first}; a pair \
-                                 of terminals has one lane",
-                                net.label(net.terminal(s as usize)),
-                                net.label(net.terminal(d as usize))
-                            ),
-                        ));
-                    }
-                    continue;
-                }
-                seen.insert((s, d), (sl, n));
+                seen.add(net, (s, d), sl, origin, n)?;
             }
             _ => return Err(bad()),
         }
     }
-    let lanes = seen.into_iter().map(|(pair, (lane, _))| (pair, lane));
-    super::lanes::set_pair_lanes(net, routes, lanes);
+    seen.apply(net, routes);
     Ok(())
 }
 
