@@ -16,8 +16,8 @@ use std::collections::BinaryHeap;
 /// A switch graph: per node its neighbours with the number of cables to
 /// each, sorted by neighbour, and a colour that matching nodes share.
 #[derive(Debug, Clone)]
-pub(crate) struct Graph {
-    pub adj: Vec<Vec<(u32, u16)>>,
+pub(crate) struct Graph<'a> {
+    pub adj: &'a [Vec<(u32, u16)>],
     pub colour: Vec<u64>,
 }
 
@@ -32,7 +32,7 @@ pub(crate) enum NoMatch {
 
 const NONE: u32 = u32::MAX;
 
-impl Graph {
+impl Graph<'_> {
     /// Cables between `a` and `b`.
     fn cables(&self, a: u32, b: u32) -> u16 {
         let row = &self.adj[a as usize];
@@ -276,7 +276,7 @@ mod tests {
     use super::*;
 
     /// A graph from an edge list (each edge one cable), coloured by degree.
-    fn graph(n: usize, edges: &[(u32, u32)]) -> Graph {
+    fn graph(n: usize, edges: &[(u32, u32)]) -> Graph<'static> {
         let mut adj: Vec<Vec<(u32, u16)>> = vec![Vec::new(); n];
         for &(a, b) in edges {
             for (x, y) in [(a, b), (b, a)] {
@@ -294,7 +294,11 @@ mod tests {
             .iter()
             .map(|r| r.iter().map(|&(_, k)| u64::from(k)).sum())
             .collect();
-        Graph { adj, colour }
+        // Leaked: a few bytes per test, so the graph may borrow them.
+        Graph {
+            adj: Box::leak(adj.into_boxed_slice()),
+            colour,
+        }
     }
 
     fn ring(n: u32) -> Vec<(u32, u32)> {

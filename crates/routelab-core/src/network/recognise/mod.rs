@@ -88,32 +88,22 @@ struct SwitchGraph {
 
 impl SwitchGraph {
     fn of(net: &Network) -> Result<SwitchGraph, String> {
-        let s = net.switches().len();
-        if s == 0 {
+        if net.switches().is_empty() {
             return Err(format!("'{}' has no switch", net.name()));
         }
-        let mut adj = Vec::with_capacity(s);
-        let mut terminals = vec![Vec::new(); s];
-        for &x in net.switches() {
-            let mut row: Vec<(u32, u16)> = Vec::new();
-            for &c in net.out_channels(x) {
-                let y = net.channel(c).dst;
-                if y == x {
-                    return Err(format!("switch '{}' is cabled to itself", net.label(x)));
-                }
-                if net.is_switch(y) {
-                    let k = net.kind_index(y) as u32;
-                    match row.iter_mut().find(|(z, _)| *z == k) {
-                        Some(e) => e.1 += 1,
-                        None => row.push((k, 1)),
-                    }
-                } else {
-                    terminals[net.kind_index(x)].push(y);
-                }
-            }
-            row.sort_unstable();
-            adj.push(row);
+        if let Some(&x) = net
+            .switches()
+            .iter()
+            .find(|&&x| net.neighbors(x).any(|y| y == x))
+        {
+            return Err(format!("switch '{}' is cabled to itself", net.label(x)));
         }
+        let terminals = net
+            .switches()
+            .iter()
+            .map(|&x| net.neighbors(x).filter(|&y| net.is_terminal(y)).collect())
+            .collect();
+        let adj = switch_links(net);
         for &t in net.terminals() {
             if net.degree(t) != 1 || net.attached_switch(t).is_none() {
                 return Err(format!(
@@ -138,8 +128,7 @@ impl SwitchGraph {
         let mut hops = vec![u32::MAX; self.adj.len()];
         let mut queue = std::collections::VecDeque::from([from]);
         hops[from] = 0;
-        let mut out = vec![0u64];
-        out[0] = 1;
+        let mut out = vec![1u64];
         while let Some(x) = queue.pop_front() {
             for &(y, _) in &self.adj[x] {
                 let y = y as usize;
@@ -162,30 +151,38 @@ impl SwitchGraph {
         self.adj[x].iter().map(|&(_, k)| u32::from(k)).sum()
     }
 
-    fn graph(&self, colour: impl Fn(usize) -> u64) -> Graph {
+    fn graph(&self, colour: impl Fn(usize) -> u64) -> Graph<'_> {
         Graph {
-            adj: self.adj.clone(),
+            adj: &self.adj,
             colour: (0..self.adj.len()).map(colour).collect(),
         }
     }
 }
 
+/// Per switch, the switches it is cabled to and how many cables to each,
+/// sorted by switch index.
+fn switch_links(net: &Network) -> Vec<Vec<(u32, u16)>> {
+    net.switches()
+        .iter()
+        .map(|&x| {
+            let mut row: Vec<(u32, u16)> = Vec::new();
+            for y in net.neighbors(x).filter(|&y| net.is_switch(y) && y != x) {
+                let k = net.kind_index(y) as u32;
+                match row.iter_mut().find(|(z, _)| *z == k) {
+                    Some(e) => e.1 += 1,
+                    None => row.push((k, 1)),
+                }
+            }
+            row.sort_unstable();
+            row
+        })
+        .collect()
+}
+
 /// The switch graph of a generated network (its terminals left out).
 fn pattern(net: &Network) -> SwitchGraph {
-    let mut adj = vec![Vec::new(); net.switches().len()];
-    for (i, &x) in net.switches().iter().enumerate() {
-        let row: &mut Vec<(u32, u16)> = &mut adj[i];
-        for y in net.neighbors(x).filter(|&y| net.is_switch(y)) {
-            let k = net.kind_index(y) as u32;
-            match row.iter_mut().find(|(z, _)| *z == k) {
-                Some(e) => e.1 += 1,
-                None => row.push((k, 1)),
-            }
-        }
-        row.sort_unstable();
-    }
     SwitchGraph {
-        adj,
+        adj: switch_links(net),
         terminals: Vec::new(),
         budget: 0,
     }
