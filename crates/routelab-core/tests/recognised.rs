@@ -151,3 +151,62 @@ fn dumped_tori_simulate_with_torus_routers_and_coordinate_patterns() {
         );
     }
 }
+
+/// Terminals a spec names and the results report are the fabric's, though
+/// the simulation runs on the renumbered torus: a ping-pong between two
+/// named hosts takes the generated torus's round trip, and the channels
+/// the results show busy lie on minimal paths between those two hosts.
+#[test]
+fn a_recognised_fabric_keeps_its_own_terminal_and_channel_numbers() {
+    let generated = spec::build("torus:5x4,c=2").unwrap();
+    let (fabric, path) = dumped(&scrambled(&generated), "pingpong");
+    let index = |net: &Network, name: &str| {
+        net.terminals()
+            .iter()
+            .position(|&t| net.node(t).name == name)
+            .unwrap()
+    };
+    let run = |topology: &str, a: usize, b: usize| {
+        let text = format!(
+            "[network]\ntopology = {topology:?}\n[routing]\nalgorithm = \"duato\"\n\
+             [router]\nvcs = 3\nbuffer_flits = 32\n\
+             [traffic]\nworkload = \"ping-pong\"\npairs = [[{a}, {b}]]\n\
+             message_bytes = \"2KB\"\npacket_bytes = \"256B\"\nrounds = 3\n\
+             [run]\nchannel_stats = true\n"
+        );
+        sim::simulate(&Spec::from_toml_str(&text).unwrap()).unwrap()
+    };
+    let (fa, fb) = (index(&fabric, "h3"), index(&fabric, "h26"));
+    assert_ne!((fa, fb), (3, 26), "the dump numbers its hosts otherwise");
+    let on_fabric = run(path.to_str().unwrap(), fa, fb);
+    let on_generated = run(
+        generated.name(),
+        index(&generated, "h3"),
+        index(&generated, "h26"),
+    );
+    let (p, q) = (
+        &on_fabric.workload.as_ref().unwrap().pairs[0],
+        &on_generated.workload.as_ref().unwrap().pairs[0],
+    );
+    assert_eq!((p.src as usize, p.dst as usize), (fa, fb));
+    assert_eq!(p.round_trip_ns, q.round_trip_ns);
+    // Busy channels, in the fabric's numbering, lie on minimal paths.
+    let util = on_fabric.channel_utilisation.as_ref().unwrap();
+    assert_eq!(util.len(), fabric.channel_count());
+    let (ha, hb) = (fabric.terminal(fa), fabric.terminal(fb));
+    let from_a = routelab_core::network::metrics::bfs_distances(&fabric, ha);
+    let from_b = routelab_core::network::metrics::bfs_distances(&fabric, hb);
+    let busy: Vec<usize> = (0..util.len()).filter(|&c| util[c] > 0.0).collect();
+    assert!(busy.len() >= 2 * from_a[hb.index()] as usize);
+    for c in busy {
+        let ch = fabric.channel(routelab_core::ChannelId(c as u32));
+        let (s, d) = (ch.src.index(), ch.dst.index());
+        // On a shortest path from one host to the other, either way.
+        let hops = from_a[hb.index()];
+        let via = |x: &[u32], y: &[u32]| x[s] + 1 + y[d] == hops;
+        assert!(
+            via(&from_a, &from_b) || via(&from_b, &from_a),
+            "channel {c}"
+        );
+    }
+}

@@ -43,6 +43,55 @@ pub struct Experiment {
     gamma0_flits: Option<f64>,
     /// What the spec allows but will likely regret (see [`Self::warnings`]).
     warnings: Vec<String>,
+    /// A fabric simulated renumbered as the family it was recognised as:
+    /// how to name its terminals and channels in the results as the
+    /// fabric does.
+    renumbered: Option<Renumbering>,
+}
+
+/// A recognised fabric's numbering against the one simulated.
+struct Renumbering {
+    /// Per simulated terminal: its index in the fabric.
+    terminal: Vec<u32>,
+    /// Per simulated channel: the fabric's channel.
+    channel: Vec<network::ChannelId>,
+}
+
+impl Renumbering {
+    fn of(fabric: &Network, r: &network::recognise::Recognised) -> Self {
+        Renumbering {
+            terminal: r
+                .net
+                .terminals()
+                .iter()
+                .map(|&t| fabric.kind_index(r.node[t.index()]) as u32)
+                .collect(),
+            channel: r.channel.clone(),
+        }
+    }
+
+    /// `spec` with the terminals it names (closed-loop pairs, the hot
+    /// spot) given in the fabric's numbering turned into the simulated one.
+    fn spec(&self, spec: &Spec) -> Result<Spec, SimError> {
+        let mut to_sim = vec![u32::MAX; self.terminal.len()];
+        for (sim, &fabric) in self.terminal.iter().enumerate() {
+            to_sim[fabric as usize] = sim as u32;
+        }
+        let map = |t: u32| to_sim.get(t as usize).copied().unwrap_or(t);
+        let mut out = spec.clone();
+        if let Some(pairs) = &mut out.traffic.pairs {
+            for pair in pairs.iter_mut() {
+                *pair = [map(pair[0]), map(pair[1])];
+            }
+        }
+        if let Some(name) = &out.traffic.pattern {
+            if let Pattern::Hotspot { f, host } = Pattern::parse(name)? {
+                let host = map(host as u32) as usize;
+                out.traffic.pattern = Some(Pattern::Hotspot { f, host }.to_string());
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// The options a spec gives to a router or engine.
@@ -169,17 +218,30 @@ impl Experiment {
             Err(SimError::Routing(unfit @ crate::routing::RoutingError::Unfit { .. })) => {
                 let net = build_network(spec)?;
                 let r = crate::routing::recognised_or(&net, unfit)?;
-                Self::on_network(spec, r.net)
+                Self::recognised(spec, &net, r)
             }
             Err(SimError::Traffic(e @ crate::traffic::TrafficError::NeedsCoordinates { .. })) => {
                 let net = build_network(spec)?;
                 match network::recognise::recognise(&net) {
-                    Ok(r) => Self::on_network(spec, r.net),
+                    Ok(r) => Self::recognised(spec, &net, r),
                     Err(_) => Err(e.into()),
                 }
             }
             other => other,
         }
+    }
+
+    /// The experiment on `fabric` renumbered as recognised: terminals the
+    /// spec names are the fabric's, and so are those the results name.
+    fn recognised(
+        spec: &Spec,
+        fabric: &Network,
+        r: network::recognise::Recognised,
+    ) -> Result<Self, SimError> {
+        let renumbering = Renumbering::of(fabric, &r);
+        let mut e = Self::on_network(&renumbering.spec(spec)?, r.net)?;
+        e.renumbered = Some(renumbering);
+        Ok(e)
     }
 
     fn on_network(spec: &Spec, net: Network) -> Result<Self, SimError> {
@@ -486,6 +548,7 @@ impl Experiment {
             params,
             gamma0_flits,
             warnings,
+            renumbered: None,
         };
         if let Some(limit) = t.injection_limit {
             let flits = exp.load_in_flits(limit);
@@ -763,7 +826,16 @@ impl Experiment {
             transit_spills: sim.transit_spills,
             channel_util_mean: util_mean,
             channel_util_max: util_max,
-            channel_utilisation: self.spec.run.channel_stats.then_some(util),
+            channel_utilisation: self.spec.run.channel_stats.then(|| match &self.renumbered {
+                Some(r) => {
+                    let mut fabric = vec![0.0; util.len()];
+                    for (c, &u) in util.iter().enumerate() {
+                        fabric[r.channel[c].index()] = u;
+                    }
+                    fabric
+                }
+                None => util,
+            }),
             counters,
             flow_control: if p.stop_go { "stop-go" } else { "credit" }.into(),
             stop_signals: p.stop_go.then_some(c.stops),
@@ -775,7 +847,16 @@ impl Experiment {
             simulated_ps: sim.now,
             wall_seconds: wall.elapsed().as_secs_f64(),
             events: sim.events,
-            workload: sim.closed.as_ref().map(Closed::result),
+            workload: sim.closed.as_ref().map(|c| {
+                let mut w = c.result();
+                if let Some(r) = &self.renumbered {
+                    for pair in &mut w.pairs {
+                        pair.src = r.terminal[pair.src as usize];
+                        pair.dst = r.terminal[pair.dst as usize];
+                    }
+                }
+                w
+            }),
             warnings: self.warnings.clone(),
         }
     }
