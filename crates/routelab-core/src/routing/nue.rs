@@ -12,9 +12,9 @@
 //! - Each layer keeps a set `U` of dependencies in use, acyclic at all
 //!   times. Before its first destination, `U` receives the dependencies of
 //!   up*/down* routes on a spanning tree towards the layer's destination
-//!   switches (the escape paths): a Dijkstra tree by the current channel
-//!   weights from the median of those switches (OpenSM roots it at the most
-//!   between one of their convex hull). The root matters: far from the
+//!   switches (the escape paths): a breadth-first tree from the median of
+//!   those switches (OpenSM roots it at the most between one of their
+//!   convex hull). The root matters: far from the
 //!   layer's destinations, the escape dependencies cross the routes to
 //!   them and block many (on an 8x8x8 torus with 8 layers, 293 of 512
 //!   destinations fell back to escape paths with the fabric's central
@@ -335,10 +335,14 @@ impl<'f, 'n> Router<'f, 'n> {
                 self.needed[k.switch as usize] = true;
             }
         }
-        // The tree: Dijkstra by current weights from the median of the
-        // layer's delivering switches. Rooted among them, the escape
-        // dependencies point the way routes to them go; rooted far away,
-        // they cross those routes and block them.
+        // The tree: breadth-first from the median of the layer's
+        // delivering switches. Rooted among them, the escape dependencies
+        // point the way routes to them go; rooted far away, they cross
+        // those routes and block them. Fewest hops, not the channel
+        // weights: a tree bent towards the lightest channels lies across
+        // where the layer's routes go next (on an 8x8x8 torus with two
+        // lanes 197 of 512 destinations fell back to escape paths with
+        // the weighted tree, 68 with this one).
         let root = self.median(&self.needed.clone());
         self.up.fill(NONE);
         for c in &mut self.children {
@@ -358,7 +362,7 @@ impl<'f, 'n> Router<'f, 'n> {
                 let y = l.to as usize;
                 // y's way up is y -> x.
                 let c = l.ch.reverse();
-                let nd = dx + self.weight[c.index()];
+                let nd = dx + 1;
                 if nd < dist[y] {
                     dist[y] = nd;
                     self.up[y] = c.0;
@@ -695,5 +699,23 @@ mod tests {
         u.dry(&HashSet::new());
         assert_eq!(u.take(3, 0), None);
         assert_eq!(u.take(3, 1), Some(true));
+    }
+
+    /// More lanes give shorter paths: on an 8x8x8 torus two lanes beat
+    /// one and few destinations fall back to escape paths (with an escape
+    /// tree bent towards light channels, 197 of 512 did and paths grew
+    /// from 6.90 to 7.55 hops).
+    #[test]
+    fn a_second_lane_shortens_the_paths_of_a_torus() {
+        let net = crate::network::spec::build("torus:8x8x8").unwrap();
+        let route = |lanes: u8| {
+            Nue { lanes }
+                .route(&net)
+                .map(|r| (r.escape_routed().unwrap_or(0), r.avg_hops(&net).unwrap()))
+                .unwrap()
+        };
+        let (one, two) = (route(1), route(2));
+        assert!(two.1 < one.1, "{one:?} {two:?}");
+        assert!(two.0 < 100, "{two:?}");
     }
 }
