@@ -1,5 +1,5 @@
 //! Time and peak memory of the main steps on one network:
-//! `cargo run --release --example footprint -- [--engine NAME] [--ebb N] SPEC [SPEC ...]`.
+//! `cargo run --release --example footprint -- [--engine NAME] [--max-lanes N] [--ebb N] SPEC [SPEC ...]`.
 //! Builds each network, summarises it, optionally routes it and evaluates N
 //! random bisections; prints one JSON object per spec. Peak RSS comes from
 //! /proc (Linux) and covers the whole process, so run one spec per process
@@ -20,12 +20,19 @@ fn fail(msg: String) -> ! {
 
 fn main() {
     let mut engine: Option<String> = None;
+    let mut max_lanes: u8 = 15;
     let mut ebb_patterns = 0usize;
     let mut specs = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--engine" => engine = args.next(),
+            "--max-lanes" => {
+                max_lanes = args
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or_else(|| fail("--max-lanes takes a number of lanes".into()))
+            }
             "--ebb" => {
                 ebb_patterns = args
                     .next()
@@ -36,7 +43,7 @@ fn main() {
         }
     }
     if specs.is_empty() {
-        fail("usage: footprint [--engine NAME] [--ebb N] SPEC [SPEC ...]".into());
+        fail("usage: footprint [--engine NAME] [--max-lanes N] [--ebb N] SPEC [SPEC ...]".into());
     }
     for text in specs {
         let mut out = vec![format!("\"spec\": \"{text}\"")];
@@ -58,7 +65,7 @@ fn main() {
         ));
         if let Some(engine) = &engine {
             let opts = RoutingOptions {
-                max_lanes: 15,
+                max_lanes,
                 ..RoutingOptions::default()
             };
             let start = Instant::now();
@@ -67,6 +74,12 @@ fn main() {
             out.push(format!("\"engine\": \"{engine}\""));
             out.push(format!("\"route_s\": {:.4}", start.elapsed().as_secs_f64()));
             out.push(format!("\"lanes\": {}", routes.lanes_needed()));
+            if let Some(e) = routes.escape_routed() {
+                out.push(format!("\"escape_routed\": {e}"));
+            }
+            if let Ok(h) = routes.avg_hops(&net) {
+                out.push(format!("\"avg_hops\": {h:.3}"));
+            }
             out.push(format!("\"rss_mb_after_route\": {:.1}", peak_rss_mb()));
             if ebb_patterns > 0 {
                 let opts = EbbOptions {
