@@ -130,9 +130,15 @@ fn engines_that_need_structure_say_what_the_dump_is() {
 
 #[test]
 fn dumped_tori_simulate_with_torus_routers_and_coordinate_patterns() {
-    let generated = spec::build("torus:4x4x4").unwrap();
-    let (_, path) = dumped(&scrambled(&generated), "sim");
-    for (router, pattern) in [("abr", "uniform"), ("dor", "transpose"), ("ofr", "tornado")] {
+    let torus = dumped(&scrambled(&spec::build("torus:4x4x4").unwrap()), "sim").1;
+    let mesh = dumped(&scrambled(&spec::build("mesh:4x3x3,c=2").unwrap()), "mesh").1;
+    for (path, router, pattern) in [
+        (&torus, "abr", "uniform"),
+        (&torus, "dor", "transpose"),
+        (&torus, "ofr", "tornado"),
+        (&mesh, "duato", "uniform"),
+        (&mesh, "dor", "tornado"),
+    ] {
         let text = format!(
             "[network]\ntopology = {path:?}\n[routing]\nalgorithm = \"{router}\"\n\
              [router]\nswitching = \"cut-through\"\nvcs = 3\nbuffer_flits = 64\n\

@@ -70,9 +70,12 @@ impl Renumbering {
         }
     }
 
-    /// `spec` with the terminals it names (closed-loop pairs, the hot
-    /// spot) given in the fabric's numbering turned into the simulated one.
-    fn spec(&self, spec: &Spec) -> Result<Spec, SimError> {
+    /// `spec` with what it names by index in the fabric's numbering
+    /// (closed-loop pairs, the hot spot, an up*/down* root) named in the
+    /// simulated one. Patterns that permute terminal indices (bit-reverse,
+    /// shuffle) act on the simulated numbering, switch by switch as the
+    /// generated network numbers them.
+    fn spec(&self, spec: &Spec, fabric: &Network) -> Result<Spec, SimError> {
         let mut to_sim = vec![u32::MAX; self.terminal.len()];
         for (sim, &fabric) in self.terminal.iter().enumerate() {
             to_sim[fabric as usize] = sim as u32;
@@ -82,6 +85,20 @@ impl Renumbering {
         if let Some(pairs) = &mut out.traffic.pairs {
             for pair in pairs.iter_mut() {
                 *pair = [map(pair[0]), map(pair[1])];
+            }
+        }
+        // A root given by index names the fabric's switch: name it by GUID
+        // (or name), which the renumbered network keeps.
+        if let Some(root) = &out.routing.root {
+            if let Ok(i) = root.parse::<usize>() {
+                if let Some(&x) = fabric.switches().get(i) {
+                    let node = fabric.node(x);
+                    out.routing.root = Some(if node.guid != 0 {
+                        format!("{:#018x}", node.guid)
+                    } else {
+                        node.name.clone()
+                    });
+                }
             }
         }
         if let Some(name) = &out.traffic.pattern {
@@ -211,7 +228,11 @@ impl Experiment {
     /// ([`crate::network::recognise`]): same nodes, names and links.
     pub fn new(spec: &Spec) -> Result<Self, SimError> {
         let net = build_network(spec)?;
-        if !matches!(net.structure(), network::Structure::Irregular) {
+        // Source routes from a file name the fabric's own ports: no
+        // renumbering under them.
+        if !matches!(net.structure(), network::Structure::Irregular)
+            || spec.routing.routes_file.is_some()
+        {
             return Self::on_network(spec, net);
         }
         match Self::on_network(spec, net) {
@@ -239,7 +260,10 @@ impl Experiment {
         r: network::recognise::Recognised,
     ) -> Result<Self, SimError> {
         let renumbering = Renumbering::of(fabric, &r);
-        let mut e = Self::on_network(&renumbering.spec(spec)?, r.net)?;
+        let mut e = Self::on_network(&renumbering.spec(spec, fabric)?, r.net)?;
+        // Everything the spec names by index is bound by now: the spec the
+        // experiment shows is the one given.
+        e.spec = spec.clone();
         e.renumbered = Some(renumbering);
         Ok(e)
     }

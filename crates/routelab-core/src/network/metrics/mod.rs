@@ -22,6 +22,7 @@ mod weighted;
 
 pub use bisection::{bisection, bisection_with, Bisection, BisectionOptions};
 pub use distance::{distances, Distances};
+pub(crate) use shape::declared_holds;
 pub use summary::{summary, summary_with, ComponentSample, DegreeStats, Summary, SUMMARY_STAGES};
 
 use super::{Network, NodeId};

@@ -88,6 +88,18 @@ pub(crate) fn recognise(net: &Network) -> Option<Shape> {
     declared.or_else(|| single(net)).or_else(|| leaf_spine(net))
 }
 
+/// Whether the cabling is exactly the layout `net`'s declared structure
+/// promises (grids, hypercubes, XGFTs, a crossbar), terminal ports included.
+pub(crate) fn declared_holds(net: &Network) -> bool {
+    matches!(
+        (net.structure(), recognise(net)),
+        (Structure::Torus { .. }, Some(Shape::Grid { .. }))
+            | (Structure::Hypercube { .. }, Some(Shape::Hypercube { .. }))
+            | (Structure::Xgft { .. }, Some(Shape::Xgft { .. }))
+            | (Structure::Crossbar { .. }, Some(Shape::Single))
+    )
+}
+
 /// Is `v` a terminal with one cable, leading to switch `s`?
 fn leaf_terminal_of(net: &Network, v: NodeId, s: NodeId) -> bool {
     net.is_terminal(v) && net.degree(v) == 1 && net.neighbors(v).next() == Some(s)

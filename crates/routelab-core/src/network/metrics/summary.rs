@@ -110,7 +110,7 @@ pub fn summary_with(net: &Network, stage: &mut dyn FnMut(&'static str)) -> Summa
         recognised: match net.structure() {
             crate::network::Structure::Irregular => crate::network::recognise::recognise(net)
                 .ok()
-                .and_then(|r| r.net.structure().spec(r.net.terminals().len())),
+                .map(|r| r.describe()),
             _ => None,
         },
         switches: sw.len(),

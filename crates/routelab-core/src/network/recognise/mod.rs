@@ -52,6 +52,35 @@ pub struct Recognised {
     pub channel: Vec<ChannelId>,
 }
 
+impl Recognised {
+    /// The spec that builds the recognised network again
+    /// (`torus:4x4x3,c=2`), or the shape and how the terminals differ from
+    /// it when the generator would place them otherwise
+    /// (`torus:4x4 with 30 terminals, not the same number on every switch`).
+    pub fn describe(&self) -> String {
+        let t = self.net.terminals().len();
+        let s = self.net.structure();
+        let exact = crate::network::metrics::declared_holds(&self.net);
+        match (exact, s) {
+            (false, Structure::Torus { dims, wrap, .. }) => {
+                let shape = Structure::Torus {
+                    dims: dims.clone(),
+                    wrap: *wrap,
+                    concentration: 1,
+                };
+                format!(
+                    "{} with {t} terminals, not the same number on every switch",
+                    shape.spec(t).unwrap_or_default()
+                )
+            }
+            (false, Structure::Hypercube { n, .. }) => {
+                format!("hypercube:{n} with {t} terminals, not the same number on every switch")
+            }
+            _ => s.spec(t).unwrap_or_else(|| s.family().to_string()),
+        }
+    }
+}
+
 /// Candidate checks the search may spend per cable before giving up.
 const CHECKS_PER_CABLE: u64 = 64;
 /// And at least this many in all.
@@ -65,9 +94,23 @@ pub fn recognise(net: &Network) -> Result<Recognised, String> {
     if g.adj.len() == 1 {
         let one = crate::network::build::crossbar::crossbar(1).map_err(|e| e.to_string())?;
         let terminals = net.terminals().len() as u32;
-        return relabel(net, &g, &one, &[0], Structure::Crossbar { terminals });
+        return relabel(
+            net,
+            &g,
+            &one,
+            &[0],
+            |_| 0,
+            Structure::Crossbar { terminals },
+        );
     }
-    for family in [grid as Family, fat_tree] {
+    // A tree's upper switches hold no terminals, a grid's switches all do:
+    // try first the family the terminals point to (K2,2 is a 4-ring too).
+    let order: [Family; 2] = if g.terminals.iter().all(|t| !t.is_empty()) {
+        [grid, fat_tree]
+    } else {
+        [fat_tree, grid]
+    };
+    for family in order {
         match family(net, &g) {
             Ok(r) => return Ok(r),
             Err(e) => why.push(e),
@@ -281,7 +324,11 @@ fn grid(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
             &g.graph(degree_colour(g)),
             g.budget,
         ) {
-            Ok(map) => return relabel(net, g, &generated, &map, structure),
+            Ok(map) => {
+                // Generated without terminals: every port is a link's.
+                let ports = |i: usize| generated.node(generated.switches()[i]).ports;
+                return relabel(net, g, &generated, &map, ports, structure);
+            }
             Err(NoMatch::GaveUp) => tried.push(format!("{name} (the search gave up)")),
             Err(NoMatch::Different) => tried.push(name),
         }
@@ -388,8 +435,17 @@ fn fat_tree(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
     let not = |why: String| format!("not a fat tree: {why}");
     let ranks = fat_tree_ranks(net, &[]).map_err(not)?;
     let h = ranks.leaf_rank as usize;
-    let level = |x: usize| ranks.leaf_rank - ranks.rank[x];
     let name = |x: usize| net.label(net.switches()[x]).into_owned();
+    // Levels count up from the leaves; a switch the roots do not reach, or
+    // below the leaves, has none.
+    if let Some(x) = (0..g.adj.len()).find(|&x| ranks.rank[x] > ranks.leaf_rank) {
+        return Err(not(if ranks.rank[x] == u32::MAX {
+            format!("'{}' is not connected to the tree", name(x))
+        } else {
+            format!("'{}' hangs below the leaves", name(x))
+        }));
+    }
+    let level = |x: usize| ranks.leaf_rank - ranks.rank[x];
     // m_i: cables down from a level-i switch; w_i: up from level i - 1.
     let mut m: Vec<Option<u32>> = vec![None; h];
     let mut w: Vec<Option<u32>> = vec![None; h];
@@ -478,23 +534,34 @@ fn fat_tree(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
         })
     })?;
     let k = m[0];
+    let (leaves, up) = (sizes[0] as usize, w[0] as u16);
+    // Leaves (numbered first): their up links, then terminals.
+    let ports = |i: usize| {
+        if i < leaves {
+            up
+        } else {
+            generated.node(generated.switches()[i]).ports
+        }
+    };
     let structure = Structure::Xgft {
         kary_ntree: m.iter().chain(&w).all(|&x| x == k),
         m,
         w,
         leaf_terminals: Some(t),
     };
-    relabel(net, g, &generated, &map, structure)
+    relabel(net, g, &generated, &map, ports, structure)
 }
 
 /// `net` renumbered as `generated`: its switch `i` is `net`'s switch
 /// `map[i]`, switch links on `generated`'s ports, each switch's terminals
-/// on the ports after them.
+/// on the ports after its `link_ports(i)` switch-link ports, as the
+/// generator lays them out (a mesh's edge switch keeps its unused ports).
 fn relabel(
     net: &Network,
     g: &SwitchGraph,
     generated: &Network,
     map: &[u32],
+    link_ports: impl Fn(usize) -> u16,
     structure: Structure,
 ) -> Result<Recognised, String> {
     let bad = |e: crate::network::TopologyError| e.to_string();
@@ -503,21 +570,7 @@ fn relabel(
         b.add_class(class.clone());
     }
     let mut node = Vec::with_capacity(net.node_count());
-    // Ports used by switch links on each generated switch: 1..=links.
-    let links: Vec<u16> = generated
-        .switches()
-        .iter()
-        .map(|&x| {
-            generated
-                .out_channels(x)
-                .iter()
-                .map(|&c| generated.channel(c))
-                .filter(|c| generated.is_switch(c.dst))
-                .map(|c| c.src_port.0)
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
+    let links: Vec<u16> = (0..generated.switches().len()).map(link_ports).collect();
     for (i, &o) in map.iter().enumerate() {
         let orig = net.switches()[o as usize];
         let held = g.terminals[o as usize].len();
@@ -710,6 +763,13 @@ mod tests {
                 let r = recognise(&fabric).unwrap_or_else(|e| panic!("{spec_text}: {e}"));
                 assert_eq!(r.net.structure().family(), family, "{spec_text}");
                 check_mapping(&fabric, &r);
+                // The renumbered network is laid out as the generator lays it
+                // out, terminal ports included (what the metrics' closed
+                // forms and the torus routers check).
+                assert!(
+                    crate::network::metrics::declared_holds(&r.net),
+                    "{spec_text}"
+                );
             }
         }
     }
@@ -787,6 +847,86 @@ mod tests {
             let r = recognise(&fabric).unwrap_or_else(|e| panic!("{spec_text}: {e}"));
             assert_eq!(r.net.structure().family(), family, "{spec_text}");
         }
+    }
+
+    /// Trees with a stray switch, or one hanging below a leaf, are no
+    /// family, and say so instead of failing.
+    #[test]
+    fn broken_trees_are_refused_by_name() {
+        let tree = spec::build("kary-ntree:k=2,n=3").unwrap();
+        let mut b = tree.to_builder();
+        b.add_switch("spare", 4);
+        let e = recognise(&b.build().unwrap()).unwrap_err();
+        assert!(e.contains("'spare' is not connected"), "{e}");
+        // A switch cabled to a leaf only: a rank below the leaves.
+        let leaf = tree.attached_switch(tree.terminal(0)).unwrap();
+        let mut b = NetworkBuilder::new("below");
+        for class in tree.classes() {
+            b.add_class(class.clone());
+        }
+        for (i, node) in tree.nodes().iter().enumerate() {
+            let mut node = node.clone();
+            if NodeId(i as u32) == leaf {
+                node.ports += 1;
+            }
+            b.push_node(node);
+        }
+        for pair in tree.channels().chunks(2) {
+            let c = pair[0];
+            b.connect(c.src, c.src_port, c.dst, c.dst_port, c.class)
+                .unwrap();
+        }
+        let extra = b.add_switch("extra", 1);
+        let port = PortId(tree.node(leaf).ports + 1);
+        b.connect(leaf, port, extra, PortId(1), crate::ClassId(0))
+            .unwrap();
+        let e = recognise(&b.build().unwrap()).unwrap_err();
+        assert!(e.contains("'extra' hangs below the leaves"), "{e}");
+    }
+
+    /// A torus with one switch holding an extra host is still a torus to
+    /// route, described with its terminals; dimension order routes it.
+    #[test]
+    fn uneven_terminals_are_described_and_routed() {
+        let t = spec::build("torus:4x4").unwrap();
+        let mut b = NetworkBuilder::new("uneven");
+        for class in t.classes() {
+            b.add_class(class.clone());
+        }
+        for (i, node) in t.nodes().iter().enumerate() {
+            let mut node = node.clone();
+            if i == 0 {
+                node.ports += 1;
+            }
+            b.push_node(node);
+        }
+        for pair in t.channels().chunks(2) {
+            let c = pair[0];
+            b.connect(c.src, c.src_port, c.dst, c.dst_port, c.class)
+                .unwrap();
+        }
+        let extra = b.add_terminal("extra", 1);
+        let port = PortId(t.node(NodeId(0)).ports + 1);
+        b.connect(NodeId(0), port, extra, PortId(1), crate::ClassId(1))
+            .unwrap();
+        let net = b.build().unwrap();
+        let r = recognise(&net).unwrap();
+        assert_eq!(
+            r.describe(),
+            "torus:4x4 with 17 terminals, not the same number on every switch"
+        );
+        let routes =
+            crate::routing::route(&net, "dor", &crate::routing::RoutingOptions::default()).unwrap();
+        assert!(routes.deadlock_report(&net).unwrap().deadlock_free);
+        assert!(routes.is_minimal(&net).unwrap());
+    }
+
+    /// K2,2 is a 4-ring too: a 2-ary 2-tree, whose upper switches hold no
+    /// terminals, is recognised as the tree.
+    #[test]
+    fn a_small_tree_is_a_tree_not_a_ring() {
+        let r = recognise(&shuffled(&spec::build("kary-ntree:k=2,n=2").unwrap(), 1)).unwrap();
+        assert_eq!(r.net.structure().family(), "kary-ntree");
     }
 
     /// A recognised fabric names the spec that builds it again.

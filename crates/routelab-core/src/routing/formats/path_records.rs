@@ -74,6 +74,7 @@ fn rate_code(bits_per_s: u64) -> u8 {
 /// Whether `text` looks like a path-record dump (a source heading or the
 /// column line), so that one option can take it or a lane table.
 pub fn is_path_records(text: &str) -> bool {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     text.lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
