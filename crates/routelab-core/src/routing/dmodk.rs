@@ -61,6 +61,10 @@ impl RoutingEngine for Dmodk {
         "dmodk"
     }
 
+    fn needs_structure(&self) -> bool {
+        true
+    }
+
     fn route(&self, net: &Network) -> Result<Routes, RoutingError> {
         let f = Fabric::new(net, self.name())?;
         let tree = Tree::of(net)?;

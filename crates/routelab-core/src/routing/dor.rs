@@ -39,6 +39,10 @@ impl RoutingEngine for Dor {
         "dor"
     }
 
+    fn needs_structure(&self) -> bool {
+        true
+    }
+
     fn route(&self, net: &Network) -> Result<Routes, RoutingError> {
         let unfit = |found: String| RoutingError::Unfit {
             engine: self.name(),

@@ -78,6 +78,11 @@ pub trait RoutingEngine: Send + Sync {
     fn name(&self) -> &'static str;
     /// Computes routes for `net`.
     fn route(&self, net: &Network) -> Result<Routes, RoutingError>;
+    /// Whether it needs a family's structure (coordinates, tree labels):
+    /// [`route`] then recognises the family of a fabric that declares none.
+    fn needs_structure(&self) -> bool {
+        false
+    }
     /// The memory its routes for `net` take at least, in bytes, known
     /// before routing so that a network too large is refused rather than
     /// exhausting memory: by default the forwarding tables.
@@ -405,7 +410,8 @@ pub fn route(net: &Network, name: &str, options: &RoutingOptions) -> Result<Rout
         // A fabric that does not declare the structure the engine needs
         // may still have it: recognise it from the cabling.
         Err(e @ RoutingError::Unfit { .. })
-            if matches!(net.structure(), crate::network::Structure::Irregular) =>
+            if engine.needs_structure()
+                && matches!(net.structure(), crate::network::Structure::Irregular) =>
         {
             recognised::route(engine.as_ref(), net, e)?
         }

@@ -32,6 +32,10 @@ impl RoutingEngine for Torus2Qos {
         "torus-2qos"
     }
 
+    fn needs_structure(&self) -> bool {
+        true
+    }
+
     fn memory_bytes(&self, net: &Network) -> u64 {
         Routes::table_bytes(net) + Routes::pair_lane_bytes(net)
     }
