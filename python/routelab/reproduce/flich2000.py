@@ -612,17 +612,34 @@ def _published(table: str, metric: str, pattern: str, switches: int, size: int) 
         return None
 
 
+@dataclass(frozen=True)
+class Timing:
+    """How long a run took: this process, the simulations it holds (their
+    wall times summed, journalled ones included) and the sweeps it found
+    already in the journal."""
+
+    seconds: float
+    sim_seconds: float
+    kept: int = 0
+
+
 def summarise(
-    cfg: Config, factors, latency, seconds: float, sims: int, flit_hops: int, transits=()
+    cfg: Config, factors, latency, timing: Timing, sims: int, flit_hops: int, transits=()
 ) -> str:
+    resumed = (
+        f"; this run took {duration(timing.seconds)} and found {timing.kept} sweeps in "
+        "`sweeps.jsonl` from before"
+        if timing.kept
+        else f" on {cfg.workers} workers, {duration(timing.seconds)} in all"
+    )
     lines = [
         f"# {TITLE}",
         "",
         f"Mode `{cfg.mode}`: {', '.join(map(str, cfg.switches))} switches, {cfg.topologies} random "
         f"networks per size, patterns {', '.join(cfg.patterns)}, messages of "
-        f"{', '.join(map(str, cfg.sizes))} bytes; {sims} simulations in {duration(seconds)} "
-        f"({flit_hops / max(seconds, 1e-9) / cfg.workers:.3g} flit-hops/s per worker, "
-        f"{cfg.workers} workers).",
+        f"{', '.join(map(str, cfg.sizes))} bytes; {sims} simulations, "
+        f"{duration(timing.sim_seconds)} of simulation (their wall times summed){resumed}; "
+        f"{flit_hops / max(timing.sim_seconds, 1e-9):.3g} flit-hops/s per simulation.",
         "",
         "## Throughput of ITB over UD (Tables 1, 3, 5, 6, 8)",
         "",
@@ -841,6 +858,7 @@ def run(
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     SKIPPED.clear()
+    kept = len(_journal_read(out / JOURNAL, cfg))
     with Progress(progress) as bar:
         rows = run_all(cfg, bar, out)
     seconds = time.perf_counter() - t0
@@ -881,7 +899,8 @@ def run(
     plot_factors(factors, out / "factors.png")
     flit_hops = sum(r["flit_hops"] for r in rows)
     summary = out / "summary.md"
-    summary.write_text(summarise(cfg, factors, latency, seconds, len(rows), flit_hops, transits))
+    timing = Timing(seconds, sum(r["seconds"] for r in rows), kept)
+    summary.write_text(summarise(cfg, factors, latency, timing, len(rows), flit_hops, transits))
     write_run_json(
         out / "run.json",
         {
