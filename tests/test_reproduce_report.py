@@ -41,7 +41,10 @@ def reproduction(tmp_path_factory):
 def test_the_summary_is_rendered_not_quoted(reproduction):
     text = reproduction.read_text()
     assert "0 experiments" not in text
-    assert "3 tables · 2 figures · 1 sweep ·" in text
+    tables = len(list(RESULTS.glob("*.csv")))
+    figures = len(list(RESULTS.glob("*.png")))
+    assert tables >= 3 and figures >= 2
+    assert f"{tables} tables · {figures} figures · 1 sweep ·" in text
     body = text[text.index('<h2 id="summary">') : text.index('<h2 id="figures">')]
     assert "<pre>" not in body  # not raw text
     assert "| pattern |" not in body and "## Table 2" not in body
@@ -56,7 +59,7 @@ def test_the_summary_is_rendered_not_quoted(reproduction):
 def test_every_figure_is_embedded(reproduction):
     text = reproduction.read_text()
     pngs = sorted(p.name for p in RESULTS.glob("*.png"))
-    assert len(pngs) == 2
+    assert len(pngs) >= 2
     assert len(re.findall(r'<img alt="[^"]*" src="data:image/png;base64,', text)) == len(pngs)
     for name in pngs:  # captioned from the summary's list of figures
         assert re.search(rf"<figcaption>{re.escape(name)}: \w", text)
