@@ -130,3 +130,28 @@ def test_a_stopped_run_resumes_without_repeating_a_sweep(tmp_path: Path, monkeyp
 
     assert no_timing(part / "runs.csv") == no_timing(full / "runs.csv")
     assert (part / "factors.csv").read_text() == (full / "factors.csv").read_text()
+
+
+def test_the_gap_to_the_paper_is_read_from_the_factors() -> None:
+    def factor(routing: str, pattern: str, switches: int, size: int, avg: float) -> dict:
+        return dict(routing=routing, pattern=pattern, switches=switches, bytes=size, factor_avg=avg)
+
+    paper = flich2000._published("factors", "factor_avg", "uniform", 64, 512)
+    assert paper is not None
+    factors = [
+        factor("ITB", "uniform", 64, 512, round(paper * 0.75, 3)),
+        factor(
+            "ITB",
+            "uniform",
+            32,
+            512,
+            flich2000._published("factors", "factor_avg", "uniform", 32, 512),
+        ),
+        factor("ITB-any", "uniform", 64, 512, 3.5),
+    ]
+    text = "\n".join(flich2000._gap_to_paper(factors))
+    assert "is 25% below the paper's" in text
+    assert "ITB-any 3.50 at 64 switches" in text
+    assert "uniform 64 sw 512 B" in text and "below the paper by 25%" in text
+    assert "uniform 32 sw" not in text  # on the paper's value: not named
+    assert flich2000._gap_to_paper([factor("UD", "uniform", 64, 512, 1.0)]) == []
