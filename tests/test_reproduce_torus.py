@@ -326,3 +326,43 @@ def test_versaci_butterfly_stages_bound_abr_one_way_and_ofr_both_ways() -> None:
     ofr_low, _ = run("ofr", 0.1)
     ofr_04, ok = run("ofr", 0.4)
     assert ok and ofr_04 <= 2 * ofr_low < abr_04
+
+
+def test_versaci_butterfly_stages_are_told_per_size() -> None:
+    """Stage rows of two sizes: one table row per size and router, and the
+    paper's 16x16x16 OFR value (0.75) named as past both ways' capacity."""
+
+    def rows(k: int, router: str, knee: float, top: float) -> list[dict]:
+        out = []
+        for load in versaci2013.STAGE_LOADS:
+            ratio = 1.0 if load <= knee else 3.0
+            out.append(
+                dict(
+                    k=k,
+                    router=router,
+                    load=load,
+                    lifetime_us=10 * ratio,
+                    lifetime_ratio=ratio,
+                    sustained=load <= top,
+                )
+            )
+        return out
+
+    stage_rows = [
+        *rows(8, "abr", 0.3, 0.6),
+        *rows(8, "ofr", 0.5, 0.7),
+        *rows(16, "abr", 0.35, 0.6),
+        *rows(16, "ofr", 0.5, 0.7),
+    ]
+    assert list(versaci2013.by_size(stage_rows)) == [8, 16]
+    table = "\n".join(versaci2013._stages_md(stage_rows))
+    assert "| 8 | ABR | 0.30 | 0.30 | 0.60 |" in table
+    assert "| 16 | OFR | 0.75 | 0.50 | 0.70 |" in table
+    text = versaci2013._butterfly_difference(stage_rows)[0]
+    assert "k = 16, sustained up to ABR 0.60, OFR 0.70, knee ABR 0.35, OFR 0.50" in text
+    assert (
+        "At k = 8 the paper's gamma* (ABR 0.30, OFR 0.60) is within 0.1 of the knee "
+        "for ABR, OFR of 2" in text
+    )
+    assert "OFR's 0.75 passes even both ways' 0.50" in text
+    assert "ABR's 0.35 passes" not in text

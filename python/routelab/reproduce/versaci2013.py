@@ -624,34 +624,47 @@ def stage_capacity(k: int, ways: int) -> float:
 
 
 def butterfly_stages(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
-    """Lifetime against load for butterfly on the smallest network, every
+    """Lifetime against load for butterfly on every network of the mode, every
     router: where each one's lifetime leaves its low-load level (the k/2
-    stages no longer fit in their period) and how far it stays bounded."""
-    k = min(cfg.sizes)
+    stages no longer fit in their period) and how far it stays bounded.
+    Loads the gamma* searches ran already are kept, not simulated again."""
     jobs = [
-        (lambda r=router, g=load: simulate_point(r, "butterfly", k, g, cfg))
+        (lambda r=router, g=load, k=k: simulate_point(r, "butterfly", k, g, cfg))
+        for k in sorted(cfg.sizes)
         for router in cfg.routers
         for load in cfg.stage_loads
     ]
     step = progress.task("versaci2013: butterfly stages", len(jobs))
     rows = parallel(jobs, cfg.workers, step)
     out = []
-    for router in cfg.routers:
-        mine = sorted((r for r in rows if r["router"] == router), key=lambda r: r["load"])
-        # The lifetime at the lowest load, the level the knee is measured from.
-        base = mine[0]["lifetime_us"] if mine and mine[0]["status"] == "ok" else None
-        for r in mine:
-            life = r["lifetime_us"] if r["status"] == "ok" else None
-            out.append(
-                {
-                    "k": k,
-                    "router": router,
-                    "load": r["load"],
-                    "lifetime_us": life if life is not None else "",
-                    "lifetime_ratio": round(life / base, 3) if life and base else "",
-                    "sustained": r["sustained"],
-                }
+    for k in sorted(cfg.sizes):
+        for router in cfg.routers:
+            mine = sorted(
+                (r for r in rows if r["router"] == router and r["k"] == k),
+                key=lambda r: r["load"],
             )
+            # The lifetime at the lowest load, the level the knee is measured from.
+            base = mine[0]["lifetime_us"] if mine and mine[0]["status"] == "ok" else None
+            for r in mine:
+                life = r["lifetime_us"] if r["status"] == "ok" else None
+                out.append(
+                    {
+                        "k": k,
+                        "router": router,
+                        "load": r["load"],
+                        "lifetime_us": life if life is not None else "",
+                        "lifetime_ratio": round(life / base, 3) if life and base else "",
+                        "sustained": r["sustained"],
+                    }
+                )
+    return out
+
+
+def by_size(rows: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
+    """Stage rows grouped by network size, smallest first."""
+    out: dict[int, list[dict[str, Any]]] = {}
+    for r in sorted(rows, key=lambda r: int(r["k"])):
+        out.setdefault(int(r["k"]), []).append(r)
     return out
 
 
@@ -675,11 +688,18 @@ def stage_summary(rows: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
 
 
 def plot_stages(rows: list[dict[str, Any]], path: Path) -> None:
-    """Lifetime against load for butterfly, each router, the stage
-    capacities one and both ways marked."""
-    k = rows[0]["k"] if rows else 8
-    fig = figure()
-    ax = fig.add_subplot()
+    """Lifetime against load for butterfly, each router, one panel per
+    network size, the stage capacities one and both ways marked."""
+    sizes = by_size(rows) or {8: []}
+    fig = figure(width=6.4 * len(sizes)) if len(sizes) > 1 else figure()
+    for i, (k, mine) in enumerate(sizes.items()):
+        ax = fig.add_subplot(1, len(sizes), i + 1)
+        _plot_stage_panel(ax, k, mine)
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def _plot_stage_panel(ax: Any, k: int, rows: list[dict[str, Any]]) -> None:
     for router in dict.fromkeys(r["router"] for r in rows):
         pts = [r for r in rows if r["router"] == router and r["lifetime_us"] != ""]
         ax.plot(
@@ -718,8 +738,6 @@ def plot_stages(rows: list[dict[str, Any]], path: Path) -> None:
     )
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path)
 
 
 # --------------------------------------------------------------------------
@@ -1029,35 +1047,40 @@ def _table3_md(t3: list[dict[str, Any]]) -> list[str]:
 
 def _stages_md(stage_rows: list[dict[str, Any]]) -> list[str]:
     """Butterfly's stages: where each router's lifetime leaves its low-load
-    level against how far it stays bounded, beside the paper's gamma*."""
-    k = stage_rows[0]["k"]
-    one, both = stage_capacity(k, 1), stage_capacity(k, 2)
-    found = stage_summary(stage_rows)
+    level against how far it stays bounded, beside the paper's gamma*, for
+    every network size run."""
+    sizes = by_size(stage_rows)
+    k0 = min(sizes)
+    one, both = stage_capacity(k0, 1), stage_capacity(k0, 2)
     rows = []
-    for router, (knee, bounded) in found.items():
-        paper = PAPER_TABLE2.get(("butterfly", router, k))
-        life = {r["load"]: r["lifetime_us"] for r in stage_rows if r["router"] == router}
-        rows.append(
-            [
-                ROUTER_TITLES[router],
-                fmt(paper),
-                fmt(knee),
-                fmt(bounded),
-                " / ".join(fmt(life.get(g)) for g in (0.1, 0.3, 0.5)),
-            ]
-        )
+    for k, mine in sizes.items():
+        for router, (knee, bounded) in stage_summary(mine).items():
+            paper = PAPER_TABLE2.get(("butterfly", router, k))
+            life = {r["load"]: r["lifetime_us"] for r in mine if r["router"] == router}
+            rows.append(
+                [
+                    k,
+                    ROUTER_TITLES[router],
+                    fmt(paper),
+                    fmt(knee),
+                    fmt(bounded),
+                    " / ".join(fmt(life.get(g)) for g in (0.1, 0.3, 0.5)),
+                ]
+            )
+    measured = ", ".join(f"{k}x{k}x{k}" for k in sizes)
     return [
-        f"## Butterfly/FFT: stages in step (k = {k})",
+        "## Butterfly/FFT: stages in step",
         "",
         "Every node sends one message per stage, flipping one bit of its index; "
         "the stage that flips the top bit of a coordinate sends every message k/2 "
         "hops round its ring, the same way for every node. With one minimal way "
         f"per dimension that stage fits in its own message period up to gamma = "
         f"{one:.2f} (each `+` link carries k/2 messages per period); using both "
-        f"directions, which only derouting does, up to {both:.2f}. Beyond, the "
+        f"directions, which only derouting does, up to {both:.2f} (the same on every "
+        "k x k x k torus, gamma0 falling as 1/k). Beyond, the "
         "stage's backlog spills into the next, lighter stages, and the lifetime "
         "leaves its low-load level while staying bounded, until the rounds "
-        f"themselves no longer fit. Measured on {k}x{k}x{k} ("
+        f"themselves no longer fit. Measured on {measured} ("
         f"`butterfly_stages.csv`): the knee is the highest load with every load "
         f"below it sustained at a lifetime at most {KNEE:g}x that at 0.1; "
         "sustained, the highest load up to which every load is (lifetime bounded, "
@@ -1065,6 +1088,7 @@ def _stages_md(stage_rows: list[dict[str, Any]]) -> list[str]:
         "",
         *md_table(
             [
+                "k",
                 "router",
                 "paper gamma*",
                 "knee",
@@ -1207,8 +1231,8 @@ def summarise(
         f"{cfg.figure_size} (the paper's Fig. 4 is k = 16).",
         f"- `fig5_derouted_butterfly.png`: derouted ratio against gamma for butterfly, "
         f"k = {cfg.figure_size}.",
-        "- `fig_butterfly_stages.png`: butterfly's lifetime against gamma on the "
-        "smallest network, the stage capacities one and both ways marked "
+        "- `fig_butterfly_stages.png`: butterfly's lifetime against gamma on each "
+        "network size, the stage capacities one and both ways marked "
         "(`butterfly_stages.csv`).",
         "",
         "## Where and why the numbers differ",
@@ -1230,50 +1254,72 @@ def _butterfly_difference(stage_rows: list[dict[str, Any]] | None) -> list[str]:
     """Why Table 2's butterfly differs from the paper's, from the stages."""
     if not stage_rows:
         return []
-    k = stage_rows[0]["k"]
-    found = stage_summary(stage_rows)
-    one, both = stage_capacity(k, 1), stage_capacity(k, 2)
-    knee = ", ".join(f"{ROUTER_TITLES[r]} {fmt(v[0])}" for r, v in found.items())
-    bounded = ", ".join(f"{ROUTER_TITLES[r]} {fmt(v[1])}" for r, v in found.items())
+    sizes = by_size(stage_rows)
+    k0 = min(sizes)
+    one, both = stage_capacity(k0, 1), stage_capacity(k0, 2)
+
+    def listed(found: dict[str, tuple[float, float]], i: int) -> str:
+        return ", ".join(f"{ROUTER_TITLES[r]} {fmt(v[i])}" for r, v in found.items())
+
+    per_size = "; ".join(
+        f"k = {k}, sustained up to {listed(f, 1)}, knee {listed(f, 0)}"
+        for k, f in ((k, stage_summary(m)) for k, m in sizes.items())
+    )
     text = (
         "- **Butterfly's gamma\\*.** Over whole rounds the lifetime stays bounded "
-        f"past the knee (k = {k}, sustained up to: {bounded}; knee: {knee}): the "
-        "backlog of each k/2 stage drains in the lighter stages after it (checked "
-        "apart from this run on 8x8x8: ABR at 0.5 keeps a mean lifetime of 74.4 us "
-        "over windows of 30,000 cycles and 74.3 us over 120,000). The knee is "
-        f"where the k/2 stages stop fitting in their period, {one:.2f} one way and "
-        f"{both:.2f} both ways: "
+        f"past the knee ({per_size}): the backlog of each k/2 stage drains in the "
+        "lighter stages after it (checked apart from this run on 8x8x8: ABR at 0.5 "
+        "keeps a mean lifetime of 74.4 us over windows of 30,000 cycles and 74.3 us "
+        "over 120,000). The knee is where the k/2 stages stop fitting in their "
+        f"period, {one:.2f} one way and {both:.2f} both ways."
     )
-    ways = []
-    for r, (kn, _) in found.items():
-        side = "both ways" if kn >= 0.9 * both else "one way"
-        ways.append(f"{ROUTER_TITLES[r]} {fmt(kn)} ({side})")
-    text += ", ".join(ways) + "."
-    paper = {
-        r: PAPER_TABLE2[("butterfly", r, k)] for r in found if ("butterfly", r, k) in PAPER_TABLE2
-    }
-    if paper:
+    for k, mine in sizes.items():
+        found = stage_summary(mine)
+        paper = {
+            r: PAPER_TABLE2[("butterfly", r, k)]
+            for r in found
+            if ("butterfly", r, k) in PAPER_TABLE2
+        }
+        if not paper:
+            continue
+        at_knee = [r for r, g in paper.items() if abs(g - found[r][0]) <= 0.1 + 1e-9]
+        past = [r for r, g in paper.items() if g > 1.1 * stage_capacity(k, 2)]
         text += (
-            " The paper's gamma* ("
+            f" At k = {k} the paper's gamma* ("
             + ", ".join(f"{ROUTER_TITLES[r]} {fmt(g)}" for r, g in paper.items())
-            + ") sits at the knee, not where the lifetime stops being bounded: its "
-            "saturation test ('the average lifetime grows to infinity') reads as "
-            "growth within a stage, or its sources stall (ACK/NAK) where these "
-            "queue. Read that way, its butterfly gamma* measures how much of the "
-            "k/2 stage a router moves off the loaded direction, and a router that "
-            "uses both ways doubles the stage's capacity, the paper's headline."
+            + ") is within 0.1 of the knee for "
+            + (", ".join(ROUTER_TITLES[r] for r in at_knee) or "none")
+            + f" of {len(paper)}"
         )
-        por_lags = (
-            "por" in paper
-            and {"abr", "por"} <= set(found)
-            and found["por"][0] <= found["abr"][0]
-            and paper["por"] > paper.get("abr", 0)
-        )
-        if por_lags:
+        if past:
             text += (
-                " POR's knee here is no higher than ABR's: its derouting does not "
-                "relieve the k/2 stages as the paper's POR, tuned for itself, does."
+                "; "
+                + ", ".join(f"{ROUTER_TITLES[r]}'s {fmt(paper[r])}" for r in past)
+                + f" passes even both ways' {stage_capacity(k, 2):.2f}, which no "
+                "router here does at its knee: the paper's router moved more of "
+                "the k/2 stage off its ring than derouting within the ring can"
             )
+        text += "."
+    text += (
+        " Where they agree, the paper's saturation test ('the average lifetime "
+        "grows to infinity') reads as growth within a stage, or its sources stall "
+        "(ACK/NAK) where these queue; read that way, its butterfly gamma* measures "
+        "how much of the k/2 stage a router moves off the loaded direction, and a "
+        "router that uses both ways doubles the stage's capacity, the paper's "
+        "headline."
+    )
+    found0 = stage_summary(sizes[k0])
+    por_lags = (
+        {"abr", "por"} <= set(found0)
+        and found0["por"][0] <= found0["abr"][0]
+        and PAPER_TABLE2.get(("butterfly", "por", k0), 0)
+        > PAPER_TABLE2.get(("butterfly", "abr", k0), 0)
+    )
+    if por_lags:
+        text += (
+            f" POR's knee at k = {k0} is no higher than ABR's: its derouting does not "
+            "relieve the k/2 stages as the paper's POR, tuned for itself, does."
+        )
     return [text]
 
 
