@@ -366,3 +366,11 @@ def test_versaci_butterfly_stages_are_told_per_size() -> None:
     )
     assert "OFR's 0.75 passes even both ways' 0.50" in text
     assert "ABR's 0.35 passes" not in text
+
+
+def test_versaci_stage_sweep_runs_every_router_on_the_smallest_network_only() -> None:
+    full = versaci2013.config()
+    assert versaci2013.stage_routers(8, full) == versaci2013.ROUTERS
+    assert versaci2013.stage_routers(16, full) == ("abr", "ofr")
+    quick = versaci2013.config(quick=True)
+    assert versaci2013.stage_routers(8, quick) == versaci2013.ROUTERS
