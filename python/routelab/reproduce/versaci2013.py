@@ -1294,7 +1294,7 @@ def _butterfly_difference(stage_rows: list[dict[str, Any]] | None) -> list[str]:
         if not paper:
             continue
         at_knee = [r for r, g in paper.items() if abs(g - found[r][0]) <= 0.1 + 1e-9]
-        past = [r for r, g in paper.items() if g > 1.1 * stage_capacity(k, 2)]
+        past = [r for r, g in paper.items() if r not in at_knee and g > 1.1 * stage_capacity(k, 2)]
         text += (
             f" At k = {k} the paper's gamma* ("
             + ", ".join(f"{ROUTER_TITLES[r]} {fmt(g)}" for r, g in paper.items())
@@ -1303,12 +1303,12 @@ def _butterfly_difference(stage_rows: list[dict[str, Any]] | None) -> list[str]:
             + f" of {len(paper)}"
         )
         if past:
-            text += (
-                "; "
-                + ", ".join(f"{ROUTER_TITLES[r]}'s {fmt(paper[r])}" for r in past)
-                + f" passes even both ways' {stage_capacity(k, 2):.2f}, which no "
-                "router here does at its knee: the paper's router moved more of "
-                "the k/2 stage off its ring than derouting within the ring can"
+            text += "; " + "; ".join(
+                f"{ROUTER_TITLES[r]}'s {fmt(paper[r])} passes even both ways' "
+                f"{stage_capacity(k, 2):.2f}, where ours leaves its low-load level at "
+                f"{fmt(found[r][0])}: the paper's router moved more of the k/2 stage off "
+                "its ring than ours does"
+                for r in past
             )
         text += "."
     text += (
