@@ -189,14 +189,15 @@ PAPER_TABLE3: dict[str, tuple[float, float, float, float]] = {
 PAPER_OFR_OVER_ABR_16 = tuple(PAPER.statements["ofr_over_abr_16"])
 PAPER_OFR_OVER_POR_16 = PAPER.statements["ofr_over_por_16"]
 
-# Full mode on 2 cores, measured (ABR, POR and OFR, both sizes; the second
-# core partly busy with other work).
+# Full mode on 2 cores, measured (all four routers, both sizes, the stage
+# sweep; the cores partly busy with other work).
 FULL_MODE_TIME = (
-    "about 1.8 hours on 2 cores (measured: the paper's three routers, 116 "
-    "simulations, in 1 h 46 min, 3.5 h of simulation; the DOR baseline, 39 "
-    "simulations, in 104 s; a load that is not sustained on 16x16x16 costs "
-    "1-18 minutes, uniform traffic the most, as it runs the whole drain limit "
-    "with the network full)"
+    "about 3.3 hours on 2 cores (measured: 186 simulations, the gamma* "
+    "searches of all four routers and butterfly's stage sweep, 6.5 h of "
+    "simulation summed over the two workers, run in parts; on 16x16x16 a "
+    "sustained load takes up to 12 minutes, one not sustained up to 19, "
+    "uniform traffic the most, as it runs the whole drain limit with the "
+    "network full)"
 )
 
 
