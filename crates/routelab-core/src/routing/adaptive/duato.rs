@@ -14,10 +14,24 @@
 //! always request its escape VC, the escape network stays reachable from
 //! any adaptive VC (Duato's condition) and routing is deadlock-free.
 //!
+//! Duato's theorem for wormhole switching assumes that a packet waiting
+//! in an adaptive buffer waits only for its own next hop. A buffer that
+//! holds the tail of one packet and the head of the next breaks that: the
+//! second waits for whatever the first waits for, an escape channel in any
+//! direction, and these waits across packets close cycles through the
+//! escape network (on an 8x8 mesh at load 0.6 with 4-flit packets and
+//! 33-flit buffers, most seeds deadlocked). So a head takes an adaptive
+//! VC only when the buffer behind it has room for the whole packet (an
+//! empty buffer when the packet is longer than the buffer): it then never
+//! waits there with part of itself still upstream, holding an escape
+//! channel, behind another packet. Escape VCs stay plain wormhole: every
+//! packet in an escape buffer continues in dimension order from it, so
+//! waiting behind one adds no dependency the escape network lacks.
+//!
 //! Counter `escape_hops`: hops taken on an escape VC.
 
 use super::bubble::{count_escape_hop, ESCAPE_PRIORITY};
-use super::torus_geometry::{adaptive_vcs, push_vcs, TorusGeometry};
+use super::torus_geometry::{adaptive_vcs, push_vcs_needing, TorusGeometry};
 use super::{
     AnyRouter, BuildRouter, Candidate, Candidates, Header, Here, HopRouter, LocalView, RouterCtx,
     RouterOptions,
@@ -81,7 +95,7 @@ impl HopRouter for DuatoRouter {
         &self,
         hdr: &Header,
         here: &Here,
-        _view: &dyn LocalView,
+        view: &dyn LocalView,
         _ctx: &mut RouterCtx,
         out: &mut Candidates,
     ) {
@@ -89,16 +103,17 @@ impl HopRouter for DuatoRouter {
             return;
         };
         let adaptive = adaptive_vcs(here.vcs, self.escape, 0);
+        let whole = u32::from(hdr.flits).min(view.capacity());
         let a = self.geo.coords(here.switch_index);
         let b = self.geo.coords(goal);
         let mut escaped = false;
         for d in 0..self.geo.n() {
             let (plus, minus) = self.geo.minimal(d, a[d], b[d]);
             if plus {
-                push_vcs(dim_port(d, true), adaptive, out);
+                push_vcs_needing(dim_port(d, true), adaptive, whole, out);
             }
             if minus {
-                push_vcs(dim_port(d, false), adaptive, out);
+                push_vcs_needing(dim_port(d, false), adaptive, whole, out);
             }
             if !escaped && (plus || minus) {
                 escaped = true;

@@ -300,6 +300,15 @@ pub fn push_vcs(port: PortId, range: (u8, u8), out: &mut Candidates) {
     }
 }
 
+/// Pushes VCs `range.0 .. range.1` of `port` with priority 0, each
+/// needing `need` credits.
+#[inline]
+pub fn push_vcs_needing(port: PortId, range: (u8, u8), need: u32, out: &mut Candidates) {
+    for v in range.0..range.1 {
+        out.push_with(port, v, 0, need);
+    }
+}
+
 /// The adaptive VCs `(first, end)` given the VC count, the escape VCs
 /// below `first`, and how many adaptive VCs to use (0: all the rest).
 #[inline]
