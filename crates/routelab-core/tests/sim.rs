@@ -670,10 +670,103 @@ fn saturation_search_brackets_the_knee() {
         ..Default::default()
     };
     let r = sim::saturate(&s, &opts).unwrap();
-    assert!(r.saturation <= bound * 1.02, "{} > {bound}", r.saturation);
-    assert!(r.saturation >= 0.5 * bound, "{} << {bound}", r.saturation);
+    let sat = r.saturation.expect("saturated");
+    assert!(r.saturated);
+    assert!(sat <= bound * 1.02, "{sat} > {bound}");
+    assert!(sat >= 0.5 * bound, "{sat} << {bound}");
+    // The bound (1 flit per cycle) is the first bracket; three steps of
+    // thirds leave a width of 1/27, stated with its ends.
     assert_eq!(r.points.len(), 1 + 2 * 3);
     assert!(r.points.iter().any(|p| !p.sustained));
+    let hi = r.bracket_high.unwrap();
+    assert_eq!(r.bracket_low, sat);
+    assert!((hi - sat - 1.0 / 27.0).abs() < 1e-9, "[{sat}, {hi}]");
+    assert_eq!(r.bracket_width, Some(hi - sat));
+    // The answer is measured: a point at each end of the bracket.
+    let at = |l: f64| r.points.iter().find(|p| p.load == l).unwrap();
+    assert_eq!(at(sat).status, sim::PointStatus::Sustained);
+    assert!(!at(hi).sustained);
+    assert_eq!(r.accepted, at(sat).accepted);
+    // Without a step cap the search stops at the resolution.
+    let fine = sim::saturate(
+        &s,
+        &sim::SaturateOptions {
+            low: sat - 0.1,
+            high: Some(sat + 0.1),
+            resolution: Some(0.02),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(fine.bracket_width.unwrap() <= 0.02, "{fine:?}");
+}
+
+#[test]
+fn a_sustained_ceiling_is_never_reported_as_saturation() {
+    // A crossbar carrying a permutation sustains its injection bandwidth:
+    // a ceiling of 0.5 is sustained, so the search runs the bound (1.0),
+    // which is sustained too: not saturated, and no saturation load.
+    let mut s = quick("crossbar:4", "minhop");
+    s.traffic.pattern = Some("bit-complement".into());
+    s.run.measure_cycles = 1000;
+    let opts = sim::SaturateOptions {
+        high: Some(0.5),
+        ..Default::default()
+    };
+    let r = sim::saturate(&s, &opts).unwrap();
+    assert!(!r.saturated, "{r:?}");
+    assert_eq!(r.saturation, None);
+    assert_eq!((r.bracket_low, r.bracket_high, r.bound), (1.0, None, 1.0));
+    let loads: Vec<f64> = r.points.iter().map(|p| p.load).collect();
+    assert_eq!(loads, [0.5, 1.0]);
+    assert!(r.points.iter().all(|p| p.sustained));
+    // A ceiling below saturation on a torus: the bound is not sustained,
+    // so the answer lies between the two.
+    let mut t = quick("torus:4x4", "dor");
+    t.traffic.pattern = Some("uniform".into());
+    t.run.measure_cycles = 1000;
+    let opts = sim::SaturateOptions {
+        high: Some(0.1),
+        steps: 1,
+        ..Default::default()
+    };
+    let r = sim::saturate(&t, &opts).unwrap();
+    assert!(r.saturated);
+    assert!(r.saturation.unwrap() >= 0.1);
+    assert!(r.bracket_high.unwrap() <= 1.0);
+    assert_eq!(r.points.len(), 2 + 2);
+}
+
+#[test]
+fn a_deadlock_inside_a_saturation_search_is_a_point() {
+    // One lane round a ring under minhop deadlocks at high loads: the search
+    // keeps going, each deadlocked load a point with its cycle, not sustained.
+    let mut s = quick("torus:8", "minhop");
+    s.router.vcs = 1;
+    s.router.buffer_flits = Some(2);
+    s.traffic.packet_flits = Some(4);
+    let opts = sim::SaturateOptions {
+        steps: 2,
+        require_converged: false,
+        ..Default::default()
+    };
+    let r = sim::saturate(&s, &opts).unwrap();
+    assert!(r.deadlocks >= 1, "{r:?}");
+    assert_eq!(r.points.len(), 1 + 2 * 2);
+    let dead: Vec<_> = r
+        .points
+        .iter()
+        .filter(|p| p.status == sim::PointStatus::Deadlock)
+        .collect();
+    assert_eq!(dead.len(), r.deadlocks);
+    for p in &dead {
+        assert!(!p.sustained && p.offered.is_none());
+        assert!(
+            p.error.as_deref().unwrap().contains("waiting cycle"),
+            "{p:?}"
+        );
+    }
+    assert!(r.saturated && r.bracket_high.unwrap() <= dead[0].load);
 }
 
 #[test]

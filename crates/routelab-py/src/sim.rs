@@ -48,7 +48,7 @@ pub(crate) fn simulate(
 }
 
 /// Searches the highest sustained load; returns the result (with every
-/// measured point) as JSON. `options`: low, high, tolerance, steps.
+/// measured point) as JSON. `options`: low, high, tolerance, resolution, steps.
 #[pyfunction]
 #[pyo3(signature = (text, sets = Vec::new(), options = BTreeMap::new()))]
 pub(crate) fn saturate(
@@ -67,13 +67,14 @@ pub(crate) fn saturate(
             "low" if v >= 0.0 => o.low = v,
             "high" if v > 0.0 => o.high = Some(v),
             "tolerance" if (0.0..1.0).contains(&v) => o.tolerance = v,
+            "resolution" if v > 0.0 && v.is_finite() => o.resolution = Some(v),
             "steps" if (1.0..=30.0).contains(&v) => o.steps = v as u32,
-            "low" | "high" => return Err(bad("a positive load")),
+            "low" | "high" | "resolution" => return Err(bad("a positive load")),
             "tolerance" => return Err(bad("a fraction in [0, 1)")),
             "steps" => return Err(bad("an integer in 1..=30")),
             _ => {
                 return Err(ConfigError::new_err(format!(
-                    "unknown saturate option '{k}'; valid: low, high, tolerance, steps"
+                    "unknown saturate option '{k}'; valid: low, high, tolerance, resolution, steps"
                 )))
             }
         }

@@ -807,6 +807,7 @@ impl Experiment {
             }
             .into(),
             terminals: self.net.terminals().len(),
+            sources: c.win_src_gen.iter().filter(|&&g| g > 0).count(),
             vcs: p.vcs as u8,
             load,
             load_unit: self.spec.traffic.load_unit,

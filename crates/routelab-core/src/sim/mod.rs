@@ -109,7 +109,10 @@ pub use config::{
 };
 pub use error::{ConfigError, DeadlockInfo, SimError, WaitingBuffer};
 pub use experiment::{build_network, router_options, Experiment, MAX_OFFERED_FLITS};
-pub use saturate::{saturate, saturate_experiment, SaturateOptions, SaturatePoint, SaturateResult};
+pub use saturate::{
+    injection_bound, saturate, saturate_experiment, PointStatus, SaturateOptions, SaturatePoint,
+    SaturateResult,
+};
 pub use stats::{HistogramBin, PairResult, SimResult, WorkloadResult};
 
 /// Runs the experiment `spec` describes.

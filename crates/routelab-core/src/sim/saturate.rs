@@ -1,14 +1,29 @@
-//! Saturation search: the highest offered load the network sustains.
+//! Saturation search: the highest offered load the network sustains,
+//! measured by one bracketing search.
 //!
-//! A load is sustained when every packet generated during the
-//! measurement is delivered within the drain limit, accepted throughput
-//! is within `tolerance` of the offered one, and (optionally) latency and
-//! throughput converged. The search first tries `high`; if that is not
-//! sustained it narrows `[low, high]` by thirds, running the two inner
-//! loads of each step in parallel, and reports every point it measured.
+//! A load is sustained when its run drains (every packet generated during
+//! the measurement is delivered within the drain limit), accepted
+//! throughput is within `tolerance` of the offered one (both measured),
+//! and (optionally) latency and throughput converged. A run that
+//! deadlocks, or stops because its source queues outgrow
+//! `run.max_packets`, is a point of the search too: it is not sustained,
+//! and its status and message are kept.
+//!
+//! The search keeps a bracket `[lo, hi]`: `lo` the highest load measured
+//! sustained (0, which offers nothing, until one is), `hi` the lowest
+//! load measured not sustained. It first runs `high` (and `low`, when
+//! above 0, beside it). When `high` is sustained it runs the physical
+//! bound of the load unit ([`SaturateResult::bound`]: the load that fills
+//! the injection channel) unless `high` is already there: a load the
+//! network sustains is never reported as its saturation, and when the
+//! bound itself is sustained the result says so (`saturated = false`,
+//! no `saturation`). It then narrows the bracket by thirds, running the
+//! two inner loads of each step in parallel, until it is at most
+//! `resolution` wide or `steps` steps are done, and reports every point
+//! it measured, the final bracket and its width.
 
 use super::config::{LoadUnit, Spec};
-use super::error::SimError;
+use super::error::{ConfigError, SimError};
 use super::experiment::Experiment;
 use super::stats::SimResult;
 use serde::{Deserialize, Serialize};
@@ -18,14 +33,20 @@ use std::time::Instant;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SaturateOptions {
-    /// A load known to be sustained (default 0).
+    /// The lower end of the first bracket (default 0). Measured when
+    /// above 0; if it is not sustained the search goes on below it.
     pub low: f64,
-    /// The highest load tried, in the spec's unit; default 1.0 flits per
-    /// cycle, the injection bandwidth in Gb/s, or 2.0 bisection units.
+    /// The upper end of the first bracket, in the spec's unit; default the
+    /// physical bound ([`SaturateResult::bound`]). When it is sustained the
+    /// search runs the bound before it narrows.
     pub high: Option<f64>,
     /// Relative shortfall of accepted against offered still sustained.
     pub tolerance: f64,
-    /// Narrowing steps (each divides the interval by three).
+    /// The search stops once the bracket is at most this wide (in the
+    /// spec's unit); default 1% of the bound.
+    pub resolution: Option<f64>,
+    /// At most this many narrowing steps (each runs two loads and keeps a
+    /// third of the bracket).
     pub steps: u32,
     /// Require the convergence test to pass as well.
     pub require_converged: bool,
@@ -37,33 +58,93 @@ impl Default for SaturateOptions {
             low: 0.0,
             high: None,
             tolerance: 0.05,
-            steps: 4,
+            resolution: None,
+            steps: 10,
             require_converged: true,
         }
     }
 }
 
-/// One measured load.
+/// What became of one load of the search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PointStatus {
+    /// Drained, converged and accepted within the tolerance of offered.
+    Sustained,
+    /// Drained, but accepted fell short of offered by more than the tolerance.
+    Unsustained,
+    /// Packets generated while measuring were still undelivered after the
+    /// drain: beyond saturation.
+    Undrained,
+    /// Latency or throughput did not settle between the two halves of the
+    /// measurement.
+    Unconverged,
+    /// The run deadlocked ([`SimError::Deadlock`]); `error` has the cycle.
+    Deadlock,
+    /// The run stopped with another error (source queues beyond
+    /// `run.max_packets`); `error` says which.
+    Failed,
+}
+
+impl PointStatus {
+    pub fn sustained(self) -> bool {
+        self == PointStatus::Sustained
+    }
+}
+
+/// One measured load. The measured fields are `None` for a run that
+/// failed (`status` deadlock or failed).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SaturatePoint {
+    /// The load asked for, in the spec's unit.
     pub load: f64,
-    pub offered: f64,
-    pub accepted: f64,
-    pub latency_mean: f64,
-    pub latency_p99: f64,
+    /// The same in flits per terminal per cycle.
+    pub offered_target: f64,
+    /// Measured: flits generated per terminal per cycle.
+    pub offered: Option<f64>,
+    pub accepted: Option<f64>,
+    pub latency_mean: Option<f64>,
+    pub latency_p99: Option<f64>,
+    /// Terminals that generated traffic (see [`SimResult::sources`]).
+    pub sources: Option<usize>,
+    pub status: PointStatus,
     pub sustained: bool,
     pub drained: bool,
     pub converged: bool,
+    /// The error of a failed run (the deadlock's waiting cycle).
+    pub error: Option<String>,
 }
 
-/// The saturation load and the curve measured on the way.
+/// The saturation load, the bracket the search ended with, and the curve
+/// measured on the way.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SaturateResult {
     pub load_unit: LoadUnit,
-    /// The highest sustained load found, in `load_unit`.
-    pub saturation: f64,
-    /// Accepted throughput at that load, flits per terminal per cycle.
-    pub accepted: f64,
+    /// A load the network does not sustain was found (`bracket_high`).
+    /// False when the highest load tried, the bound or above, is sustained.
+    pub saturated: bool,
+    /// The highest load measured sustained below `bracket_high`, in
+    /// `load_unit`; `None` when the network is not saturated or no load
+    /// tried was sustained.
+    pub saturation: Option<f64>,
+    /// Offered and accepted throughput measured at `saturation`, flits per
+    /// terminal per cycle.
+    pub offered: Option<f64>,
+    pub accepted: Option<f64>,
+    /// The final bracket: the highest load measured sustained (0, which
+    /// offers nothing, when none was) and the lowest measured not
+    /// sustained (`None` when none was), and its width.
+    pub bracket_low: f64,
+    pub bracket_high: Option<f64>,
+    pub bracket_width: Option<f64>,
+    /// The width the search narrowed the bracket to (unless `steps` ran out).
+    pub resolution: f64,
+    /// The physical bound of the load unit: the load that fills each
+    /// terminal's injection channel (1 flit per cycle).
+    pub bound: f64,
+    /// Points whose run deadlocked.
+    pub deadlocks: usize,
+    pub terminals: usize,
     /// Every point measured, by load.
     pub points: Vec<SaturatePoint>,
     pub wall_seconds: f64,
@@ -72,26 +153,69 @@ pub struct SaturateResult {
     pub warnings: Vec<String>,
 }
 
-fn point(load: f64, r: &SimResult, o: &SaturateOptions) -> SaturatePoint {
-    let sustained = r.drained
-        && (!o.require_converged || r.converged)
-        && r.accepted >= (1.0 - o.tolerance) * r.offered;
-    SaturatePoint {
+fn point(
+    exp: &Experiment,
+    load: f64,
+    run: Result<SimResult, SimError>,
+    o: &SaturateOptions,
+) -> Result<SaturatePoint, SimError> {
+    let mut p = SaturatePoint {
         load,
-        offered: r.offered,
-        accepted: r.accepted,
-        latency_mean: r.latency_mean,
-        latency_p99: r.latency_p99,
-        sustained,
-        drained: r.drained,
-        converged: r.converged,
+        offered_target: exp.load_in_flits(load),
+        offered: None,
+        accepted: None,
+        latency_mean: None,
+        latency_p99: None,
+        sources: None,
+        status: PointStatus::Failed,
+        sustained: false,
+        drained: false,
+        converged: false,
+        error: None,
+    };
+    match run {
+        Ok(r) => {
+            p.status = if !r.drained {
+                PointStatus::Undrained
+            } else if o.require_converged && !r.converged {
+                PointStatus::Unconverged
+            } else if r.accepted < (1.0 - o.tolerance) * r.offered {
+                PointStatus::Unsustained
+            } else {
+                PointStatus::Sustained
+            };
+            p.sustained = p.status.sustained();
+            p.offered = Some(r.offered);
+            p.accepted = Some(r.accepted);
+            p.latency_mean = Some(r.latency_mean);
+            p.latency_p99 = Some(r.latency_p99);
+            p.sources = Some(r.sources);
+            p.drained = r.drained;
+            p.converged = r.converged;
+        }
+        Err(e @ SimError::Deadlock(_)) => {
+            p.status = PointStatus::Deadlock;
+            p.error = Some(e.to_string());
+        }
+        Err(e @ SimError::TooManyPackets { .. }) => p.error = Some(e.to_string()),
+        Err(e) => return Err(e),
     }
+    Ok(p)
 }
 
 /// Finds the saturation load of `spec`. See the module docs.
 pub fn saturate(spec: &Spec, opts: &SaturateOptions) -> Result<SaturateResult, SimError> {
     let exp = Experiment::new(spec)?;
     saturate_experiment(&exp, opts)
+}
+
+/// The load, in the spec's unit, that fills each terminal's injection
+/// channel (1 flit per cycle).
+pub fn injection_bound(exp: &Experiment) -> f64 {
+    match exp.spec().traffic.load_unit {
+        LoadUnit::Flits => 1.0,
+        _ => 1.0 / exp.load_in_flits(1.0),
+    }
 }
 
 /// [`saturate`] on an experiment already built.
@@ -101,55 +225,115 @@ pub fn saturate_experiment(
 ) -> Result<SaturateResult, SimError> {
     let wall = Instant::now();
     let unit = exp.spec().traffic.load_unit;
-    let high = opts.high.unwrap_or(match unit {
-        LoadUnit::Flits => 1.0,
-        LoadUnit::Gbps => {
-            let cyc = exp.cycle_ps();
-            super::load::flits_to_gbps(1.0, exp.spec().router.flit_bytes, cyc)
-        }
-        LoadUnit::Bisection => 2.0,
-    });
-    if !(opts.low >= 0.0 && high > opts.low && opts.tolerance >= 0.0) {
-        return Err(super::error::ConfigError::invalid(
+    let bound = injection_bound(exp);
+    let high = opts.high.unwrap_or(bound);
+    let resolution = opts.resolution.unwrap_or(0.01 * bound);
+    if !(opts.low >= 0.0 && high > opts.low && high.is_finite() && bound.is_finite()) {
+        return Err(ConfigError::invalid(
             "saturate",
             format!("low = {}, high = {high}", opts.low),
-            "0 <= low < high and tolerance >= 0",
+            "0 <= low < high",
         )
         .into());
     }
-    let mut points = Vec::new();
-    let top = exp.run_at(high)?;
-    let p = point(high, &top, opts);
-    let mut best = (opts.low, 0.0);
-    points.push(p.clone());
-    if p.sustained {
-        best = (high, p.accepted);
-    } else {
-        let (mut lo, mut hi) = (opts.low, high);
-        for _ in 0..opts.steps {
-            let a = lo + (hi - lo) / 3.0;
-            let b = lo + 2.0 * (hi - lo) / 3.0;
-            let (ra, rb) = rayon::join(|| exp.run_at(a), || exp.run_at(b));
-            let (pa, pb) = (point(a, &ra?, opts), point(b, &rb?, opts));
-            if pb.sustained {
-                lo = b;
-                best = (b, pb.accepted);
-            } else if pa.sustained {
-                lo = a;
-                hi = b;
-                best = (a, pa.accepted);
-            } else {
-                hi = a;
-            }
-            points.push(pa);
-            points.push(pb);
-        }
+    if !(0.0..1.0).contains(&opts.tolerance) || resolution.is_nan() || resolution <= 0.0 {
+        return Err(ConfigError::invalid(
+            "saturate",
+            format!("tolerance = {}, resolution = {resolution}", opts.tolerance),
+            "a tolerance in [0, 1) and a resolution > 0",
+        )
+        .into());
     }
+    let run = |load: f64| point(exp, load, exp.run_at(load), opts);
+    let pair = |a: f64, b: f64| {
+        let (ra, rb) = rayon::join(|| exp.run_at(a), || exp.run_at(b));
+        Ok::<_, SimError>((point(exp, a, ra, opts)?, point(exp, b, rb, opts)?))
+    };
+    let mut points: Vec<SaturatePoint> = Vec::new();
+    // The bracket: `lo` the highest load measured sustained (an index into
+    // `points`; none: 0), `hi` the lowest measured not sustained.
+    let mut lo: Option<usize> = None;
+    let mut hi: Option<f64> = None;
+    let load_of = |points: &[SaturatePoint], lo: Option<usize>| lo.map_or(0.0, |i| points[i].load);
+    let top_sustained = if opts.low > 0.0 {
+        let (pl, ph) = pair(opts.low, high)?;
+        let (low_ok, high_ok) = (pl.sustained, ph.sustained);
+        points.push(pl);
+        points.push(ph);
+        if !low_ok {
+            hi = Some(opts.low);
+            None
+        } else if high_ok {
+            lo = Some(1);
+            Some(high)
+        } else {
+            lo = Some(0);
+            hi = Some(high);
+            None
+        }
+    } else {
+        let ph = run(high)?;
+        let ok = ph.sustained;
+        points.push(ph);
+        if ok {
+            lo = Some(0);
+            Some(high)
+        } else {
+            hi = Some(high);
+            None
+        }
+    };
+    if top_sustained.is_some_and(|h| h < bound) {
+        let pb = run(bound)?;
+        if pb.sustained {
+            lo = Some(points.len());
+        } else {
+            hi = Some(bound);
+        }
+        points.push(pb);
+    }
+    let mut steps = 0;
+    while let Some(h) = hi {
+        let l = load_of(&points, lo);
+        if h - l <= resolution || steps >= opts.steps {
+            break;
+        }
+        steps += 1;
+        let (a, b) = (l + (h - l) / 3.0, l + 2.0 * (h - l) / 3.0);
+        let (pa, pb) = pair(a, b)?;
+        if pb.sustained {
+            lo = Some(points.len() + 1);
+        } else if pa.sustained {
+            lo = Some(points.len());
+            hi = Some(b);
+        } else {
+            hi = Some(a);
+        }
+        points.push(pa);
+        points.push(pb);
+    }
+    let best = lo.map(|i| points[i].clone());
+    let bracket_low = best.as_ref().map_or(0.0, |p| p.load);
+    let saturated = hi.is_some();
+    let deadlocks = points
+        .iter()
+        .filter(|p| p.status == PointStatus::Deadlock)
+        .count();
     points.sort_by(|x, y| x.load.total_cmp(&y.load));
+    let at_saturation = best.filter(|_| saturated);
     Ok(SaturateResult {
         load_unit: unit,
-        saturation: best.0,
-        accepted: best.1,
+        saturated,
+        saturation: at_saturation.as_ref().map(|p| p.load),
+        offered: at_saturation.as_ref().and_then(|p| p.offered),
+        accepted: at_saturation.as_ref().and_then(|p| p.accepted),
+        bracket_low,
+        bracket_high: hi,
+        bracket_width: hi.map(|h| h - bracket_low),
+        resolution,
+        bound,
+        deadlocks,
+        terminals: exp.network().terminals().len(),
         points,
         wall_seconds: wall.elapsed().as_secs_f64(),
         warnings: exp.warnings().to_vec(),

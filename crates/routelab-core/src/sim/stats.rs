@@ -252,6 +252,12 @@ pub struct SimResult {
     pub router: String,
     pub switching: String,
     pub terminals: usize,
+    /// Terminals that generated traffic during the measurement: fewer than
+    /// `terminals` when a pattern sends some to themselves (transpose
+    /// fixes its diagonal), whose messages are not sent. `offered` is per
+    /// terminal, so it is below the load asked by that share.
+    #[serde(default)]
+    pub sources: usize,
     pub vcs: u8,
     /// The load asked for, in `load_unit`.
     pub load: f64,
