@@ -36,6 +36,7 @@ from routelab.network import (
 from routelab.routing import Routes, deadlock, engines, read_lfts, read_source_routes, route
 from routelab.sim import SimResult, load_latency, saturate, simulate
 from routelab.traffic import pattern, patterns
+from routelab.validation import run as validate
 
 __all__ = [
     "ConfigError",
@@ -72,4 +73,5 @@ __all__ = [
     "results",
     "sweep",
     "topology",
+    "validate",
 ]

@@ -407,6 +407,38 @@ def _saturate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _validate(args: argparse.Namespace) -> int:
+    from routelab import validation
+
+    table = validation.run(
+        args.router,
+        full=args.full,
+        topologies=args.topology,
+        out=args.out,
+        workers=args.workers,
+    )
+    failed = table[table["status"] == "fail"]
+    if args.json:
+        print(table.to_json(orient="records", indent=2))
+    else:
+        counts = table["status"].value_counts().to_dict()
+        shown = table[table["status"] != "not applicable"]
+        cols = ["status", "router", "topology", "case", "pattern", "packet_flits", "vcs"]
+        cols += ["switching", "load", "accepted_min", "bound", "latency_ns", "formula_ns"]
+        print(shown[cols].to_string(index=False, na_rep="-"))
+        for row in failed.itertuples():
+            print(f"FAIL {row.router} on {row.topology} ({row.case}): {row.failures}")
+        print(
+            f"{counts.get('pass', 0)} passed, {counts.get('fail', 0)} failed, "
+            f"{counts.get('not applicable', 0)} not applicable"
+        )
+    if args.out:
+        print(
+            f"wrote {args.out}/validate.html, validate.csv" + (", failed/" if len(failed) else "")
+        )
+    return 1 if len(failed) else 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     from routelab import bench
 
@@ -562,6 +594,29 @@ def _parser() -> argparse.ArgumentParser:
     sa.set_defaults(list=False)
     sa.add_argument("--json", action="store_true")
     sa.set_defaults(run=_saturate)
+
+    va = sub.add_parser(
+        "validate",
+        help="check routers that claim deadlock freedom: no deadlock, conservation, "
+        "zero-load latency, throughput bounds, acyclic dependencies",
+    )
+    va.add_argument(
+        "--router",
+        action="append",
+        metavar="NAME",
+        help="validate this router or engine (repeatable; default: every one that claims "
+        "deadlock freedom)",
+    )
+    mode = va.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="the CI matrix (default)")
+    mode.add_argument("--full", action="store_true", help="the whole matrix (long)")
+    va.add_argument("--topology", action="append", metavar="SPEC", help="only these networks")
+    va.add_argument(
+        "--out", metavar="DIR", help="write validate.html, validate.csv and failed specs"
+    )
+    va.add_argument("--workers", type=int, help="runs at once (default: one per core)")
+    va.add_argument("--json", action="store_true")
+    va.set_defaults(run=_validate)
 
     b = sub.add_parser("bench", help="measure the standard speed configurations here")
     b.add_argument("--quick", action="store_true", help="shorter runs")

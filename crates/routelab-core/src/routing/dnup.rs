@@ -11,13 +11,20 @@
 //! ranking keeps every edge switch on the bottom, where the root ranking
 //! puts some above others.
 //!
-//! Switches of equal rank are ordered by index, so the order is total and
-//! the channel dependency graph acyclic on one lane, whatever links join
-//! switches of one rank. Routes are then chosen exactly as `updown` chooses
-//! them on its order (shortest legal next hops, fewest routes per channel).
+//! Switches of equal rank are ordered as `updown` orders them from the
+//! most central switch (then by index), so the order is total and the
+//! channel dependency graph acyclic on one lane, whatever links join
+//! switches of one rank; where every switch holds terminals (one rank) this
+//! is `updown`'s order, which reaches every pair. Routes are then chosen
+//! exactly as `updown` chooses them on its order (shortest legal next hops,
+//! fewest routes per channel). Where the edge ranks still leave a pair
+//! without a legal route (an inner switch that no higher one neighbours
+//! can only go down), the engine refuses the fabric, naming the pair,
+//! instead of writing tables with holes.
 
 use super::fabric::{Fabric, NONE};
 use super::{updown, Routes, RoutingEngine, RoutingError, RoutingOptions};
+use crate::network::metrics::updown as updown_order;
 use crate::network::Network;
 use std::collections::VecDeque;
 
@@ -40,6 +47,21 @@ impl RoutingEngine for DnUp {
         }
         let rank = edge_order(&f);
         updown::fill_tables(&f, &rank, &mut routes);
+        for x in (0..f.s).filter(|&x| rank[x] != NONE) {
+            if let Some(d) = (0..f.t).find(|&d| routes.port(x, d).is_none()) {
+                return Err(RoutingError::Unfit {
+                    engine: "dnup",
+                    needs: "a legal down*/up* route between every pair under its edge ranking"
+                        .into(),
+                    network: net.name().to_string(),
+                    found: format!(
+                        "a fabric where switch {} has none to {} (route it with updown                          and a root, or nue)",
+                        net.node(f.switch_node(x)).name,
+                        f.terminal_name(d)
+                    ),
+                });
+            }
+        }
         Ok(routes)
     }
 }
@@ -68,13 +90,19 @@ pub(crate) fn edge_ranks(f: &Fabric) -> Vec<u32> {
 }
 
 /// The up/down order `updown` routes by, from the edge ranks: the highest
-/// rank first, ties by index; "up" leads away from the edge.
+/// rank first, ties in `updown`'s order from the most central switch, then
+/// by index; "up" leads away from the edge.
 fn edge_order(f: &Fabric) -> Vec<u32> {
     let rank = edge_ranks(f);
     let mut order: Vec<usize> = (0..f.s)
         .filter(|&x| rank[x] != NONE && f.in_main(x))
         .collect();
-    order.sort_unstable_by_key(|&x| (std::cmp::Reverse(rank[x]), x));
+    let central = updown_order::central_switch(f.net, &order);
+    let from_centre = match central {
+        Some(root) => updown_order::updown_ranks(f.net, root),
+        None => vec![0; f.s],
+    };
+    order.sort_unstable_by_key(|&x| (std::cmp::Reverse(rank[x]), from_centre[x], x));
     let mut pos = vec![NONE; f.s];
     for (i, &x) in order.iter().enumerate() {
         pos[x] = i as u32;
@@ -102,5 +130,20 @@ mod tests {
         let order = edge_order(&f);
         let top = (0..f.s).min_by_key(|&x| order[x]).unwrap();
         assert_eq!(rank[top], 3);
+    }
+
+    #[test]
+    fn every_pair_routes_where_every_switch_holds_terminals() {
+        // One edge rank for all: ties by index alone left switch s0 with no
+        // legal route to h4.
+        let net = spec::build("random:switches=16,ports=8,hosts=4,seed=3").unwrap();
+        let routes = DnUp.route(&net).unwrap();
+        for x in 0..routes.switch_count() {
+            for d in 0..routes.terminal_count() {
+                assert!(routes.port(x, d).is_some(), "switch {x} to terminal {d}");
+            }
+        }
+        let report = routes.deadlock_report(&net).unwrap();
+        assert!(report.deadlock_free, "{report}");
     }
 }

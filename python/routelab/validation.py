@@ -1,0 +1,534 @@
+"""``routelab validate``: every router and engine that claims deadlock freedom,
+run over a matrix of networks, packet sizes, VC counts, switching modes,
+patterns and loads past saturation, with checks of physics rather than of
+runs finishing:
+
+- *deadlock*: no run of a router that claims deadlock freedom deadlocks;
+- *conservation*: packets generated = delivered + in flight, flits delivered
+  never exceed flits generated (the simulator itself fails a run that
+  delivers a packet anywhere but its destination);
+- *zero-load latency*: one packet alone takes exactly
+  ``H (s + L) + (H - 1) r + (F - 1) s`` (``H (F s + L) + (H - 1) r`` under
+  store-and-forward) for ``H`` channels of flit time ``s`` and latency ``L``,
+  routing delay ``r`` and ``F`` flits, and a minimal router's route is a
+  shortest one;
+- *throughput bound*: accepted throughput never exceeds what the channels
+  allow: the channel loads of the routing's own tables, or, for adaptive
+  routers, the maximum concurrent flow over minimal paths (over any path for
+  routers that deroute);
+- *channel dependency graph*: a routing that claims deadlock freedom through
+  its lanes has an acyclic channel dependency graph (for the torus routers,
+  their dimension-order escape network).
+
+A case that a router refuses (a torus router on a fat tree, wormhole for a
+bubble router, a pattern that does not fit) is listed as not applicable.
+Every failure names the spec that reproduces it."""
+
+from __future__ import annotations
+
+import html
+import itertools
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import routelab
+from routelab import toml_text
+
+#: Hop routers and the families they claim deadlock freedom on (None: every
+#: family they accept).
+HOP_ROUTERS: dict[str, tuple[str, ...] | None] = {
+    "dor": None,
+    "duato": None,
+    "abr": None,
+    "dor-bubble": None,
+    "por": None,
+    "ofr": None,
+    "rdr": None,
+    "dispersive": ("kary-ntree", "xgft", "clos"),
+}
+
+#: Table engines that claim deadlock freedom (the claim is checked on the
+#: channel dependency graph of the tables they compute).
+ENGINES = ("dfsssp", "lash", "nue", "updown", "dnup", "torus-2qos", "dmodk", "ftree")
+
+#: Hop routers that may take longer paths than the shortest.
+DEROUTING = {"por", "ofr", "rdr", "dispersive"}
+
+#: Routers whose candidates are exactly a table engine's routes.
+SAME_AS_ENGINE = {"dor": "dor"}
+
+#: The escape network of the torus routers over dimension-order channels.
+ESCAPE_ENGINE = {"duato": "dor"}
+
+PATTERNS = ("uniform", "transpose", "tornado", "bit-complement", "hotspot:f=0.1")
+SWITCHING = ("wormhole", "cut-through", "store-and-forward")
+FLITS = (4, 16, 1)
+
+QUICK_TOPOLOGIES = (
+    "mesh:8x8",
+    "torus:8x8",
+    "kary-ntree:k=4,n=3",
+    "random:switches=16,ports=8,hosts=4,seed=3",
+    "dragonfly:a=4,p=2,h=2",
+)
+FULL_TOPOLOGIES = QUICK_TOPOLOGIES + (
+    "torus:8x8x8",
+    "mesh:8x8x8",
+    "kary-ntree:k=8,n=2",
+    "random:switches=32,ports=8,hosts=4,seed=5",
+)
+#: Quick mode: the load of each of the five cases (one below saturation, the
+#: rest at and past it).
+QUICK_LOADS = (1.0, 0.3, 1.0, 1.5, 1.0)
+FULL_LOADS = (0.1, 0.4, 0.7, 1.0, 1.5)
+
+#: Links of every validation spec: one class, so the latency formula holds.
+BANDWIDTH_BPS = 20e9
+LINK_LATENCY_PS = 100_000
+ROUTING_DELAY_PS = 30_000
+FLIT_BYTES = 16
+
+#: Slack on the throughput bound: a finite window delivers what was queued
+#: before it (relative, then absolute in flits per terminal per cycle).
+BOUND_SLACK = 0.03
+BOUND_SLACK_ABS = 0.01
+
+
+@dataclass
+class Case:
+    """One simulation of the matrix and what was checked."""
+
+    router: str
+    topology: str
+    kind: str  # "zero-load" or "load"
+    pattern: str = "uniform"
+    packet_flits: int = 4
+    #: VCs above the fewest the router accepts (``vcs`` is then resolved).
+    extra_vcs: int = 0
+    vcs: int = 0
+    switching: str = "wormhole"
+    load: float = 0.0
+    claims: bool = True
+    status: str = "pending"  # pass, fail, not applicable
+    checks: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    measured: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def spec(self) -> dict[str, Any]:
+        spec: dict[str, Any] = {
+            "network": {
+                "topology": self.topology,
+                "links": {"bandwidth": "20Gb/s", "latency": "100ns"},
+            },
+            "router": {
+                "switching": self.switching,
+                "vcs": self.vcs,
+                "routing_delay": "30ns",
+                "flit_bytes": FLIT_BYTES,
+            },
+            "routing": {"algorithm": self.router},
+            "run": {"warmup_cycles": 1000, "measure_cycles": 4000, "drain_cycles": 0},
+        }
+        if self.kind == "zero-load":
+            size = self.packet_flits * FLIT_BYTES
+            spec["traffic"] = {
+                "workload": "ping-pong",
+                "pairs": [[0, self.measured["peer"]]],
+                "rounds": 3,
+                "packet_bytes": size,
+                "message_bytes": size,
+            }
+            spec["run"] = {"warmup_cycles": 0, "measure_cycles": 1000}
+        else:
+            spec["traffic"] = {
+                "pattern": self.pattern,
+                "load": self.load,
+                "packet_flits": self.packet_flits,
+            }
+        return spec
+
+    def row(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "router": self.router,
+            "topology": self.topology,
+            "case": self.kind,
+            "pattern": self.pattern if self.kind == "load" else "ping-pong",
+            "packet_flits": self.packet_flits,
+            "vcs": self.measured.get("vcs", self.vcs),
+            "switching": self.switching,
+            "load": self.load if self.kind == "load" else None,
+            "accepted": self.measured.get("accepted"),
+            "accepted_min": self.measured.get("accepted_min"),
+            "bound": self.measured.get("bound"),
+            "latency_ns": self.measured.get("latency_ns"),
+            "formula_ns": self.measured.get("formula_ns"),
+            "claims_deadlock_free": self.claims,
+            "checks": ", ".join(self.checks),
+            "failures": "; ".join(self.failures),
+            "seconds": round(self.seconds, 2),
+        }
+
+
+class _Bounds:
+    """Throughput bounds, cached per network, pattern and routing."""
+
+    def __init__(self) -> None:
+        self.nets: dict[str, routelab.Network] = {}
+        self.routes: dict[tuple[str, str], routelab.Routes | None] = {}
+        self.cache: dict[tuple[str, str, str], float | None] = {}
+
+    def net(self, topology: str) -> routelab.Network:
+        if topology not in self.nets:
+            self.nets[topology] = routelab.topology(topology)
+        return self.nets[topology]
+
+    def route(self, topology: str, engine: str) -> routelab.Routes | None:
+        key = (topology, engine)
+        if key not in self.routes:
+            try:
+                self.routes[key] = routelab.route(self.net(topology), engine)
+            except routelab.RoutelabError:
+                self.routes[key] = None
+        return self.routes[key]
+
+    def bound(self, topology: str, pattern: str, routing: str) -> float | None:
+        """Flits per terminal per cycle the channels allow ``pattern`` under
+        ``routing``: ``table:ENGINE``, ``minimal`` or ``any``."""
+        key = (topology, pattern, routing)
+        if key not in self.cache:
+            self.cache[key] = self._bound(topology, pattern, routing)
+        return self.cache[key]
+
+    def _bound(self, topology: str, pattern: str, routing: str) -> float | None:
+        net = self.net(topology)
+        n = net.summary()["terminals"]
+        hot = pattern.startswith("hotspot")
+        if hot:
+            # The hot host's ejection link: each other source sends it f of
+            # its traffic and 1/(n-1) of the rest.
+            f = float(pattern.split("f=")[1].split(",")[0])
+            return 1.0 / ((n - 1) * f + (1 - f))
+        if pattern == "uniform":
+            flows = [(s, d) for s in range(n) for d in range(n) if s != d]
+            per_source = n - 1
+        else:
+            flows = [(s, d) for s, d in routelab.pattern(pattern, net) if s != d]
+            per_source = 1
+        if routing.startswith("table:"):
+            routes = self.route(topology, routing.removeprefix("table:"))
+            if routes is None:
+                return None
+            rate = routelab.throughput_bound(net, flows, routelab.channel_loads(routes, flows))
+            bps = rate["bound_bps"]
+        else:
+            bps = routelab.max_concurrent_flow(net, flows, paths=routing, tolerance=0.02)[
+                "bound_bps"
+            ]
+        return None if bps is None else bps * per_source / BANDWIDTH_BPS
+
+
+def _claims(router: str, topology: str, bounds: _Bounds) -> tuple[bool, str | None]:
+    """Whether ``router`` claims deadlock freedom on ``topology``, and the
+    engine whose tables' dependency graph backs the claim."""
+    family = topology.split(":")[0]
+    if router in HOP_ROUTERS:
+        fams = HOP_ROUTERS[router]
+        engine = SAME_AS_ENGINE.get(router) or ESCAPE_ENGINE.get(router)
+        return (fams is None or family in fams), engine
+    if router in ENGINES:
+        return True, router
+    return False, router
+
+
+def _formula_ps(hops: float, flits: int, switching: str) -> float:
+    s = FLIT_BYTES * 8 / BANDWIDTH_BPS * 1e12
+    if switching == "store-and-forward":
+        return hops * (flits * s + LINK_LATENCY_PS) + (hops - 1) * ROUTING_DELAY_PS
+    return hops * (s + LINK_LATENCY_PS) + (hops - 1) * ROUTING_DELAY_PS + (flits - 1) * s
+
+
+def _run(case: Case, bounds: _Bounds) -> Case:
+    import time
+
+    t0 = time.perf_counter()
+    try:
+        _check(case, bounds)
+    finally:
+        case.seconds = time.perf_counter() - t0
+    return case
+
+
+def _check(case: Case, bounds: _Bounds) -> None:
+    try:
+        r = routelab.simulate(case.spec(), progress=False)
+    except routelab.DeadlockError as e:
+        case.checks.append("deadlock")
+        if case.claims:
+            case.status = "fail"
+            case.failures.append(f"deadlock: {e}")
+        else:
+            case.status = "pass"
+            case.measured["note"] = "deadlocks (makes no claim here)"
+        return
+    except (routelab.ConfigError, routelab.RoutingError, routelab.TrafficError) as e:
+        if any(m in str(e) for m in _RUN_FAILURES):
+            # A router that accepted the network and then lost a packet.
+            case.status = "fail"
+            case.failures.append(str(e))
+        else:
+            case.status = "not applicable"
+            case.failures.append(f"refused: {e}")
+        return
+    except routelab.SimulationError as e:
+        case.status = "fail"
+        case.failures.append(f"simulation error: {e}")
+        return
+    case.measured["vcs"] = r["vcs"]
+    case.checks.append("no deadlock")
+    # Conservation.
+    case.checks.append("conservation")
+    if r["packets_generated"] != r["packets_delivered"] + r["packets_in_flight"]:
+        case.failures.append(
+            f"conservation: generated {r['packets_generated']} != delivered "
+            f"{r['packets_delivered']} + in flight {r['packets_in_flight']}"
+        )
+    if r["flits_delivered"] > r["flits_generated"]:
+        case.failures.append(
+            f"conservation: {r['flits_delivered']} flits delivered of "
+            f"{r['flits_generated']} generated"
+        )
+    if case.kind == "zero-load":
+        _check_zero_load(case, r, bounds)
+    else:
+        _check_bound(case, r, bounds)
+    case.status = "fail" if case.failures else "pass"
+
+
+def _check_zero_load(case: Case, r: dict[str, Any], bounds: _Bounds) -> None:
+    hops = r["avg_hops"]
+    want = _formula_ps(hops, case.packet_flits, case.switching) / 1000
+    got = r["latency_mean"]
+    case.measured.update(latency_ns=got, formula_ns=want)
+    case.checks.append("zero-load latency")
+    if abs(got - want) > 1e-3:
+        case.failures.append(
+            f"zero-load latency {got:.4f} ns, the formula gives {want:.4f} ns for {hops:g} channels"
+        )
+    if case.router not in DEROUTING:
+        shortest = bounds.route(case.topology, "minhop")
+        if shortest is not None:
+            least = len(shortest.path(0, case.measured["peer"])) - 1
+            case.checks.append("minimal")
+            if hops != least:
+                case.failures.append(f"route of {hops:g} channels, the shortest has {least}")
+
+
+def _check_bound(case: Case, r: dict[str, Any], bounds: _Bounds) -> None:
+    if case.router in ENGINES or case.router in SAME_AS_ENGINE:
+        routing = f"table:{SAME_AS_ENGINE.get(case.router, case.router)}"
+    elif case.router in DEROUTING:
+        routing = "any"
+    else:
+        routing = "minimal"
+    bound = bounds.bound(case.topology, case.pattern, routing)
+    # The bound is a rate every source gets at once (equal rates): sources
+    # whose flows miss the bottleneck may send more, so it bounds the least
+    # accepted per source, not the mean.
+    least = r["accepted_min"]
+    case.measured.update(accepted=r["accepted"], accepted_min=least, bound=bound)
+    if bound is None:
+        return
+    case.checks.append(f"throughput bound ({routing})")
+    if least > bound * (1 + BOUND_SLACK) + BOUND_SLACK_ABS:
+        case.failures.append(
+            f"every source accepted at least {least:.4f} flits/cycle, above the channel-load "
+            f"bound {bound:.4f} of its routing ({routing})"
+        )
+
+
+def _check_cdg(router: str, topology: str, engine: str | None, bounds: _Bounds) -> Case | None:
+    """The channel dependency graph behind a claim: one case per router and
+    network."""
+    if engine is None:
+        return None
+    case = Case(router, topology, "cdg")
+    routes = bounds.route(topology, engine)
+    if routes is None:
+        return None
+    case.checks.append(f"acyclic channel dependency graph ({engine} tables)")
+    try:
+        dl = routes.deadlock()
+    except routelab.RoutelabError as e:
+        case.status = "fail"
+        case.failures.append(f"the {engine} tables cannot be checked: {e}")
+        return case
+    case.measured["vcs"] = dl["lanes_used"]
+    if not dl["deadlock_free"]:
+        case.failures.append(f"channel dependency cycle: {dl['cycle']}")
+    case.status = "fail" if case.failures else "pass"
+    return case
+
+
+def plan(
+    routers: list[str] | None = None, *, full: bool = False, topologies: list[str] | None = None
+) -> list[Case]:
+    """The cases of the matrix (not yet run). Quick: on each network, each
+    router runs a ping-pong at zero load and three cases at load 1.0 that
+    between them cover every pattern, 1-, 4- and 16-flit packets, the fewest
+    VCs and one more, and each switching mode; full: every pattern, packet
+    size, VC count and switching mode at loads 0.1 to 1.5."""
+    names = routers or [*HOP_ROUTERS, *ENGINES]
+    unknown = [n for n in names if n not in routelab.routing.engines() and n not in _hop_names()]
+    if unknown:
+        raise routelab.ConfigError(
+            f"validate: unknown router {', '.join(unknown)}; `routelab sim --list` names them"
+        )
+    topos = topologies or list(FULL_TOPOLOGIES if full else QUICK_TOPOLOGIES)
+    cases: list[Case] = []
+    for router, topology in itertools.product(names, topos):
+        claims = router in HOP_ROUTERS or router in ENGINES
+        zero = Case(router, topology, "zero-load", claims=claims)
+        zero.switching = "cut-through" if router in _WHOLE_PACKETS else "wormhole"
+        cases.append(zero)
+        if full:
+            combos = itertools.product(PATTERNS, FLITS, (0, 1), SWITCHING, FULL_LOADS)
+        else:
+            modes = [m for m in SWITCHING if not (router in _WHOLE_PACKETS and m == "wormhole")]
+            combos = [
+                (PATTERNS[k], FLITS[k % len(FLITS)], k % 2, modes[k % len(modes)], QUICK_LOADS[k])
+                for k in range(len(PATTERNS))
+            ]
+        for pattern, flits, extra_vcs, switching, load in combos:
+            cases.append(
+                Case(
+                    router,
+                    topology,
+                    "load",
+                    pattern=pattern,
+                    packet_flits=flits,
+                    extra_vcs=extra_vcs,
+                    switching=switching,
+                    load=load,
+                    claims=claims,
+                )
+            )
+    return cases
+
+
+#: What a router error says when it fails during a run rather than refusing
+#: the network or settings before it.
+_RUN_FAILURES = ("no route at switch", "which has no such channel", "internal:")
+
+#: Bubble routers: whole-packet allocation only.
+_WHOLE_PACKETS = {"abr", "dor-bubble", "por", "ofr", "rdr"}
+
+
+def _hop_names() -> set[str]:
+    return {name for name, _ in routelab.routing.usage(routers=True)}
+
+
+def _fewest_vcs(router: str, topology: str, switching: str) -> int | None:
+    """The VCs the router needs on the network (``router.vcs = 0``)."""
+    probe = Case(router, topology, "load", switching=switching, load=0.01)
+    spec = probe.spec()
+    spec["run"] = {"warmup_cycles": 0, "measure_cycles": 10, "drain_cycles": 0}
+    try:
+        return int(routelab.simulate(spec, progress=False)["vcs"])
+    except routelab.RoutelabError:
+        return None
+
+
+def run(
+    routers: list[str] | None = None,
+    *,
+    full: bool = False,
+    topologies: list[str] | None = None,
+    out: str | Path | None = None,
+    workers: int | None = None,
+    progress: bool | None = None,
+) -> Any:
+    """Runs the validation matrix and returns one row per case (a pandas
+    DataFrame with ``status`` pass, fail or not applicable, the checks made and the
+    failures). With ``out``, writes ``validate.csv``, ``validate.html`` and a
+    spec (TOML) for each failed case under that directory."""
+    import pandas as pd
+
+    from routelab.progress import Progress
+
+    cases = plan(routers, full=full, topologies=topologies)
+    bounds = _Bounds()
+    extra: list[Case] = []
+    fewest: dict[tuple[str, str, str], int | None] = {}
+    for case in cases:
+        case.claims, engine = _claims(case.router, case.topology, bounds)
+        if case.router not in HOP_ROUTERS and case.router not in ENGINES:
+            case.claims = False
+        if case.kind == "zero-load":
+            n = bounds.net(case.topology).summary()["terminals"]
+            case.measured["peer"] = n - 1
+            cdg = _check_cdg(case.router, case.topology, engine, bounds)
+            if cdg is not None:
+                extra.append(cdg)
+        else:
+            key = (case.router, case.topology, case.switching)
+            if key not in fewest:
+                fewest[key] = _fewest_vcs(*key)
+            base = fewest[key]
+            # A router that refuses the network or mode says so when run.
+            case.vcs = 0 if base is None else base + case.extra_vcs
+    workers = workers or max(1, os.cpu_count() or 1)
+    with (
+        Progress("validating", total=len(cases), show=progress) as bar,
+        ThreadPoolExecutor(workers) as pool,
+    ):
+        for _ in pool.map(lambda c: (_run(c, bounds), bar.advance()), cases):
+            pass
+    done = extra + cases
+    table = pd.DataFrame([c.row() for c in done])
+    if out is not None:
+        write(table, done, Path(out))
+    return table
+
+
+def write(table: Any, cases: list[Case], out: Path) -> Path:
+    """``validate.csv``, ``validate.html`` and ``failed/*.toml`` under ``out``."""
+    from routelab.experiment.report import _CSS, html_table
+
+    out.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out / "validate.csv", index=False)
+    failed = [c for c in cases if c.status == "fail" and c.kind != "cdg"]
+    if failed:
+        (out / "failed").mkdir(exist_ok=True)
+        for i, case in enumerate(failed):
+            name = f"{i:03d}-{case.router}-{case.topology.split(':')[0]}.toml"
+            text = (
+                f"# Failed validation: {'; '.join(case.failures)[:500]}\n"
+                f"# Reproduce: routelab sim {name}\n" + toml_text.dumps(case.spec())
+            )
+            (out / "failed" / name).write_text(text)
+    counts = table["status"].value_counts().to_dict()
+    summary = ", ".join(f"{counts.get(k, 0)} {k}" for k in ("pass", "fail", "not applicable"))
+    classes = [
+        {"fail": "failed", "not applicable": "na"}.get(s, "") for s in table["status"].tolist()
+    ]
+    stamp = datetime.now(UTC).isoformat(timespec="seconds")
+    css = _CSS + "tr.na td { color: #888; }\n"
+    page = (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        f"<title>routelab validate</title><style>{css}</style></head><body>"
+        f"<h1>Validation</h1><p class=sub>{html.escape(summary)}; written {stamp}</p>"
+        "<p>Each row is one simulation (or one check of a routing's channel dependency "
+        "graph). Loads are in flits per terminal per cycle; the bound is the throughput "
+        "the channels allow the pattern under that routing; latencies are one way, in ns.</p>"
+        + html_table(table, classes)
+        + "</body></html>"
+    )
+    path = out / "validate.html"
+    path.write_text(page)
+    return path
