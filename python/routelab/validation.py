@@ -378,11 +378,12 @@ def _check_cdg(router: str, topology: str, engine: str | None, bounds: _Bounds) 
 def plan(
     routers: list[str] | None = None, *, full: bool = False, topologies: list[str] | None = None
 ) -> list[Case]:
-    """The cases of the matrix (not yet run). Quick: on each network, each
-    router runs a ping-pong at zero load and three cases at load 1.0 that
-    between them cover every pattern, 1-, 4- and 16-flit packets, the fewest
-    VCs and one more, and each switching mode; full: every pattern, packet
-    size, VC count and switching mode at loads 0.1 to 1.5."""
+    """The cases of the matrix (not yet run). On each network each router runs
+    a ping-pong at zero load, then quick: five cases, one per pattern, at loads
+    0.3 to 1.5; full: every pattern at every load from 0.1 to 1.5 (25 cases).
+    Packet sizes (4, 16, 1 flits), the fewest VCs or one more, and the
+    switching modes the router accepts rotate over the cases, so that the
+    full matrix holds every combination of them on each network."""
     names = routers or [*HOP_ROUTERS, *ENGINES]
     unknown = [n for n in names if n not in routelab.routing.engines() and n not in _hop_names()]
     if unknown:
@@ -396,14 +397,18 @@ def plan(
         zero = Case(router, topology, "zero-load", claims=claims)
         zero.switching = "cut-through" if router in _WHOLE_PACKETS else "wormhole"
         cases.append(zero)
-        if full:
-            combos = itertools.product(PATTERNS, FLITS, (0, 1), SWITCHING, FULL_LOADS)
-        else:
-            modes = [m for m in SWITCHING if not (router in _WHOLE_PACKETS and m == "wormhole")]
-            combos = [
-                (PATTERNS[k], FLITS[k % len(FLITS)], k % 2, modes[k % len(modes)], QUICK_LOADS[k])
-                for k in range(len(PATTERNS))
-            ]
+        modes = [m for m in SWITCHING if not (router in _WHOLE_PACKETS and m == "wormhole")]
+        # Each pattern at each load; packet size, VC count and switching mode
+        # rotate so that every combination of them appears on the network.
+        grid = (
+            [(p, load) for load in FULL_LOADS for p in PATTERNS]
+            if full
+            else [(p, QUICK_LOADS[k]) for k, p in enumerate(PATTERNS)]
+        )
+        combos = []
+        for k, (pattern, load) in enumerate(grid):
+            flits, extra, mode = _rotation(k, len(modes), full)
+            combos.append((pattern, FLITS[flits], extra, modes[mode], load))
         for pattern, flits, extra_vcs, switching, load in combos:
             cases.append(
                 Case(
@@ -419,6 +424,16 @@ def plan(
                 )
             )
     return cases
+
+
+def _rotation(k: int, modes: int, full: bool) -> tuple[int, int, int]:
+    """The packet size, extra VCs and switching mode (indices) of the k-th case
+    of a router on one network: in full mode each combination once over 3 x 2 x
+    modes consecutive cases; in quick mode each value of each within the five
+    cases."""
+    if full:
+        return k % 3, (k // 3) % 2, (k // 6) % modes
+    return k % 3, k % 2, k % modes
 
 
 #: What a router error says when it fails during a run rather than refusing
