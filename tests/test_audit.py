@@ -40,7 +40,8 @@ def test_audit_names_the_lids_a_punched_lft_cannot_reach(tmp_path, run_cli):
     dump = tmp_path / "opensm-lfts.dump"
     dump.write_text("\n".join(lines[:first] + lines[first + 1 :]) + "\n")
     out = run_cli("audit", str(fabric), "--lfts", str(dump), "--json", "--patterns", "5")
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 1, out.stderr  # the audit failed: a LID is unreachable
+    assert "unreachable LIDs: 12" in out.stderr
     report = json.loads(out.stdout)
     walk = report["walk"]
     assert walk["broken_pairs"] >= 1

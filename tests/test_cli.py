@@ -128,4 +128,5 @@ def test_path_records_give_the_audit_its_sls(run_cli, tmp_path):
     )
     r = run_cli(*audit, "--lanes", str(records), "--sl2vl", str(zero))
     s = json.loads(r.stdout)
-    assert r.returncode == 0 and not s["deadlock_free"] and s["cycle"], s
+    assert r.returncode == 1 and not s["deadlock_free"] and s["cycle"], s
+    assert "check failed: the routes can deadlock" in r.stderr

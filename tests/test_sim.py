@@ -140,7 +140,7 @@ def test_an_undrained_run_says_so(run_cli, tmp_path):
     assert json.loads(r.stdout)["drained"] is False
 
 
-def test_sweeps_record_deadlocks_as_failed_and_overload_as_undrained(tmp_path):
+def test_sweeps_record_deadlocks_and_overload_as_finished_runs(tmp_path):
     spec = tmp_path / "sweep.toml"
     spec.write_text(
         '[experiment]\nkind = "sim"\nname = "edge"\n'
@@ -153,16 +153,21 @@ def test_sweeps_record_deadlocks_as_failed_and_overload_as_undrained(tmp_path):
     out = tmp_path / "out"
     outcome = routelab.sweep(spec, out, workers=1)
     df = routelab.results(out).set_index(["routing.algorithm", "router.vcs"])
-    # One lane round a ring under minhop: a deadlock is a failed run.
-    assert df.loc[("minhop", 1), "status"] == "failed"
-    assert "deadlock" in df.loc[("minhop", 1), "error"]
+    # One lane round a ring under minhop: a deadlock is a result, with its cycle.
+    assert df.loc[("minhop", 1), "status"] == "deadlock"
+    assert "waiting cycle" in df.loc[("minhop", 1), "error"]
+    assert df.loc[("minhop", 2), "status"] == "deadlock"  # minhop uses one lane of two
+    assert outcome.deadlocked == 2 and "2 deadlocked" in outcome.summary()
     # Dimension order with dateline lanes beyond saturation: measured, undrained.
     assert df.loc[("dor", 2), "status"] == "undrained"
     assert df.loc[("dor", 2), "drained"] == False  # noqa: E712
     assert outcome.undrained >= 1 and "did not drain" in outcome.summary()
-    # Resuming reruns nothing: undrained runs are finished runs.
+    # Resuming reruns nothing: undrained and deadlocked runs are finished runs.
     again = routelab.sweep(spec, out, workers=1)
     assert again.ran == 0
+    # Asked to, it runs the deadlocked and failed ones again (dor refuses one lane).
+    retried = routelab.sweep(spec, out, workers=1, retry_failed=True)
+    assert (retried.ran, retried.deadlocked, retried.failed) == (3, 2, 1)
 
 
 def test_short_buffers_warn_once_and_unsteady_runs_say_so(run_cli, tmp_path):

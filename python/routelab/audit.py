@@ -126,6 +126,25 @@ def audit(
     }
 
 
+def failures(result: dict[str, Any]) -> list[str]:
+    """What makes an audit fail, one phrase each: pairs without a working
+    route (and the LIDs nobody reaches), a dependency cycle, pairs dropped on
+    VL 15. Empty when the routes pass (detours and busy links are findings,
+    not failures)."""
+    walk, deadlock = result["walk"], result["deadlock"]
+    out = []
+    if walk["broken_pairs"]:
+        out.append(f"{walk['broken_pairs']} of {walk['pairs']} pairs have no working route")
+    if walk["unreachable"]:
+        lids = ", ".join(str(lid) for lid in walk["unreachable_lids"])
+        out.append(f"unreachable LIDs: {lids}")
+    if deadlock is not None and not deadlock["deadlock_free"]:
+        out.append(f"the routes can deadlock: {deadlock['cycle']}")
+    if deadlock is not None and deadlock.get("dropped_pairs"):
+        out.append(f"{deadlock['dropped_pairs']} pair(s) dropped on VL 15")
+    return out
+
+
 def _busiest(net: Network, loads: np.ndarray | None, top: int) -> pd.DataFrame:
     """The ``top`` busiest switch-to-switch channels (a terminal's own link
     carries all of its traffic whatever the routing)."""

@@ -1,11 +1,14 @@
 """The ``routelab`` command line.
 
-Exit codes: 0 success, 2 bad input (a one-line message says what is wrong and
-how to fix it), 1 a run that failed (a simulation that deadlocked, with the
-cycle of waiting buffers, or one that ran out of time), 3 a simulation that
-finished but did not drain (the offered load is beyond saturation). A reader that
-closes the output early (``routelab results DIR --json | head``) ends the
-command quietly with 0.
+Exit codes, the same on every command: 0 only when the run or the check
+succeeded; 2 bad input (a one-line message says what is wrong and how to fix
+it); 1 a run that failed (a simulation that deadlocked, with the cycle of
+waiting buffers, or one that ran out of time; a saturation search or a sweep
+with a deadlocked run) or a check that failed (``route``, ``deadlock`` and
+``audit`` finding a dependency cycle, ``audit`` finding pairs without a route
+or unreachable LIDs); 3 a simulation that finished but did not drain (the
+offered load is beyond saturation). A reader that closes the output early
+(``routelab results DIR --json | head``) ends the command quietly with 0.
 """
 
 from __future__ import annotations
@@ -198,7 +201,23 @@ def _route(args: argparse.Namespace) -> int:
         print(json.dumps(stats, indent=2))
     else:
         print(tables.key_value_table(list(stats.items())))
+    if stats.get("deadlock_free") is False:
+        return _check_failed(
+            f"the routes of {routes.engine} on {net.name} can deadlock "
+            f"(on {stats.get('lanes_used')} lane(s)): {stats.get('cycle')}"
+        )
     return 0
+
+
+#: Exit code of a check that failed (a deadlock found, an unreachable LID)
+#: and of a run that failed.
+FAILED = 1
+
+
+def _check_failed(why: str) -> int:
+    """One line on stderr saying which check failed; the exit code."""
+    print(f"routelab: check failed: {why}", file=sys.stderr)
+    return FAILED
 
 
 def _routes_of(args: argparse.Namespace, net: routelab.Network, what: str) -> routelab.Routes:
@@ -232,6 +251,13 @@ def _deadlock(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
     else:
         print(tables.key_value_table(list(report.items())))
+    if not report["deadlock_free"]:
+        return _check_failed(f"the routes can deadlock: {report['cycle']}")
+    if report.get("dropped_pairs"):
+        return _check_failed(
+            f"{report['dropped_pairs']} pair(s) are mapped to VL 15 and dropped "
+            f"(e.g. {report['dropped_example']})"
+        )
     return 0
 
 
@@ -243,9 +269,10 @@ def _audit(args: argparse.Namespace) -> int:
     result = audit.audit(net, routes, patterns=args.patterns, seed=args.seed or 0, top=args.top)
     if args.html:
         audit.write_html(result, args.html)
+    findings = audit.failures(result)
     if args.json:
         print(audit.to_json(result))
-        return 0
+        return _check_failed("; ".join(findings)) if findings else 0
     print(tables.key_value_table(result["summary"]))
     for key, title in (
         ("busiest_all_to_all", "busiest switch links, all-to-all (routes)"),
@@ -258,7 +285,7 @@ def _audit(args: argparse.Namespace) -> int:
             print(df[cols].to_string(index=False))
     if args.html:
         print(f"\nwrote {args.html}")
-    return 0
+    return _check_failed("; ".join(findings)) if findings else 0
 
 
 def _ebb(args: argparse.Namespace) -> int:
@@ -390,21 +417,73 @@ def _saturate(args: argparse.Namespace) -> int:
         low=args.low,
         high=args.high,
         tolerance=args.tolerance,
+        resolution=args.resolution,
         steps=args.steps,
     )
     _warn(result)
     if args.json:
         print(json.dumps(result, indent=2))
     else:
-        print(f"saturation  {result['saturation']:.4g} ({result.get('load_unit', '')})")
-        print("load        offered     accepted    latency_mean  note")
-        for p in result["points"]:
-            note = ", ".join(f"not {k}" for k in ("drained", "converged") if p.get(k) is False)
-            print(
-                f"{p['load']:<11.4g} {p['offered']:<11.4g} {p['accepted']:<11.4g} "
-                f"{p['latency_mean']:<13.4g} {note}".rstrip()
-            )
+        for line in saturation_lines(result):
+            print(line)
+    dead = [p for p in result["points"] if p["status"] == "deadlock"]
+    if dead:
+        # A deadlock is a failed run, even inside a search that found its answer.
+        print(
+            f"routelab: error: {len(dead)} of the {len(result['points'])} loads tried "
+            f"deadlocked; the lowest, {dead[0]['load']:.4g}: {dead[0]['error']}",
+            file=sys.stderr,
+        )
+        return 1
     return 0
+
+
+#: How ``routelab saturate`` names each load unit.
+UNITS = {
+    "flits": "flits/terminal/cycle",
+    "gbps": "Gb/s per terminal",
+    "bisection": "gamma0 (bisection units)",
+}
+
+
+def saturation_lines(result: dict) -> list[str]:
+    """The answer of a saturation search, then one line per load measured."""
+    unit = UNITS.get(result.get("load_unit", ""), result.get("load_unit", ""))
+    high, low = result["bracket_high"], result["bracket_low"]
+    if not result["saturated"]:
+        what = "the injection bandwidth" if low <= result["bound"] * (1 + 1e-9) else "above it"
+        head = [
+            f"not saturated up to {low:.4g} {unit} ({what}; the bound is "
+            f"{result['bound']:.4g}): every load up to it was sustained"
+        ]
+    elif result["saturation"] is None:
+        head = [f"saturation below {high:.4g} {unit}: no load tried was sustained"]
+    else:
+        head = [
+            f"saturation  {result['saturation']:.4g} {unit}: sustained; {high:.4g} is not "
+            f"(bracket width {result['bracket_width']:.2g}, resolution "
+            f"{result['resolution']:.2g})",
+            f"offered     {result['offered']:.4g} flits/terminal/cycle there, measured",
+        ]
+    sources = {p["sources"] for p in result["points"] if p.get("sources") is not None}
+    terminals = result.get("terminals")
+    if sources and max(sources) < terminals:
+        n = max(sources)
+        head.append(
+            f"            offered is per terminal: {n} of {terminals} terminals send; the "
+            f"pattern maps the other {terminals - n} to themselves"
+        )
+    rows = [f"{'load':<11} {'offered':<11} {'accepted':<11} {'latency_mean':<13} status"]
+    for p in result["points"]:
+
+        def num(v: float | None, width: int) -> str:
+            return f"{'-' if v is None else format(v, '.4g'):<{width}}"
+
+        rows.append(
+            f"{p['load']:<11.4g} {num(p['offered'], 11)} {num(p['accepted'], 11)} "
+            f"{num(p['latency_mean'], 13)} {p['status']}"
+        )
+    return head + rows
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -585,12 +664,27 @@ def _parser() -> argparse.ArgumentParser:
     sa = sub.add_parser("saturate", help="find the highest load a network sustains")
     sa.add_argument("spec", nargs="?", help="the experiment spec (TOML)")
     sa.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a key")
-    sa.add_argument("--low", type=float, help="lowest load tried (the spec's load_unit)")
-    sa.add_argument("--high", type=float, help="highest load tried")
+    sa.add_argument(
+        "--low", type=float, help="lower end of the first bracket (the spec's load_unit)"
+    )
+    sa.add_argument(
+        "--high",
+        type=float,
+        help="upper end of the first bracket (default: the injection bandwidth; when "
+        "sustained, the search runs the injection bandwidth next)",
+    )
     sa.add_argument(
         "--tolerance", type=float, help="accepted within this share of offered counts as sustained"
     )
-    sa.add_argument("--steps", type=int, help="bisection steps between low and high")
+    sa.add_argument(
+        "--resolution",
+        type=float,
+        help="stop when the bracket is this narrow (the spec's load_unit; default 1%% of the "
+        "injection bandwidth)",
+    )
+    sa.add_argument(
+        "--steps", type=int, help="at most this many narrowing steps (two loads each; default 10)"
+    )
     sa.set_defaults(list=False)
     sa.add_argument("--json", action="store_true")
     sa.set_defaults(run=_saturate)

@@ -116,7 +116,10 @@ def run(out: Path, fabrics: list[str] | None = None, quiet: bool = False) -> Pat
         spec.write_text(text.lstrip())
         print(f"\n== sweep {name}")
         o = routelab.sweep(spec, out / name, quiet=quiet)
-        print(f"{o.ok} runs ok, {o.failed} failed, {o.skipped} already done, {o.seconds:.1f} s")
+        dead = f", {o.deadlocked} deadlocked" if o.deadlocked else ""
+        print(
+            f"{o.ok} runs ok{dead}, {o.failed} failed, {o.skipped} already done, {o.seconds:.1f} s"
+        )
         experiments.append(out / name)
 
     ebb = routelab.results(out / "fat-tree-ebb")

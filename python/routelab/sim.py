@@ -98,23 +98,42 @@ def saturate(
     low: float | None = None,
     high: float | None = None,
     tolerance: float | None = None,
+    resolution: float | None = None,
     steps: int | None = None,
     progress: bool | None = None,
 ) -> SimResult:
-    """Finds the highest offered load the network sustains (accepted within
-    ``tolerance`` of offered, latency converged) by narrowing ``[low, high]``
-    (loads in the spec's ``traffic.load_unit``) ``steps`` times.
+    """Finds the highest offered load the network sustains (the run drains,
+    accepted is within ``tolerance`` of offered, latency converged) by one
+    bracketing search (loads in the spec's ``traffic.load_unit``).
 
-    Returns ``saturation``, ``accepted`` and ``points`` (every load measured).
-    ``progress`` as for :func:`simulate`. ``routelab saturate`` takes the same
-    options (``--low``, ``--high``, ``--tolerance``, ``--steps``)."""
+    The search runs ``high`` (default: ``bound``, the load that fills each
+    terminal's injection channel) and ``low`` when above 0; a sustained
+    ``high`` below the bound sends it to the bound first. It then narrows the
+    bracket by thirds (two loads in parallel per step) until it is at most
+    ``resolution`` wide (default 1% of the bound) or ``steps`` steps (default
+    10) are done.
+
+    Returns ``saturated`` (False when the highest load tried, the bound or
+    above, is sustained: then ``saturation`` is None), ``saturation`` (the
+    highest load measured sustained, below ``bracket_high``), ``offered`` and
+    ``accepted`` there (flits/terminal/cycle, measured), ``bracket_low``,
+    ``bracket_high``, ``bracket_width``, ``resolution``, ``bound``,
+    ``deadlocks`` and ``points``: every load measured with its ``status``
+    (sustained, unsustained, undrained, unconverged, deadlock or failed; a run
+    that deadlocks is a point that is not sustained, its ``error`` the waiting
+    cycle). ``progress`` as for :func:`simulate`. ``routelab saturate`` takes
+    the same options (``--low``, ``--high``, ``--tolerance``, ``--resolution``,
+    ``--steps``)."""
     from routelab.progress import Progress
 
-    options = {
-        k: float(v)
-        for k, v in {"low": low, "high": high, "tolerance": tolerance, "steps": steps}.items()
-        if v is not None
+    given = {
+        "low": low,
+        "high": high,
+        "tolerance": tolerance,
+        "resolution": resolution,
+        "steps": steps,
     }
+    options = {k: float(v) for k, v in given.items() if v is not None}
     text, sets = spec_text(spec), _sets(overrides)
     with Progress("searching the saturation load", show=progress):
         return SimResult(json.loads(_core.saturate(text, sets, options)))
@@ -141,8 +160,12 @@ def load_latency(
     and per seed of ``seeds`` (``run.seed``). One row per run: the varied keys,
     ``load``, ``seed`` (with ``seeds``), every scalar metric of the run
     (``offered``, ``accepted``, ``latency_mean``, ``latency_p99``, ...; latency
-    in ns, offered and accepted in flits/node/cycle) and ``sustained`` (accepted
-    at least :data:`SUSTAINED` of offered and the run drained). ``workers``
+    in ns, offered and accepted in flits/node/cycle), ``status`` (``ok``,
+    ``undrained``: beyond saturation, ``deadlock`` or ``failed``: the run
+    stopped, its metrics are missing and ``error`` says why), ``error`` and
+    ``sustained`` (accepted at least :data:`SUSTAINED` of offered and the run
+    drained). A run that deadlocks is a row, not an exception: every other
+    run is kept. ``workers``
     threads run simulations side by side (the GIL is released while they run).
     ``progress`` shows a bar: None when a terminal or notebook watches and the
     sweep runs for more than a moment, True always, False never.
@@ -179,15 +202,26 @@ def load_latency(
 
         def run(job: tuple[dict[str, Any], dict[str, Any]]) -> dict[str, Any]:
             head, sets = job
-            result = json.loads(_core.simulate(text, _sets(sets)))
-            bar.advance()
+            try:
+                result = json.loads(_core.simulate(text, _sets(sets)))
+            except _core.DeadlockError as e:
+                return {**head, "status": "deadlock", "error": str(e)}
+            except _core.SimulationError as e:  # source queues beyond run.max_packets
+                return {**head, "status": "failed", "error": str(e)}
+            finally:
+                bar.advance()
             metrics = {k: v for k, v in flatten(result).items() if k not in head}
-            return {**head, **metrics}
+            status = "undrained" if metrics.get("drained") is False else "ok"
+            return {**head, "status": status, **metrics, "error": None}
 
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
             rows = list(pool.map(run, jobs))
     df = pd.DataFrame(rows)
-    ok = df["accepted"] >= SUSTAINED * df["offered"]
+    measured = df["status"].isin(("ok", "undrained"))
+    if "accepted" in df.columns:
+        ok = measured & (df["accepted"] >= SUSTAINED * df["offered"])
+    else:
+        ok = measured & False
     if "drained" in df.columns:
-        ok &= df["drained"].fillna(True).astype(bool)
-    return df.assign(sustained=ok)
+        ok &= df["drained"].fillna(False).astype(bool)
+    return df.assign(sustained=ok.astype(bool))

@@ -31,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--workers", type=int, metavar="N", help="local threads (default: all cores)")
     s.add_argument("--retries", type=int, default=0, metavar="N", help="retry a failed run N times")
     s.add_argument(
-        "--retry-failed", action="store_true", help="rerun runs recorded as failed in DIR"
+        "--retry-failed",
+        action="store_true",
+        help="rerun runs recorded as failed or deadlock in DIR",
     )
     s.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     s.add_argument("--dask", metavar="ADDRESS", help="use this Dask scheduler, tcp://host:8786")
@@ -66,7 +68,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument(
         "--status",
         choices=kinds.STATUSES,
-        help="only runs with this status (undrained: beyond saturation)",
+        help="only runs with this status (undrained: beyond saturation; deadlock: the "
+        "simulation, or a load of the saturation search, deadlocked)",
     )
     r.add_argument("--all", action="store_true", help="include bookkeeping columns")
     r.add_argument("--columns", metavar="A,B,...", help="only these columns")
@@ -158,14 +161,15 @@ def _sweep(args: argparse.Namespace) -> int:
     )
     if not args.quiet:
         print(outcome.summary(), file=sys.stderr)
-    if outcome.failed:
-        print(
-            f"routelab: {outcome.failed} run(s) failed; see: routelab results {outcome.out} "
-            "--status failed",
-            file=sys.stderr,
-        )
-        return 1
-    return 0
+    for count, status in ((outcome.failed, "failed"), (outcome.deadlocked, "deadlock")):
+        if count:
+            what = "failed" if status == "failed" else "deadlocked"
+            print(
+                f"routelab: {count} run(s) {what}; see: routelab results {outcome.out} "
+                f"--status {status}",
+                file=sys.stderr,
+            )
+    return 1 if outcome.failed or outcome.deadlocked else 0
 
 
 def _print_dry_run(exp, rows: list[dict], *, as_json: bool) -> None:

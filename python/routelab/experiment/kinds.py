@@ -272,7 +272,12 @@ def as_dict(result: Any) -> dict[str, Any]:
 #: generated in its window were still undelivered after the drain (the load
 #: is beyond saturation); its numbers are kept and it is not run again.
 MEASURED = ("ok", "undrained")
-STATUSES = (*MEASURED, "failed")
+#: ``deadlock``: the simulation deadlocked (``error`` has the waiting cycle),
+#: or a saturation search met a deadlock at one of its loads (its other
+#: points and its result are kept). A result, as deterministic as the others:
+#: it is not run again unless asked (``--retry-failed``).
+FINISHED = (*MEASURED, "deadlock")
+STATUSES = (*FINISHED, "failed")
 
 
 def is_scalar(value: Any) -> bool:
@@ -298,6 +303,15 @@ def execute(kind: str, params: dict[str, Any]) -> dict[str, Any]:
             else:
                 artefacts[name] = _plain(value)
         status = "undrained" if metrics.get("drained") is False else "ok"
+        if (metrics.get("deadlocks") or 0) > 0:  # a saturation search met a deadlock
+            status = "deadlock"
+            first = next(
+                (p.get("error") for p in artefacts.get("points") or () if p.get("error")), ""
+            )
+            error = f"{metrics['deadlocks']} load(s) of the search deadlocked; the first: {first}"
+    except routelab.DeadlockError as e:  # a result: recorded as such, not rerun
+        status = "deadlock"
+        error = f"{type(e).__name__}: {e}"
     except Exception as e:  # a failed run is recorded, not raised
         status = "failed"
         error = f"{type(e).__name__}: {e}"

@@ -139,7 +139,8 @@ def load_table(directory: str | Path, y: str | None = None) -> tuple[Store, pd.D
     that is added as a column."""
     store = Store.open(directory)
     df = store.table()
-    df = df[df["status"].isin(kinds.MEASURED)].reset_index(drop=True)
+    # Deadlocked runs stay: the figures mark them where they happened.
+    df = df[df["status"].isin(kinds.FINISHED)].reset_index(drop=True)
     if not len(df):
         raise ConfigError(f"{directory} has no finished runs to plot")
     if y is not None:
@@ -367,16 +368,33 @@ def _sustained(part: pd.DataFrame) -> bool | None:
     return bool(accepted >= SUSTAINED * offered)
 
 
+#: Statuses of runs (or of a search's points) that stopped without a
+#: measurement: drawn as marks, never as values of a line.
+STOPPED = ("deadlock", "failed")
+
+
+def _stopped(part: pd.DataFrame) -> pd.Series:
+    """Which rows stopped without a measurement (a deadlock)."""
+    if "status" not in part.columns:
+        return pd.Series(False, index=part.index)
+    return part["status"].isin(STOPPED)
+
+
 def saturation_load(part: pd.DataFrame, x: str, y: str) -> float | None:
-    """The lowest load of one line's runs that is not sustained: accepted below
-    :data:`SUSTAINED` times offered, or (without those columns) a mean ``y``
-    above three times its value at the lowest load. None when every load is."""
+    """The lowest load of one line's runs that is not sustained: a run that
+    deadlocked, accepted below :data:`SUSTAINED` times offered, or (without
+    those columns) a mean ``y`` above three times its value at the lowest
+    load. None when every load is."""
     loads = sorted(part[x].dropna().unique())
     if not loads:
         return None
-    zero = part[part[x] == loads[0]][y].mean()
+    measured = part[~_stopped(part)]
+    first = [v for v in loads if (measured[x] == v).any()]
+    zero = measured[measured[x] == first[0]][y].mean() if first else float("nan")
     for load in loads:
         runs = part[part[x] == load]
+        if _stopped(runs).any():
+            return float(load)
         ok = _sustained(runs)
         if ok is None:
             ok = bool(runs[y].mean() <= 3 * zero)
@@ -393,6 +411,7 @@ def below_saturation(
     keep = []
     for _, panel in _groups(df, facet):
         for value, part in _groups(panel, hue):
+            part = part[~_stopped(part)]
             sustained = [
                 v for v in sorted(part[load].dropna().unique()) if _sustained(part[part[load] == v])
             ]
@@ -454,18 +473,60 @@ SATURATION = "saturation (first load not sustained)"
 
 def _line(ax: Axes, df: pd.DataFrame, x: str, y: str, hue: str | None, spec: FigureSpec) -> None:
     marked = False
+    stopped: dict[str, int] = {}  # status -> runs that stopped, all lines
+    unplaced = 0  # of those, runs with no x to put them at
     for value, part in _groups(df, hue):
-        stats = part.groupby(x, sort=True)[y].agg(["mean", "min", "max", "count"])
+        halted = _stopped(part)
+        measured = part[~halted]
+        stats = measured.groupby(x, sort=True)[y].agg(["mean", "min", "max", "count"])
         name = None if value is None else str(value)
         (line,) = ax.plot(stats.index, stats["mean"], marker="o", ms=4, label=name)
         if (stats["count"] > 1).any():
             ax.fill_between(stats.index, stats["min"], stats["max"], alpha=0.2)
+        # A run that deadlocked has no value: a cross at the top of the axis
+        # at its load, in the colour of its line.
+        for status, rows in part[halted].groupby("status") if halted.any() else ():
+            xs = pd.to_numeric(rows[x], errors="coerce").dropna()
+            unplaced += len(rows) - len(xs)
+            stopped[status] = stopped.get(status, 0) + len(rows)
+            if len(xs):
+                ax.plot(
+                    xs,
+                    [0.97] * len(xs),
+                    ls="none",
+                    marker="X",
+                    ms=8,
+                    color=line.get_color(),
+                    markeredgecolor="#c0392b",
+                    transform=ax.get_xaxis_transform(),
+                    clip_on=False,
+                    label="_stopped",
+                )
         at = saturation_load(part, x, y) if spec.saturation else None
         if at is not None:
             ax.axvline(at, color=line.get_color(), ls=":", lw=1.4, label="_saturation")
             marked = True
     if marked:  # one legend entry for the dotted lines of every colour
         ax.plot([], [], color="0.3", ls=":", lw=1.4, label=SATURATION)
+    for status, n in stopped.items():
+        ax.plot(
+            [],
+            [],
+            ls="none",
+            marker="X",
+            ms=8,
+            color="0.5",
+            markeredgecolor="#c0392b",
+            label=f"{status}: {n} run(s), no value",
+        )
+    if unplaced:
+        ax.annotate(
+            f"{unplaced} run(s) stopped with no measured {label(x, df)}: not drawn",
+            (0.01, 0.02),
+            xycoords="axes fraction",
+            fontsize=8,
+            color="#c0392b",
+        )
     ax.set_xlabel(label(x, df))
     ax.set_ylabel(label(y, df))
 
@@ -683,8 +744,18 @@ def standard_specs(df: pd.DataFrame, store: Store | None = None) -> list[FigureS
         if kind == "saturate" and "saturation" in cols:
             x = category()
             if x:
+                # A search whose bound was sustained has no saturation: hatched.
+                invalid = "saturated" if "saturated" in cols else None
                 specs.append(
-                    FigureSpec("bar", "saturation", x, other(x), None, "saturation throughput")
+                    FigureSpec(
+                        "bar",
+                        "saturation",
+                        x,
+                        other(x),
+                        None,
+                        "saturation throughput",
+                        invalid=invalid,
+                    )
                 )
         if kind == "saturate" and "points" in _artefact_names(df):
             for y, title in (

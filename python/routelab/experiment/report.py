@@ -286,8 +286,8 @@ def _section(store: Store, top: int, prefix: str) -> tuple[list[str], pd.DataFra
     heading level of its title."""
     exp = store.experiment()
     df = store.table()
-    ok = df[df["status"].isin(kinds.MEASURED)].reset_index(drop=True)
-    failed = df[df["status"] == "failed"].reset_index(drop=True)
+    ok = df[df["status"].isin(kinds.FINISHED)].reset_index(drop=True)
+    failed = df[df["status"].isin(("failed", "deadlock"))].reset_index(drop=True)
     pending = len(exp.runs) - len(df)
     e = html.escape
     h, sub = f"h{top}", f"h{top + 1}"
@@ -303,7 +303,8 @@ def _section(store: Store, top: int, prefix: str) -> tuple[list[str], pd.DataFra
         ("runs in the spec", str(len(exp.runs))),
         ("finished", str(len(ok))),
         ("of which did not drain", str(int((df["status"] == "undrained").sum()))),
-        ("failed", str(len(failed))),
+        ("of which deadlocked", str(int((df["status"] == "deadlock").sum()))),
+        ("failed", str(int((df["status"] == "failed").sum()))),
         ("not run yet", str(pending)),
         ("run time (sum)", f"{wall:.3g} s"),
         ("parameters that vary", ", ".join(exp.varying) or "none"),
@@ -326,17 +327,17 @@ def _section(store: Store, top: int, prefix: str) -> tuple[list[str], pd.DataFra
                 "runs.parquet.</p>"
             )
             shown = shown.head(MAX_TABLE_ROWS)
-        classes = ["failed" if s == "failed" else "" for s in shown["status"]]
+        classes = ["failed" if s in ("failed", "deadlock") else "" for s in shown["status"]]
         parts.append(f'<div class="scroll">{html_table(shown, classes)}</div>')
     else:
         parts.append("<p>No run has finished yet.</p>")
 
     if len(failed):
-        parts.append(f"<{sub}>Failed runs</{sub}>")
+        parts.append(f"<{sub}>Failed and deadlocked runs</{sub}>")
         for row in failed.to_dict("records"):
             params = ", ".join(f"{c}={row[c]}" for c in exp.varying if c in row)
             parts.append(
-                f"<p><b>{e(str(row['key']))}</b> {e(params)}</p>"
+                f"<p><b>{e(str(row['key']))}</b> ({e(str(row['status']))}) {e(params)}</p>"
                 f'<pre class="error">{e(str(row["error"]))}</pre>'
             )
 

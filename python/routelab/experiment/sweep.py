@@ -1,7 +1,9 @@
 """Running a sweep: plan what is left to run, send it to Dask, persist each
 run the moment it finishes, show progress.
 
-Resume: a run whose record says ``ok`` is never run again. A run without a
+Resume: a run whose record says ``ok`` or ``undrained`` is never run again,
+nor one recorded as ``deadlock`` (a result: the same spec and seed deadlock
+again) unless ``retry_failed`` asks. A run without a
 record (it was in flight when the sweep stopped) runs, and so does a run whose
 record file is damaged (not a valid record: the store checks every record it
 reads). A run recorded as
@@ -47,17 +49,20 @@ class Outcome:
     seconds: float
     #: Of ``ok``, the runs that did not drain (beyond saturation).
     undrained: int = 0
+    #: Runs that deadlocked (recorded with their cycle, not counted in ``ok``).
+    deadlocked: int = 0
 
     @property
     def ran(self) -> int:
-        return self.ok + self.failed
+        return self.ok + self.deadlocked + self.failed
 
     def summary(self) -> str:
         done = f", {self.skipped} already done" if self.skipped else ""
         beyond = f" ({self.undrained} did not drain)" if self.undrained else ""
+        dead = f", {self.deadlocked} deadlocked" if self.deadlocked else ""
         return (
             f"sweep '{self.name}': {self.total} runs{done}; ran {self.ran}: "
-            f"{self.ok} ok{beyond}, {self.failed} failed in {self.seconds:.1f} s; "
+            f"{self.ok} ok{beyond}{dead}, {self.failed} failed in {self.seconds:.1f} s; "
             f"results in {self.out}"
         )
 
@@ -81,6 +86,8 @@ def plan(
             todo.append(run)
         elif rec.get("status") in kinds.MEASURED:
             done.append(run)
+        elif rec.get("status") == "deadlock":
+            (todo if retry_failed else done).append(run)
         elif retry_failed or int(rec.get("attempts") or 1) <= retries:
             todo.append(run)
         else:
@@ -162,7 +169,7 @@ def run_sweep(
                 "routelab_version": routelab.__version__,
             }
         )
-        ok = failed = undrained = 0
+        ok = failed = undrained = deadlocked = 0
         try:
             if todo:
                 # --retries bounds the attempts of a run over all sessions;
@@ -172,7 +179,7 @@ def run_sweep(
                     for run in todo
                     if run.key in records and not retry_failed
                 }
-                ok, failed, undrained = _execute(
+                ok, failed, undrained, deadlocked = _execute(
                     store,
                     exp,
                     todo,
@@ -185,7 +192,7 @@ def run_sweep(
                 )
         finally:
             store.consolidate()
-            store.finish_session(session, ok=ok, failed=failed)
+            store.finish_session(session, ok=ok, failed=failed, deadlocked=deadlocked)
     return Outcome(
         out=out,
         name=exp.name,
@@ -194,6 +201,7 @@ def run_sweep(
         ok=ok,
         failed=failed,
         undrained=undrained,
+        deadlocked=deadlocked,
         session=session,
         seconds=time.perf_counter() - t0,
     )
@@ -227,11 +235,11 @@ def _execute(
     client_options: dict[str, Any],
     quiet: bool,
     skipped: int,
-) -> tuple[int, int, int]:
-    """Runs ``todo``: (measured, failed, of the measured those undrained)."""
+) -> tuple[int, int, int, int]:
+    """Runs ``todo``: (measured, failed, of the measured those undrained, deadlocked)."""
     from distributed import as_completed
 
-    ok = failed = undrained = 0
+    ok = failed = undrained = deadlocked = 0
     warned: set[str] = set()
     attempts: dict[str, int] = dict(previous)
     last_consolidation = time.monotonic()
@@ -273,13 +281,15 @@ def _execute(
             if outcome["status"] in kinds.MEASURED:
                 ok += 1
                 undrained += outcome["status"] == "undrained"
+            elif outcome["status"] == "deadlock":
+                deadlocked += 1
             else:
                 failed += 1
-            progress(ok, failed)
+            progress(ok, failed + deadlocked)
             if time.monotonic() - last_consolidation > CONSOLIDATE_EVERY:
                 store.consolidate()
                 last_consolidation = time.monotonic()
-    return ok, failed, undrained
+    return ok, failed, undrained, deadlocked
 
 
 @contextmanager

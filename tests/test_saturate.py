@@ -1,0 +1,110 @@
+"""Saturation is measured, never assumed: a sustained ceiling is not reported
+as saturation, and a run that deadlocks is a point with its status in a search,
+a load curve and a sweep, beside every other finished point."""
+
+import json
+
+import routelab
+from routelab.experiment import plot
+
+# One lane round a ring of 8 under minhop: deadlocks at high load, not at
+# very low load; short runs.
+RING = {
+    "network": {"topology": "torus:8"},
+    "router": {"vcs": 1, "buffer_flits": 2},
+    "routing": {"algorithm": "minhop"},
+    "traffic": {"packet_flits": 4, "load": 0.9},
+    "run": {"warmup_cycles": 200, "measure_cycles": 1000, "drain_cycles": 2000},
+}
+# A crossbar carrying a permutation sustains its injection bandwidth.
+CROSSBAR = """
+[network]
+topology = "crossbar:4"
+[routing]
+algorithm = "minhop"
+[traffic]
+pattern = "bit-complement"
+[run]
+warmup_cycles = 300
+measure_cycles = 1000
+"""
+
+
+def test_a_sustained_ceiling_extends_to_the_bound_and_says_not_saturated(run_cli, tmp_path):
+    spec = tmp_path / "crossbar.toml"
+    spec.write_text(CROSSBAR)
+    r = routelab.saturate(spec, high=0.5)
+    assert r.saturated is False and r.saturation is None
+    assert (r.bracket_low, r.bracket_high, r.bound) == (1.0, None, 1.0)
+    assert [(p["load"], p["status"]) for p in r.points] == [(0.5, "sustained"), (1.0, "sustained")]
+    out = run_cli("saturate", str(spec), "--high", "0.5")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("not saturated up to 1 flits/terminal/cycle (the injection")
+    assert "saturation  " not in out.stdout
+
+
+def test_the_readme_example_brackets_a_measured_saturation(run_cli):
+    # 0.9 is sustained on this torus: the search goes past it and states the
+    # bracket; offered is measured per terminal (8 of 64 send to themselves).
+    args = ["examples/torus-duato.toml", "--low", "0.1", "--high", "0.9", "--steps", "2"]
+    args += ["--set", "run.measure_cycles=2000", "--set", "run.warmup_cycles=500"]
+    r = run_cli("saturate", *args, "--json")
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    at = {p["load"]: p for p in res["points"]}
+    assert at[0.9]["sustained"] and 1.0 in at
+    assert res["saturation"] != 0.9 or not at[1.0]["sustained"]
+    if res["saturated"]:
+        assert res["saturation"] < res["bracket_high"] <= 1.0
+        assert res["bracket_width"] == res["bracket_high"] - res["bracket_low"]
+        assert res["offered"] == at[res["saturation"]]["offered"]
+    assert at[0.9]["sources"] == 56 and at[0.9]["offered"] < 0.9 * 57 / 64
+    text = run_cli("saturate", *args)
+    assert "56 of 64 terminals send" in text.stdout
+    assert any(line.split()[-1:] == ["status"] for line in text.stdout.splitlines())
+
+
+def test_a_deadlock_inside_a_search_keeps_every_point_and_fails_the_cli(run_cli, tmp_path):
+    r = routelab.saturate(RING, steps=2, tolerance=0.5)
+    dead = [p for p in r.points if p["status"] == "deadlock"]
+    assert dead and r.deadlocks == len(dead) and len(r.points) == 1 + 2 * 2
+    assert all(p["offered"] is None and "waiting cycle" in p["error"] for p in dead)
+    assert r.saturated and r.bracket_high <= min(p["load"] for p in dead)
+    spec = tmp_path / "ring.toml"
+    spec.write_text(routelab.sim.spec_text(RING))
+    out = run_cli("saturate", str(spec), "--steps", "2", "--tolerance", "0.5")
+    assert out.returncode == 1, out.stderr
+    assert out.stdout.count("deadlock") == len(dead)  # every point printed
+    assert "deadlocked" in out.stderr and "waiting cycle" in out.stderr
+
+
+def test_load_latency_keeps_17_points_when_one_deadlocks():
+    loads = [0.001 * k for k in range(1, 18)] + [0.9]
+    df = routelab.load_latency(RING, loads, progress=False)
+    assert len(df) == 18
+    assert (df["status"] == "ok").sum() == 17 and df["accepted"].notna().sum() == 17
+    last = df[df["load"] == 0.9].iloc[0]
+    assert last["status"] == "deadlock" and "waiting cycle" in last["error"]
+    assert not last["sustained"]
+
+
+def test_a_deadlocked_run_is_marked_on_the_load_curve(tmp_path):
+    spec = tmp_path / "ring.toml"
+    spec.write_text(
+        '[experiment]\nkind = "sim"\nname = "ring"\n'
+        + routelab.sim.spec_text(RING).replace("load = 0.9", "load = [0.002, 0.004, 0.9]")
+    )
+    out = tmp_path / "out"
+    outcome = routelab.sweep(spec, out, workers=1)
+    assert (outcome.ok, outcome.deadlocked) == (2, 1)
+    _, df = plot.load_table(out)
+    assert list(df.sort_values("traffic.load")["status"]) == ["ok", "ok", "deadlock"]
+    fig = plot.figure(df, plot.standard_specs(df)[0])
+    ax = fig.axes[0]
+    crosses = [ln for ln in ax.get_lines() if ln.get_marker() == "X" and len(ln.get_xdata())]
+    assert [list(ln.get_xdata()) for ln in crosses] == [[0.9]]
+    labels = ax.get_legend_handles_labels()[1] + fig.legends[0].texts if fig.legends else []
+    texts = [t if isinstance(t, str) else t.get_text() for t in labels]
+    assert any(t.startswith("deadlock: 1 run") for t in texts), texts
+    # The dotted saturation line sits at the deadlock, the first load not sustained.
+    assert plot.saturation_load(df, "traffic.load", "latency_mean") == 0.9
