@@ -30,6 +30,7 @@ def test_the_quick_matrix_passes_for_every_router_that_claims_deadlock_freedom(t
     assert (ran[ran["case"] == "zero-load"]["latency_ns"] > 0).all()
     assert loads["checks"].str.contains("throughput bound").sum() > 50
     assert (ran["case"] == "cdg").sum() >= len(validation.ENGINES)
+    assert loads["checks"].str.contains("repeatable").sum() >= len(validation.ENGINES)
     page = (tmp_path / "validate.html").read_text()
     assert "<table>" in page and "duato" in page
 
@@ -81,3 +82,21 @@ def test_the_bound_check_fails_above_the_channel_loads(monkeypatch):
 def test_unknown_router_names_the_way_to_list_them():
     with pytest.raises(routelab.ConfigError, match="sim --list"):
         validation.plan(["no-such-router"])
+
+
+def test_the_repeatability_check_fails_when_a_seeded_run_changes(monkeypatch):
+    real = routelab.simulate
+    calls = []
+
+    def drifting(spec, overrides=None, **kw):
+        r = real(spec, overrides, **kw)
+        calls.append(1)
+        if len(calls) % 2 == 0:
+            r["flit_hops"] += 1
+        return r
+
+    monkeypatch.setattr(validation.routelab, "simulate", drifting)
+    case = validation.Case("dor", "torus:8x8", "load", pattern="uniform", load=0.3)
+    validation._run(case, validation._Bounds())
+    assert case.status == "fail"
+    assert "the same seed gave another run" in case.failures[0]

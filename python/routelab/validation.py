@@ -16,6 +16,8 @@ runs finishing:
   allow: the channel loads of the routing's own tables, or, for adaptive
   routers, the maximum concurrent flow over minimal paths (over any path for
   routers that deroute);
+- *repeatable*: the same spec and seed run again gives the same run, bit
+  for bit;
 - *channel dependency graph*: a routing that claims deadlock freedom through
   its lanes has an acyclic channel dependency graph (for the torus routers,
   their dimension-order escape network).
@@ -307,7 +309,25 @@ def _check(case: Case, bounds: _Bounds) -> None:
         _check_zero_load(case, r, bounds)
     else:
         _check_bound(case, r, bounds)
+        if case.pattern == "uniform":
+            _check_repeatable(case, r)
     case.status = "fail" if case.failures else "pass"
+
+
+#: What a seeded run must reproduce exactly.
+_FINGERPRINT = ("packets_generated", "packets_delivered", "flit_hops", "latency_mean", "events")
+
+
+def _check_repeatable(case: Case, first: dict[str, Any]) -> None:
+    """The same spec and seed again: the same run, bit for bit."""
+    again = routelab.simulate(case.spec(), progress=False)
+    case.checks.append("repeatable")
+    differ = [k for k in _FINGERPRINT if first.get(k) != again.get(k)]
+    if differ:
+        case.failures.append(
+            "the same seed gave another run: "
+            + ", ".join(f"{k} {first.get(k)} then {again.get(k)}" for k in differ)
+        )
 
 
 def _check_zero_load(case: Case, r: dict[str, Any], bounds: _Bounds) -> None:
