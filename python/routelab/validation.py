@@ -160,7 +160,7 @@ class Case:
             "router": self.router,
             "topology": self.topology,
             "case": self.kind,
-            "pattern": self.pattern if self.kind == "load" else "ping-pong",
+            "pattern": {"load": self.pattern, "zero-load": "ping-pong"}.get(self.kind, ""),
             "packet_flits": self.packet_flits,
             "vcs": self.measured.get("vcs", self.vcs),
             "switching": self.switching,
@@ -273,7 +273,7 @@ def _check(case: Case, bounds: _Bounds) -> None:
         case.checks.append("deadlock")
         if case.claims:
             case.status = "fail"
-            case.failures.append(f"deadlock: {e}")
+            case.failures.append(str(e) if str(e).startswith("deadlock") else f"deadlock: {e}")
         else:
             case.status = "pass"
             case.measured["note"] = "deadlocks (makes no claim here)"
@@ -533,6 +533,8 @@ def run(
 
 def write(table: Any, cases: list[Case], out: Path) -> Path:
     """``validate.csv``, ``validate.html`` and ``failed/*.toml`` under ``out``."""
+    import pandas as pd
+
     from routelab.experiment.report import _CSS, html_table
 
     out.mkdir(parents=True, exist_ok=True)
@@ -549,19 +551,62 @@ def write(table: Any, cases: list[Case], out: Path) -> Path:
             (out / "failed" / name).write_text(text)
     counts = table["status"].value_counts().to_dict()
     summary = ", ".join(f"{counts.get(k, 0)} {k}" for k in ("pass", "fail", "not applicable"))
-    classes = [
-        {"fail": "failed", "not applicable": "na"}.get(s, "") for s in table["status"].tolist()
-    ]
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
-    css = _CSS + "tr.na td { color: #888; }\n"
+    css = _CSS + "td.long { text-align: left; }\n"
+    per_router = (
+        table.assign(n=1)
+        .pivot_table(index="router", columns="status", values="n", aggfunc="sum", fill_value=0)
+        .reindex(columns=["pass", "fail", "not applicable"], fill_value=0)
+        .reset_index()
+    )
+    ran = table[table["status"] != "not applicable"]
+    hidden = ("failures", "claims_deadlock_free")
+    columns = [c for c in ran.columns if c not in hidden and ran[c].notna().any()]
+    parts = [
+        "<h2>Per router</h2>",
+        html_table(per_router, ["failed" if f else "" for f in per_router["fail"]]),
+    ]
+    bad = table[table["status"] == "fail"]
+    if len(bad):
+        names = iter(sorted(p.name for p in (out / "failed").glob("*.toml")))
+        rows = []
+        for row in bad.itertuples():
+            spec = next(names, "") if row.case != "cdg" else ""
+            rows.append((row.router, row.topology, row.case, row.failures, spec))
+        parts += [
+            "<h2>Failures</h2><p>Each failed run has its spec under <code>failed/</code>: "
+            "<code>routelab sim failed/NAME.toml</code> reproduces it.</p>",
+            html_table(
+                pd.DataFrame(rows, columns=["router", "topology", "case", "failure", "spec"]),
+                ["failed"] * len(rows),
+            ),
+        ]
+    parts += [
+        "<h2>Cases run</h2><p>One row per simulation, or per check of a routing's channel "
+        "dependency graph (<code>cdg</code>). Loads are offered flits per terminal per cycle; "
+        "<code>accepted_min</code> is the least any source got, and <code>bound</code> the "
+        "rate the channels allow every source at once under that routing; latencies are one "
+        "way, in ns, measured and by the formula.</p>",
+        html_table(ran[columns], ["failed" if s == "fail" else "" for s in ran["status"]]),
+    ]
+    refused = table[table["status"] == "not applicable"]
+    if len(refused):
+        why = (
+            refused.assign(reason=refused["failures"].str.removeprefix("refused: "))
+            .groupby(["router", "reason"], sort=True)["topology"]
+            .agg(lambda t: ", ".join(sorted(set(t))))
+            .reset_index()[["router", "topology", "reason"]]
+        )
+        parts += [
+            "<h2>Not applicable</h2><p>Cases a router or pattern refuses before running, "
+            "with its reason.</p>",
+            html_table(why),
+        ]
     page = (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         f"<title>routelab validate</title><style>{css}</style></head><body>"
         f"<h1>Validation</h1><p class=sub>{html.escape(summary)}; written {stamp}</p>"
-        "<p>Each row is one simulation (or one check of a routing's channel dependency "
-        "graph). Loads are in flits per terminal per cycle; the bound is the throughput "
-        "the channels allow the pattern under that routing; latencies are one way, in ns.</p>"
-        + html_table(table, classes)
+        + "".join(parts)
         + "</body></html>"
     )
     path = out / "validate.html"
