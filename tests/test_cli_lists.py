@@ -24,7 +24,7 @@ def _rows(stdout: str) -> dict[str, str]:
 def test_every_list_has_one_line_per_name(run_cli):
     engines = _rows(run_cli("route", "--list").stdout)
     assert set(routelab.engines()) <= set(engines)
-    assert engines["updn"] == "= updown" and engines["dim_order"] == "= dor"
+    assert "updn" not in engines and engines["dim_order"] == "= dor"
     routers = _rows(run_cli("sim", "--list").stdout)
     for name in ("abr", "ofr", "por", "rdr", "duato", "dor", "minhop", "dfsssp"):
         assert name in routers

@@ -366,7 +366,7 @@ def test_guid2lid_gives_tables_the_subnets_lids(tmp_path, run_cli):
     lines = []
     for line in net.to_guid2lid().splitlines():
         guid, lid, _ = line.split()
-        lines.append(f"{guid} {int(lid) + 100} {int(lid) + 100}")
+        lines.append(f"{guid} {int(lid, 0) + 100} {int(lid, 0) + 100}")
     cache = tmp_path / "guid2lid"
     cache.write_text("\n".join(lines + ["0x00000000deadbeef 9 9"]) + "\n")
     renumbered = net.with_guid2lid(cache)

@@ -197,6 +197,9 @@ def _route(args: argparse.Namespace) -> int:
     stats = routes.stats()
     if args.output:
         stats["files"] = [str(p) for p in routes.save(args.output)]
+        lanes = stats.get("lanes_used") or 1
+        if lanes > 1:
+            print(_lanes_warning(routes.engine, lanes, args.output), file=sys.stderr)
     if args.json:
         print(json.dumps(stats, indent=2))
     else:
@@ -207,6 +210,19 @@ def _route(args: argparse.Namespace) -> int:
             f"(on {stats.get('lanes_used')} lane(s)): {stats.get('cycle')}"
         )
     return 0
+
+
+def _lanes_warning(engine: str, lanes: int, out: str) -> str:
+    """What an administrator must know before deploying multi-lane tables."""
+    return (
+        f"routelab: warning: the {engine} routes in {out} are deadlock-free only on "
+        f"their {lanes} lanes (service levels). OpenSM's 'file' engine loads "
+        "opensm-lfts.dump but no SLs: the SA then hands out SL 0 to every pair, and "
+        "these tables deployed that way can deadlock. Deploy them only with the "
+        "lanes in force, and audit the running subnet with 'routelab deadlock "
+        "FABRIC --lfts opensm-lfts.dump --lanes opensm-path-records.dump --sl2vl "
+        "opensm-sl2vl.dump' taken from OpenSM."
+    )
 
 
 #: Exit code of a check that failed (a deadlock found, an unreachable LID)
@@ -581,7 +597,7 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("route", help="compute routes and check them (lanes, deadlock, minimality)")
     r.add_argument("spec", nargs="?", help="the network: a topology spec or fabric file")
     _add_format(r)
-    r.add_argument("--engine", help="e.g. minhop, dfsssp, updown (updn), dor, dmodk")
+    r.add_argument("--engine", help="e.g. minhop, dfsssp, updown, dor, dmodk")
     r.add_argument("--list", action="store_true", help="list the routing engines")
     _add_routing_options(r)
     r.add_argument("--json", action="store_true")

@@ -40,9 +40,11 @@ fn hand_built() -> Network {
         .unwrap();
     b.connect(leaf, PortId(6), storage, PortId(2), edr).unwrap();
     let attrs = |g, lid| PortAttrs { guid: g, lid };
-    b.set_port_attrs(storage, PortId(1), attrs(guid + 1, 10))
+    // Port GUIDs other than the node GUID plus the port number, which is
+    // what a port without an identity of its own shows.
+    b.set_port_attrs(storage, PortId(1), attrs(guid + 0x11, 10))
         .unwrap();
-    b.set_port_attrs(storage, PortId(2), attrs(guid + 2, 11))
+    b.set_port_attrs(storage, PortId(2), attrs(guid + 0x12, 11))
         .unwrap();
     b.build().unwrap()
 }
@@ -145,8 +147,10 @@ fn small_fabric_reads_as_written() {
         (net.node(node01).guid, net.node(node01).lid),
         (0xe41d2d0300a1b2c0, 3)
     );
-    let a = net.port_attrs(node01, PortId(1)).unwrap();
-    assert_eq!((a.guid, a.lid), (0xe41d2d0300a1b2c1, 3));
+    // Port 1's GUID is the node's plus 1 and its LID the node's: no
+    // identity of its own is kept, and it shows the same GUID.
+    assert_eq!(net.port_attrs(node01, PortId(1)), None);
+    assert_eq!(net.port_guid(node01, PortId(1)), 0xe41d2d0300a1b2c1);
     assert_eq!(net.attached_switch(node01), Some(leaf1));
 
     let node03 = net.find("node03 mlx4_0").unwrap();
@@ -300,7 +304,7 @@ fn malformed_json_is_reported() {
             "class 7 does not exist",
         ),
         (good.replace("\"20Gb/s\"", "\"20 furlongs\""), "bandwidth"),
-        (good.replace("0x0002c90000000001", "0xnothex"), "GUID"),
+        (good.replace("0x0002c90000000100", "0xnothex"), "GUID"),
         (good.replace("\"ports\":2", "\"ports\":70000"), "u16"),
         (good[..good.len() / 2].to_string(), "EOF"),
     ];
@@ -310,7 +314,7 @@ fn malformed_json_is_reported() {
         assert!(got.contains(reason), "expected '{reason}' in '{got}'");
     }
     // Errors found while reading carry the line.
-    let text = good.replace("0x0002c90000000001", "0xnothex");
+    let text = good.replace("0x0002c90000000100", "0xnothex");
     let (line, _) = parse_error(json::from_str(&text, "f.json"));
     assert_eq!(
         text.lines().position(|l| l.contains("0xnothex")).unwrap() + 1,

@@ -220,7 +220,12 @@ fn lid_owners(net: &Network) -> HashMap<u16, (NodeId, Option<PortId>)> {
     for &t in net.terminals() {
         for &c in net.out_channels(t) {
             let p = net.channel(c).src_port;
-            let lid = net.port_attrs(t, p).map_or(0, |a| a.lid);
+            // A port without an identity of its own has its node's LID.
+            let lid = net
+                .port_attrs(t, p)
+                .map(|a| a.lid)
+                .filter(|&l| l != 0)
+                .unwrap_or(net.node(t).lid);
             assert_ne!(lid, 0, "{} port {} has a LID", net.node(t).name, p.0);
             assert!(owners.insert(lid as u16, (t, Some(p))).is_none());
         }

@@ -403,9 +403,11 @@ fn shared_names(nodes: &[Node]) -> Vec<bool> {
     nodes.iter().map(|n| count[n.name.as_str()] > 1).collect()
 }
 
-/// GUIDs for generated nodes: a locally administered prefix plus the index.
+/// GUIDs for generated nodes: a vendor prefix plus the index times 256, so
+/// that an adapter's port GUIDs (its GUID plus the port number, as real
+/// adapters and ibsim give them) never meet another node's GUID.
 pub fn synthetic_guid(index: u64) -> u64 {
-    0x0002_c900_0000_0000 | (index + 1)
+    0x0002_c900_0000_0000 | ((index + 1) << 8)
 }
 
 #[cfg(test)]

@@ -268,6 +268,23 @@ impl Network {
             .filter(|a| *a != PortAttrs::default())
     }
 
+    /// The GUID `port` of `node` shows on the subnet: its own when recorded,
+    /// else a switch's GUID (all its ports share it), or for an adapter its
+    /// node GUID plus the port number, as adapters and ibsim number them
+    /// (node GUID `...00`, port 1 `...01`). 0 for a node without a GUID.
+    pub fn port_guid(&self, node: NodeId, port: PortId) -> u64 {
+        if let Some(a) = self.port_attrs(node, port) {
+            if a.guid != 0 {
+                return a.guid;
+            }
+        }
+        let n = &self.nodes[node.index()];
+        match n.kind {
+            NodeKind::Terminal if n.guid != 0 => n.guid.wrapping_add(u64::from(port.0)),
+            _ => n.guid,
+        }
+    }
+
     fn port_slot(&self, node: NodeId, port: PortId) -> Option<usize> {
         let i = node.index();
         if i >= self.nodes.len() || port.0 == 0 || port.0 > self.nodes[i].ports {

@@ -21,12 +21,26 @@ use crate::network::{Network, PortId, Structure};
 
 pub struct Dor {
     datelines: bool,
+    /// On a tie, the direction that does not cross the wraparound link
+    /// (OpenSM's torus-2QoS), instead of `+`.
+    ties_inside: bool,
 }
 
 pub fn engine(o: &RoutingOptions) -> Box<dyn RoutingEngine> {
     Box::new(Dor {
         datelines: o.datelines,
+        ties_inside: false,
     })
+}
+
+/// DOR as OpenSM's torus-2QoS routes: datelines on the wraparound links,
+/// and a tie (distance k/2) broken towards the direction that stays
+/// inside `0..k`, so that the path does not cross the dateline.
+pub(crate) fn inside_ties() -> Dor {
+    Dor {
+        datelines: true,
+        ties_inside: true,
+    }
 }
 
 enum Shape {
@@ -97,7 +111,10 @@ impl RoutingEngine for Dor {
                     Shape::Torus { dims, wrap } => {
                         let k = dims[dim];
                         let up = (b[dim] + k - a[dim]) % k;
-                        let positive = if *wrap { 2 * up <= k } else { b[dim] > a[dim] };
+                        // A mesh, or a tie kept off the wraparound link:
+                        // towards the destination's coordinate.
+                        let inside = !*wrap || (2 * up == k && self.ties_inside);
+                        let positive = if inside { b[dim] > a[dim] } else { 2 * up <= k };
                         dim_port(dim, positive)
                     }
                 };

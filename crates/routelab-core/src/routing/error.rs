@@ -8,6 +8,10 @@ pub enum RoutingError {
     #[error("unknown routing engine '{name}'; valid engines: {valid}")]
     UnknownEngine { name: String, valid: String },
 
+    /// An OpenSM engine name that no routelab engine reproduces.
+    #[error("'{name}' is OpenSM's engine, which routelab does not reproduce: {why}")]
+    NotOpenSm { name: String, why: String },
+
     /// The engine needs structure the network lacks (DOR on a fat tree).
     #[error("{engine} needs {needs}, but '{network}' is {found}")]
     Unfit {

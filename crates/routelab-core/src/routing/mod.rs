@@ -9,7 +9,7 @@
 //! | `minhop` | shortest paths; each switch spreads destinations over its minimal ports | 1 (may deadlock) |
 //! | `sssp` | shortest paths balanced globally (Dijkstra with route-count weights) | 1 (may deadlock) |
 //! | `dfsssp` | `sssp` plus virtual layers that make every layer acyclic | as needed, then spread |
-//! | `updown` (OpenSM's `updn`) | up*/down* on a BFS spanning tree; shortest legal paths | 1, deadlock-free |
+//! | `updown` (up*/down* as OpenSM's `updn` ranks it, balanced its own way: not an alias) | up*/down* on a BFS spanning tree; shortest legal paths | 1, deadlock-free |
 //! | `dnup` | up*/down* ranked by distance from the switches holding terminals (OpenSM's down*/up*) | 1, deadlock-free |
 //! | `dor` | dimension order on tori, meshes and hypercubes | 2 on tori (datelines), else 1 |
 //! | `ftree` | OpenSM's fat-tree routing on any network recognised as a fat tree (imported dumps too), roots given or found | 1, deadlock-free |
@@ -336,14 +336,11 @@ pub const ENGINES: &[(&str, EngineFactory, &str)] = &[
 ];
 
 /// Other names for registered engines: OpenSM's `routing_engine` names
-/// (`updn`, `torus-2QoS`), so an `opensm.conf` value works as is, and
+/// (`torus-2QoS`), so an `opensm.conf` value works as is, and
 /// BookSim's (`dim_order`). (`minhop`, `sssp`, `dfsssp`, `lash`, `dor`,
 /// `dnup`, `ftree` and `nue` are registered under OpenSM's names.)
-pub const ALIASES: &[(&str, &str)] = &[
-    ("updn", "updown"),
-    ("dim_order", "dor"),
-    ("torus-2QoS", "torus-2qos"),
-];
+/// OpenSM's `updn` is not one: see [`NOT_OPENSM`].
+pub const ALIASES: &[(&str, &str)] = &[("dim_order", "dor"), ("torus-2QoS", "torus-2qos")];
 
 /// The engine `name` stands for: itself, or the engine it is an alias of.
 pub fn canonical(name: &str) -> &str {
@@ -368,8 +365,27 @@ pub fn engine_names() -> String {
         .join(", ")
 }
 
+/// OpenSM engine names whose tables routelab does not reproduce, and why:
+/// asked for by that name, routing fails with the reason rather than
+/// handing out other tables under OpenSM's name.
+pub const NOT_OPENSM: &[(&str, &str)] = &[(
+    "updn",
+    "routelab's up*/down* is 'updown'. It ranks switches by a BFS from the \
+     most central switch (or --root) as updn does, but it chooses among \
+     equal legal next hops by its own link-load count, where updn balances \
+     with OpenSM's per-port LID counters, so 14-23% of entries differ even \
+     from the same root. Use --engine updown for routelab's, or run OpenSM's \
+     updn and read its opensm-lfts.dump",
+)];
+
 /// The registry entry of `name` or of the engine it is an alias of.
 fn registered(name: &str) -> Result<EngineFactory, RoutingError> {
+    if let Some((n, why)) = NOT_OPENSM.iter().find(|(n, _)| *n == name) {
+        return Err(RoutingError::NotOpenSm {
+            name: n.to_string(),
+            why: why.to_string(),
+        });
+    }
     let real = canonical(name);
     ENGINES
         .iter()

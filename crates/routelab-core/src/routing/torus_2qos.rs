@@ -1,8 +1,10 @@
 //! DOR with the SL and VL scheme of OpenSM's `torus-2QoS`, on tori of up
 //! to three dimensions.
 //!
-//! Routes are those of `dor` (the shorter way round each ring, `+` on a
-//! tie). The service level of a pair is fixed at the source: bit `d` is set
+//! Routes are those of `dor` (the shorter way round each ring), but on a
+//! tie (distance k/2) the direction that does not cross the ring's
+//! dateline, as OpenSM's torus-2QoS chooses: from coordinate `a` to `b`,
+//! `+` when `b > a`, else `-`. The service level of a pair is fixed at the source: bit `d` is set
 //! when its path crosses the dateline (the wraparound link) of dimension
 //! `d`. Every switch then maps it to a VL per output port: on a link of
 //! dimension `d`, VL = bit `d` of the SL, for the whole traversal of that
@@ -56,11 +58,7 @@ impl RoutingEngine for Torus2Qos {
         if dims.len() > 3 {
             return Err(unfit(format!("a torus with {} dimensions", dims.len())));
         }
-        let on = RoutingOptions {
-            datelines: true,
-            ..RoutingOptions::default()
-        };
-        let mut routes = dor::engine(&on).route(net)?;
+        let mut routes = dor::inside_ties().route(net)?;
         routes.set_engine("torus-2qos");
         let LaneRule::Dateline(lines) = routes.lane_rule().clone() else {
             return Err(unfit("a torus dor routes without datelines".into()));
@@ -134,11 +132,20 @@ mod tests {
             sls.into_iter().collect::<Vec<_>>(),
             (0..8).collect::<Vec<_>>()
         );
-        // Same paths as dor.
+        // Same paths as dor where the shorter way is unique.
         let dor = routing::route(&net, "dor", &o).unwrap();
-        for x in 0..net.switches().len() {
-            assert_eq!(r.table(x), dor.table(x));
+        let net5 = spec::build("torus:5x5").unwrap();
+        let (r5, dor5) = (
+            routing::route(&net5, "torus-2qos", &o).unwrap(),
+            routing::route(&net5, "dor", &o).unwrap(),
+        );
+        for x in 0..net5.switches().len() {
+            assert_eq!(r5.table(x), dor5.table(x));
         }
+        let differ = (0..net.switches().len())
+            .filter(|&x| r.table(x) != dor.table(x))
+            .count();
+        assert!(differ > 0);
         assert!(routing::route(&spec::build("torus:3x3x3x3").unwrap(), "torus-2qos", &o).is_err());
         assert!(routing::route(
             &spec::build("kary-ntree:k=2,n=2").unwrap(),
@@ -146,5 +153,28 @@ mod tests {
             &o
         )
         .is_err());
+    }
+
+    #[test]
+    fn ties_stay_off_the_dateline() {
+        // On a ring of 4, distance-2 pairs go the way that does not wrap,
+        // so they keep SL 0, as OpenSM's torus-2QoS gives them.
+        let net = spec::build("torus:4").unwrap();
+        let o = RoutingOptions::default();
+        let r = routing::route(&net, "torus-2qos", &o).unwrap();
+        let t = net.terminals().len();
+        let per = t / 4;
+        for s in 0..t {
+            for d in (0..t).filter(|&d| d != s) {
+                let (a, b) = (s / per, d / per);
+                let path = r.path(&net, s, d).unwrap();
+                if (a + 4 - b) % 4 == 2 {
+                    assert_eq!(r.lane(s, d), 0, "{s}->{d}");
+                    assert_eq!(path.len(), 4, "{s}->{d}");
+                }
+            }
+        }
+        let rep = r.deadlock_report(&net).unwrap();
+        assert!(rep.deadlock_free, "{rep}");
     }
 }

@@ -265,9 +265,10 @@ fn node_ids(nodes: &[NodeAcc]) -> Vec<String> {
 /// GUID, LID, description)`. A switch's ports share its GUID and LID.
 pub(crate) fn identity(net: &Network, node: crate::NodeId, port: PortId) -> End {
     let n = net.node(node);
-    let (port_guid, lid) = match (n.kind, net.port_attrs(node, port)) {
-        (NodeKind::Terminal, Some(a)) => (a.guid, a.lid),
-        _ => (n.guid, n.lid),
+    let port_guid = net.port_guid(node, port);
+    let lid = match (n.kind, net.port_attrs(node, port)) {
+        (NodeKind::Terminal, Some(a)) => a.lid,
+        _ => n.lid,
     };
     End {
         kind: match n.kind {

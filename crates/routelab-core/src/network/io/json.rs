@@ -9,7 +9,7 @@
 //!   "name": "torus:4x4",
 //!   "structure": {"family": "torus", "dims": [4, 4], "wrap": true, "concentration": 1},
 //!   "classes": [{"name": "switch", "bandwidth": "20Gb/s", "latency": "100ns"}],
-//!   "nodes": [{"kind": "switch", "name": "s0.0", "guid": "0x0002c90000000001", "lid": 0, "ports": 5}],
+//!   "nodes": [{"kind": "switch", "name": "s0.0", "guid": "0x0002c90000000100", "lid": 0, "ports": 5}],
 //!   "cables": [[0, 1, 1, 2, 0]]
 //! }
 //! ```

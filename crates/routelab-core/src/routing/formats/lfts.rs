@@ -443,9 +443,9 @@ mod tests {
         let text = write_lfts(&net, &r).unwrap();
         assert!(
             text.contains(
-                "Unicast lids [0-4] of switch Lid 1 guid 0x0002c90000000001 ('s0'):\n\
-                 0x0001 000 # Switch portguid 0x0002c90000000001: 's0'\n\
-                 0x0002 001 # Channel Adapter portguid 0x0002c90000000002: 'h0'\n"
+                "Unicast lids [0-4] of switch Lid 1 guid 0x0002c90000000100 ('s0'):\n\
+                 0x0001 000 # Switch portguid 0x0002c90000000100: 's0'\n\
+                 0x0002 001 # Channel Adapter portguid 0x0002c90000000201: 'h0'\n"
             ),
             "{text}"
         );
@@ -458,12 +458,12 @@ mod tests {
     #[test]
     fn ibroute_style_lines_are_read() {
         let net = spec::build("crossbar:2").unwrap();
-        let text = "Unicast lids [0x0-0x3] of switch Lid 1 guid 0x0002c90000000001 (s0):\n\
+        let text = "Unicast lids [0x0-0x3] of switch Lid 1 guid 0x0002c90000000100 (s0):\n\
                     \x20 Lid  Out   Destination\n\
                     \x20      Port     Info \n\
-                    0x0001 000 : (Switch portguid 0x0002c90000000001: 's0')\n\
-                    0x0002 002 : (Channel Adapter portguid 0x0002c90000000003: 'h1')\n\
-                    0x0003 001 : (Channel Adapter portguid 0x0002c90000000002: 'h0')\n\
+                    0x0001 000 : (Switch portguid 0x0002c90000000100: 's0')\n\
+                    0x0002 002 : (Channel Adapter portguid 0x0002c90000000301: 'h1')\n\
+                    0x0003 001 : (Channel Adapter portguid 0x0002c90000000201: 'h0')\n\
                     3 valid lids dumped \n";
         let r = read_lfts(&net, text, "ibroute.txt").unwrap();
         // The port GUIDs win over the (swapped) LIDs, as when OpenSM loads.

@@ -133,10 +133,8 @@ fn own_port(net: &Network, node: NodeId) -> Option<PortId> {
 fn own_port_guid(net: &Network, node: NodeId) -> u64 {
     let n = net.node(node);
     if n.kind == NodeKind::Terminal {
-        if let Some(a) = first_port(net, node).and_then(|p| net.port_attrs(node, p)) {
-            if a.guid != 0 {
-                return a.guid;
-            }
+        if let Some(p) = first_port(net, node) {
+            return net.port_guid(node, p);
         }
     }
     n.guid
@@ -170,7 +168,7 @@ fn fabric_lids(net: &Network) -> Option<Lids> {
                     entries.push(LidEntry {
                         lid: a.lid as u16,
                         node,
-                        port_guid: if a.guid != 0 { a.guid } else { n.guid },
+                        port_guid: net.port_guid(node, port),
                         primary: false,
                         port: Some(port),
                     });

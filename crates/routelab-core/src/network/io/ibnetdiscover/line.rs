@@ -92,6 +92,9 @@ pub(crate) struct PortLine<'a> {
     pub remote_lid: Option<u32>,
     pub remote_desc: Option<&'a str>,
     pub speed: Option<&'a str>,
+    /// The word after the speed: routelab writes its class word there when
+    /// the speed stands for a class of its own (`4xDDR switch`).
+    pub class: Option<&'a str>,
 }
 
 const SETTINGS: &str =
@@ -315,6 +318,7 @@ fn port_line(text: &str) -> Result<PortLine<'_>, String> {
         remote_lid: None,
         remote_desc: None,
         speed: None,
+        class: None,
     };
     if let Some(comment) = comment {
         let (before, desc, after) = split_desc(comment)?;
@@ -325,6 +329,7 @@ fn port_line(text: &str) -> Result<PortLine<'_>, String> {
             line.remote_desc = desc;
             line.remote_lid = after.lid;
             line.speed = after.free;
+            line.class = after.second;
         }
     }
     Ok(line)
@@ -365,6 +370,7 @@ fn first_keyword(text: &str) -> Option<usize> {
 struct Fields<'a> {
     lid: Option<u32>,
     free: Option<&'a str>,
+    second: Option<&'a str>,
 }
 
 fn fields(text: &str) -> Result<Fields<'_>, String> {
@@ -388,6 +394,8 @@ fn fields(text: &str) -> Result<Fields<'_>, String> {
             _ => {
                 if out.free.is_none() {
                     out.free = Some(w);
+                } else if out.second.is_none() {
+                    out.second = Some(w);
                 }
             }
         }

@@ -51,6 +51,7 @@ struct Cable<'a> {
     a: Slot,
     b: Slot,
     speed: Option<&'a str>,
+    class: Option<&'a str>,
     line: usize,
 }
 
@@ -532,6 +533,7 @@ impl<'a> Reader<'a> {
                         a: here,
                         b: there,
                         speed,
+                        class: e.p.class.or(f.p.class),
                         line: f.line,
                     });
                 }
@@ -550,6 +552,7 @@ impl<'a> Reader<'a> {
                         a: here,
                         b: there,
                         speed: e.p.speed,
+                        class: e.p.class,
                         line: e.line,
                     });
                 }
@@ -567,6 +570,10 @@ impl<'a> Reader<'a> {
     }
 
     fn class_of(&mut self, c: &Cable<'a>) -> Result<ClassId, TopologyError> {
+        // A declared class word after the speed (`4xDDR switch`) names the class.
+        if let Some(&(id, _)) = c.class.and_then(|w| self.class_ids.get(w)) {
+            return Ok(id);
+        }
         let name = match c.speed {
             Some(token) => token,
             None if self.nodes[c.a.0 as usize].kind == NodeKind::Switch
@@ -651,11 +658,28 @@ impl<'a> Reader<'a> {
                     continue;
                 }
                 let lid = b.node(NodeId(node)).lid;
+                // An adapter port's GUID is its node's plus the port number
+                // unless the file says otherwise.
+                let default_guid = if nd.guid != 0 {
+                    nd.guid.wrapping_add(u64::from(port))
+                } else {
+                    0
+                };
                 let attrs = PortAttrs {
-                    guid: self.guids.get(&(node, port)).map_or(nd.guid, |&(g, _)| g),
+                    guid: self
+                        .guids
+                        .get(&(node, port))
+                        .map(|&(g, _)| g)
+                        .filter(|&g| g != 0)
+                        .unwrap_or(default_guid),
                     lid: self.lids.get(&(node, port)).map_or(0, |&(l, _)| l),
                 };
-                if attrs != (PortAttrs { guid: nd.guid, lid }) {
+                if attrs
+                    != (PortAttrs {
+                        guid: default_guid,
+                        lid,
+                    })
+                {
                     b.set_port_attrs(NodeId(node), PortId(port), attrs)
                         .map_err(|e| self.err(c.line, e.to_string()))?;
                 }

@@ -40,6 +40,31 @@ pub(crate) fn data_rate(token: &str) -> Option<Bandwidth> {
     Some(Bandwidth(width * num / den))
 }
 
+/// The width and speed (`4xDDR`) nearest to `bw` in data rate, among the
+/// speeds ibsim brings links up at: 4x, or 1x below 4xSDR and 12x above
+/// 4xHDR.
+pub(crate) fn nearest_word(bw: Bandwidth) -> String {
+    let width = if bw.0 < 8_000_000_000 {
+        1
+    } else if bw.0 > 200_000_000_000 {
+        12
+    } else {
+        4
+    };
+    let mut best: Option<(f64, &str)> = None;
+    for &(name, num, den) in SPEEDS {
+        if matches!(name, "FDR10" | "NDR" | "XDR") {
+            continue;
+        }
+        let rate = (width * num / den) as f64;
+        let off = (rate / bw.0.max(1) as f64).ln().abs();
+        if best.is_none_or(|(b, _)| off < b - 1e-9) {
+            best = Some((off, name));
+        }
+    }
+    format!("{width}x{}", best.map_or("SDR", |(_, n)| n))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,5 +90,13 @@ mod tests {
         ] {
             assert_eq!(data_rate(t), None, "{t}");
         }
+    }
+
+    #[test]
+    fn nearest_words() {
+        assert_eq!(nearest_word(Bandwidth(20_000_000_000)), "4xDDR");
+        assert_eq!(nearest_word(Bandwidth(100_000_000_000)), "4xEDR");
+        assert_eq!(nearest_word(Bandwidth(32_000_000_000)), "4xQDR");
+        assert_eq!(nearest_word(Bandwidth(2_000_000_000)), "1xSDR");
     }
 }

@@ -87,13 +87,11 @@ fn node_ids(net: &Network) -> Vec<String> {
 
 /// The GUID and LID a port shows: its own if recorded, else its node's.
 fn port_identity(net: &Network, node: NodeId, port: PortId) -> (u64, u32) {
-    match net.port_attrs(node, port) {
-        Some(a) => (a.guid, a.lid),
-        None => {
-            let n = net.node(node);
-            (n.guid, n.lid)
-        }
-    }
+    let lid = match net.port_attrs(node, port) {
+        Some(a) => a.lid,
+        None => net.node(node).lid,
+    };
+    (net.port_guid(node, port), lid)
 }
 
 fn write_to(net: &Network, out: &mut String) -> fmt::Result {
@@ -144,6 +142,16 @@ fn write_to(net: &Network, out: &mut String) -> fmt::Result {
                 NodeKind::Terminal => port_identity(net, r, rp),
             };
             let token = &tokens[ch.class.0 as usize];
+            // ibsim reads a width and speed here: a class that is not one
+            // gets the nearest, followed by its own word.
+            let token = if super::speed::data_rate(token).is_some() {
+                token.clone()
+            } else {
+                format!(
+                    "{} {token}",
+                    super::speed::nearest_word(net.classes()[ch.class.0 as usize].bandwidth)
+                )
+            };
             let rid = &ids[r.index()];
             let rdesc = &descs[r.index()];
             match node.kind {
