@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.deps-installed
 export VIRTUAL_ENV := $(CURDIR)/$(VENV)
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: demo test setup build lint rust-test py-test bench clean chromium
+.PHONY: demo test setup build lint rust-test py-test bench clean chromium opensm
 
 demo: build
 	$(BIN)/routelab demo --out demo
@@ -35,7 +35,7 @@ lint: $(STAMP)
 rust-test:
 	cargo test -p routelab-core --quiet
 
-py-test: build chromium
+py-test: build chromium opensm
 	$(BIN)/python -m pytest -q tests
 
 # The report test opens the HTML report in headless Chromium (Debian's package).
@@ -46,6 +46,15 @@ chromium:
 	  else \
 	    echo "chromium is missing: install it (sudo apt-get install chromium) for the report test" >&2; \
 	    exit 1; \
+	  fi; }
+
+# tests/test_opensm.py runs OpenSM on ibsim (Debian's packages).
+opensm:
+	@command -v opensm >/dev/null 2>&1 && command -v ibsim >/dev/null 2>&1 && command -v ibroute >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq opensm ibsim-utils infiniband-diags; \
+	  else \
+	    echo "opensm, ibsim or ibroute is missing: install them (sudo apt-get install opensm ibsim-utils infiniband-diags) for the OpenSM tests" >&2; \
 	  fi; }
 
 bench: build

@@ -1,0 +1,202 @@
+"""routelab against the real OpenSM: fabrics that routelab writes run in
+ibsim, OpenSM routes them and deploys routelab's tables through its
+``file`` engine, and the switches are read back with ``ibroute``.
+
+The Debian packages (opensm, ibsim-utils, infiniband-diags) are installed
+with apt when missing and the tests run as root; otherwise they skip and
+say what to install."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import routelab
+from routelab import opensm as osm
+
+FABRICS = {
+    "tree2": "kary-ntree:k=4,n=2",
+    "tree3": "kary-ntree:k=2,n=3",
+    "torus": "torus:4x4",
+    "random": "random:switches=8,ports=6,hosts=2,seed=1",
+}
+TREES = ("tree2", "tree3")
+
+
+@pytest.fixture(scope="module")
+def tools():
+    why = osm.ensure_tools()
+    if why:
+        pytest.skip(why)
+
+
+class Fabric:
+    """One fabric in ibsim, with OpenSM's sweeps per engine cached."""
+
+    def __init__(self, key: str, spec: str, root: Path):
+        self.key, self.spec, self.root = key, spec, root
+        self.net_file = root / "fabric.net"
+        routelab.topology(spec).save(self.net_file)
+        self.sn = osm.Subnet(self.net_file, root).__enter__()
+        self.runs: dict[str, Path] = {}
+
+    def run(self, engine: str) -> Path:
+        if engine not in self.runs:
+            self.runs[engine] = self.sn.opensm(engine, engine)
+        return self.runs[engine]
+
+    def lst(self) -> routelab.Network:
+        return routelab.load(self.run("minhop") / "opensm-subnet.lst")
+
+
+@pytest.fixture(scope="module", params=sorted(FABRICS))
+def fabric(request, tools, tmp_path_factory):
+    key = request.param
+    f = Fabric(key, FABRICS[key], tmp_path_factory.mktemp(key))
+    yield f
+    f.sn.close()
+
+
+def test_ibsim_brings_routelab_fabrics_up_at_their_speed(fabric):
+    fabric.run("minhop")
+    assert fabric.sn.ibsim_warnings() == []
+    lst = (fabric.run("minhop") / "opensm-subnet.lst").read_text()
+    links = lst.strip().splitlines()
+    # 20Gb/s classes are written as 4xDDR: every link up at 4x, 5 Gb/s a lane.
+    assert links and all("PHY=4x" in ln and "SPD=5 " in ln + " " for ln in links)
+
+
+def test_routelab_fabric_has_the_subnets_guids(fabric):
+    """routelab's own .net and OpenSM's guid2lid name the same ports."""
+    d = fabric.run("minhop")
+    mine = routelab.load(fabric.net_file).with_guid2lid(d / "guid2lid")
+    assert mine.skipped_guid2lid == 0
+    lst = fabric.lst()
+    by_name = {n[1]: n for n in lst.nodes}
+    for _kind, name, guid, lid, _ in mine.nodes:
+        assert (by_name[name][2], by_name[name][3]) == (guid, lid), name
+    theirs = {
+        tuple(int(w, 16) for w in ln.split())
+        for ln in (d / "guid2lid").read_text().splitlines()
+        if ln.strip()
+    }
+    ours = {tuple(int(w, 16) for w in ln.split()) for ln in mine.to_guid2lid().splitlines()}
+    assert ours == theirs
+
+
+def test_routelab_reads_opensm_dumps(fabric):
+    lst = fabric.lst()
+    t = len(lst.terminals)
+    for engine in ("minhop", "updn", "dfsssp"):
+        routes = routelab.read_lfts(lst, fabric.run(engine) / "opensm-lfts.dump")
+        # Every pair is walked (a black hole or a loop raises).
+        assert routes.deadlock()["paths"] >= t * (t - 1), engine
+
+
+def test_minhop_and_ftree_equal_opensms(fabric, tmp_path):
+    lst = fabric.lst()
+    engines = ["minhop"] + (["ftree"] if fabric.key in TREES else [])
+    for engine in engines:
+        row = osm.compare(lst, fabric.run(engine), engine, tmp_path / engine)
+        assert row["entries"] > 0
+        assert row["differ"] == 0, (engine, row)
+
+
+@pytest.mark.parametrize("engine", ["sssp", "dfsssp", "updown"])
+def test_file_engine_deploys_routelab_tables(fabric, engine, tmp_path):
+    """Tables routed on routelab's own .net (with the subnet's LIDs) load
+    through OpenSM's file engine without error, the switches hold them
+    entry for entry, and they audit as they did before deployment."""
+    d = fabric.run("minhop")
+    mine = routelab.load(fabric.net_file).with_guid2lid(d / "guid2lid")
+    routes = routelab.route(mine, engine)
+    out = tmp_path / "routes"
+    routes.save(out)
+    dump = (out / "opensm-lfts.dump").read_text()
+    dep = fabric.sn.opensm(f"file-{engine}", "file", lfts_file=out / "opensm-lfts.dump")
+    assert osm.osm_errors(dep) == []
+    want = osm.lft_entries(dump)
+    assert osm.lft_entries((dep / "opensm-lfts.dump").read_text()) == want
+    lst = fabric.lst()
+    for sw in lst.switches:
+        lid = lst.nodes[sw][3]
+        back = osm.lft_entries(fabric.sn.ibroute(lid))
+        assert back == {k: v for k, v in want.items() if k[0] == lid}, lst.nodes[sw][1]
+    # Read back into OpenSM's view of the fabric: every pair reaches the
+    # right adapter, and with the lanes the verdict is routelab's.
+    lanes = out / "lanes.txt"
+    deployed = routelab.read_lfts(lst, dep / "opensm-lfts.dump", lanes=lanes)
+    check, before = deployed.deadlock(), routes.deadlock()
+    assert check["paths"] == before["paths"]
+    assert check["deadlock_free"] == before["deadlock_free"]
+
+
+def test_deadlock_verdicts_agree(fabric):
+    """OpenSM's dfsssp needs more than one VL exactly when routelab finds a
+    cycle in its paths on one lane, and routelab's dfsssp agrees on the count."""
+    lst = fabric.lst()
+    d = fabric.run("dfsssp")
+    needed, _ = osm.osm_vls(d)
+    one_lane = routelab.read_lfts(lst, d / "opensm-lfts.dump").deadlock()
+    assert one_lane["deadlock_free"] == (needed == 1)
+    ours = routelab.route(lst, "dfsssp").deadlock()
+    assert ours["deadlock_free"]
+    assert (ours["lanes_needed"] == 1) == (needed == 1)
+    # minhop: both tools' tables are the same, so is the verdict.
+    mh = routelab.read_lfts(lst, fabric.run("minhop") / "opensm-lfts.dump").deadlock()
+    assert mh["deadlock_free"] == routelab.route(lst, "minhop").deadlock()["deadlock_free"]
+    if fabric.key in TREES:
+        assert mh["deadlock_free"]
+    if fabric.key == "torus":
+        assert not mh["deadlock_free"] and needed > 1
+
+
+def test_opensm_sweeps_without_errors(fabric):
+    for engine in ("minhop", "dfsssp"):
+        assert osm.osm_errors(fabric.run(engine)) == [], engine
+
+
+# Without OpenSM: the files and messages an administrator meets.
+
+
+def test_guid2lid_as_opensm_writes_it_and_a_missing_node(tmp_path, run_cli):
+    net = routelab.topology("kary-ntree:k=2,n=2")
+    # OpenSM's layout: hex LIDs, a blank line after each; adapters by port GUID.
+    text = ""
+    for i, (kind, _name, guid, _lid, _ports) in enumerate(net.nodes):
+        g = guid if kind == "switch" else guid + 1
+        text += f"0x{g:016x} 0x{i + 0x15:04x} 0x{i + 0x15:04x}\n\n"
+    full = tmp_path / "guid2lid"
+    full.write_text(text)
+    got = net.with_guid2lid(full)
+    assert [n[3] for n in got.nodes] == [i + 0x15 for i in range(len(net.nodes))]
+    short = tmp_path / "short"
+    short.write_text("\n".join(text.splitlines()[2:]) + "\n")
+    out = run_cli("route", "kary-ntree:k=2,n=2", "--engine", "minhop", "--guid2lid", str(short))
+    assert out.returncode == 2
+    assert "no LID for switch 's1-0.0'" in out.stderr, out.stderr
+
+
+def test_route_output_warns_that_lanes_do_not_deploy(tmp_path, run_cli):
+    out = run_cli("route", "torus:4x4", "--engine", "dfsssp", "-o", str(tmp_path / "r"))
+    assert out.returncode == 0, out.stderr
+    assert "OpenSM's 'file' engine loads" in out.stderr and "SL 0" in out.stderr
+    one = run_cli("route", "kary-ntree:k=4,n=2", "--engine", "minhop", "-o", str(tmp_path / "m"))
+    assert one.returncode == 0 and "warning" not in one.stderr
+
+
+def test_updn_is_not_passed_off_as_updown(run_cli):
+    out = run_cli("route", "kary-ntree:k=4,n=2", "--engine", "updn")
+    assert out.returncode == 2
+    assert "OpenSM's engine" in out.stderr and "updown" in out.stderr
+
+
+def test_net_files_carry_ibsim_port_guids_and_speeds():
+    net = routelab.topology("kary-ntree:k=2,n=2")
+    text = net.to_ibnetdiscover()
+    h0 = next(n for n in net.nodes if n[1] == "h0")
+    assert f"[1]({h0[2] + 1:x})" in text
+    assert "lid 0 4xDDR terminal" in text and "lid 0 4xDDR switch" in text
+    back = routelab.parse_fabric(text, format="ibnetdiscover")
+    assert back.classes == net.classes
