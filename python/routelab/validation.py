@@ -12,10 +12,13 @@ runs finishing:
   store-and-forward) for ``H`` channels of flit time ``s`` and latency ``L``,
   routing delay ``r`` and ``F`` flits, and a minimal router's route is a
   shortest one;
-- *throughput bound*: accepted throughput never exceeds what the channels
-  allow: the channel loads of the routing's own tables, or, for adaptive
-  routers, the maximum concurrent flow over minimal paths (over any path for
-  routers that deroute);
+- *throughput bound*: no channel is busy more than all the time, and no
+  rate every source gets at once exceeds what the channels allow: the
+  channel loads of the routing's own tables, or, for adaptive routers, the
+  maximum concurrent flow over minimal paths (over any path for routers
+  that deroute); the least per-source accepted throughput is checked
+  against it (a hot spot, which never settles within a window, only
+  against the channels);
 - *repeatable*: the same spec and seed run again gives the same run, bit
   for bit;
 - *channel dependency graph*: a routing that claims deadlock freedom through
@@ -210,12 +213,13 @@ class _Bounds:
     def _bound(self, topology: str, pattern: str, routing: str) -> float | None:
         net = self.net(topology)
         n = net.summary()["terminals"]
-        hot = pattern.startswith("hotspot")
-        if hot:
-            # The hot host's ejection link: each other source sends it f of
-            # its traffic and 1/(n-1) of the rest.
-            f = float(pattern.split("f=")[1].split(",")[0])
-            return 1.0 / ((n - 1) * f + (1 - f))
+        if pattern.startswith("hotspot"):
+            # A saturated hot spot has no steady state within a window: its
+            # backlog grows all run long, so what a source delivers is not
+            # the mix it generates and an equal-rate bound does not apply
+            # (8x8x8 at load 0.1: every source delivered 0.032 against the
+            # hot link's 0.019). Channel utilisation is checked instead.
+            return None
         if pattern == "uniform":
             flows = [(s, d) for s in range(n) for d in range(n) if s != d]
             per_source = n - 1
@@ -362,6 +366,10 @@ def _check_bound(case: Case, r: dict[str, Any], bounds: _Bounds) -> None:
     # accepted per source, not the mean.
     least = r["accepted_min"]
     case.measured.update(accepted=r["accepted"], accepted_min=least, bound=bound)
+    busiest = r["channel_util_max"]
+    case.checks.append("channels at most full")
+    if busiest > 1 + 1e-9:
+        case.failures.append(f"a channel was busy {busiest:.4f} of the time, more than all of it")
     if bound is None:
         return
     case.checks.append(f"throughput bound ({routing})")
