@@ -44,6 +44,14 @@ impl RoutingEngine for Dfsssp {
     }
 
     fn route(&self, net: &Network) -> Result<Routes, RoutingError> {
+        super::canonical::by_guid(net, |n, _| self.route_listed(n))
+    }
+}
+
+impl Dfsssp {
+    /// Routes `net` in the order it lists nodes and cables ([`Self::route`]
+    /// gives it the canonical order, by GUID).
+    fn route_listed(&self, net: &Network) -> Result<Routes, RoutingError> {
         let f = Fabric::new(net, self.name())?;
         let mut routes = sssp::tables(&f);
         let (s, t) = (f.s, f.t);

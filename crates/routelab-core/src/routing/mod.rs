@@ -33,6 +33,7 @@
 //! [`adaptive`] holds the hop-by-hop routers the simulator drives (the
 //! `HopRouter` interface, its registry, and `Routes` wrapped as a router).
 
+mod canonical;
 mod error;
 mod fabric;
 mod recognised;

@@ -68,6 +68,14 @@ impl RoutingEngine for Nue {
     }
 
     fn route(&self, net: &Network) -> Result<Routes, RoutingError> {
+        super::canonical::by_guid(net, |n, _| self.route_listed(n))
+    }
+}
+
+impl Nue {
+    /// Routes `net` in the order it lists nodes and cables ([`Self::route`]
+    /// gives it the canonical order, by GUID).
+    fn route_listed(&self, net: &Network) -> Result<Routes, RoutingError> {
         let f = Fabric::new(net, self.name())?;
         let mut routes = Routes::new(net, self.name());
         if f.t == 0 || f.main == NONE {

@@ -30,6 +30,14 @@ impl RoutingEngine for Sssp {
     }
 
     fn route(&self, net: &Network) -> Result<Routes, RoutingError> {
+        super::canonical::by_guid(net, |n, _| self.route_listed(n))
+    }
+}
+
+impl Sssp {
+    /// Routes `net` in the order it lists nodes and cables ([`Self::route`]
+    /// gives it the canonical order, by GUID).
+    fn route_listed(&self, net: &Network) -> Result<Routes, RoutingError> {
         let f = Fabric::new(net, self.name())?;
         Ok(tables(&f))
     }

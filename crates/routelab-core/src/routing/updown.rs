@@ -47,6 +47,20 @@ impl RoutingEngine for UpDown {
     }
 
     fn route(&self, net: &Network) -> Result<Routes, RoutingError> {
+        // The root option may name a switch by index: map it too.
+        super::canonical::by_guid(net, |n, node| {
+            UpDown {
+                root: self.root.as_deref().map(node),
+            }
+            .route_listed(n)
+        })
+    }
+}
+
+impl UpDown {
+    /// Routes `net` in the order it lists nodes and cables ([`Self::route`]
+    /// gives it the canonical order, by GUID).
+    fn route_listed(&self, net: &Network) -> Result<Routes, RoutingError> {
         let f = Fabric::new(net, self.name())?;
         let mut routes = Routes::new(net, self.name());
         if f.t == 0 || f.main == NONE {
