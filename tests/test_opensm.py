@@ -175,6 +175,37 @@ def test_same_fabric_same_tables_whichever_file(fabric, engine):
     assert ea == eb
 
 
+def test_audit_takes_sls_from_opensm_path_records(tools, tmp_path):
+    """On a ring of 5, OpenSM's dfsssp needs two VLs (and spreads paths over
+    all it has): audited with the SLs its SA hands out (path records) the
+    deployed tables are deadlock-free; the same tables on SL 0 deadlock, and
+    so do routelab's dfsssp tables loaded through OpenSM's file engine, which
+    deploys no SLs."""
+    net_file = tmp_path / "ring.net"
+    routelab.topology("torus:5").save(net_file)
+    with osm.Subnet(net_file, tmp_path) as sn:
+        with sn.sm("dfsssp", "dfsssp") as d:
+            lst = routelab.load(d / "opensm-subnet.lst")
+            records = tmp_path / "opensm-path-records.dump"
+            records.write_text(sn.path_records(lst))
+        assert osm.osm_vls(d)[0] == 2
+        lfts = d / "opensm-lfts.dump"
+        with_sls = routelab.read_lfts(lst, lfts, lanes=records).deadlock()
+        assert with_sls["deadlock_free"] and with_sls["lanes_used"] > 1
+        assert not routelab.read_lfts(lst, lfts).deadlock()["deadlock_free"]
+        # routelab's dfsssp through the file engine: the SA gives SL 0.
+        ours = routelab.route(lst, "dfsssp")
+        assert ours.deadlock()["deadlock_free"] and ours.deadlock()["lanes_used"] > 1
+        ours.save(tmp_path / "r")
+        conf = {"lfts_file": tmp_path / "r" / "opensm-lfts.dump"}
+        with sn.sm("file", "file", **conf) as f:
+            zero = tmp_path / "file-path-records.dump"
+            zero.write_text(sn.path_records(lst))
+        assert osm.osm_errors(f) == []
+        deployed = routelab.read_lfts(lst, f / "opensm-lfts.dump", lanes=zero).deadlock()
+        assert not deployed["deadlock_free"]
+
+
 # Without OpenSM: the files and messages an administrator meets.
 
 

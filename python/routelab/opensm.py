@@ -14,6 +14,7 @@ Needs Debian's ``opensm``, ``ibsim-utils`` and ``infiniband-diags``;
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import re
@@ -21,12 +22,18 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
 PACKAGES = ("opensm", "ibsim-utils", "infiniband-diags")
-_TOOLS = {"opensm": "opensm", "ibsim": "ibsim-utils", "ibroute": "infiniband-diags"}
+_TOOLS = {
+    "opensm": "opensm",
+    "ibsim": "ibsim-utils",
+    "ibroute": "infiniband-diags",
+    "saquery": "infiniband-diags",
+}
 _counter = itertools.count()
 
 
@@ -145,6 +152,83 @@ class Subnet:
         if (self.cache / "guid2lid").exists():
             shutil.copy(self.cache / "guid2lid", out / "guid2lid")
         return out
+
+    @contextlib.contextmanager
+    def sm(self, name: str, engine: str, **conf: Any) -> Iterator[Path]:
+        """OpenSM running as the subnet's SM (not once), so that its SA answers
+        queries (:meth:`path_records`) while the ``with`` block lasts; yields
+        the folder of its dumps."""
+        out = self.dir / name
+        out.mkdir(exist_ok=True)
+        lines = {"routing_engine": engine, "log_flags": "0x43", "dump_files_dir": str(out), **conf}
+        cfg = out / "opensm.conf"
+        cfg.write_text("".join(f"{k} {v}\n" for k, v in lines.items()))
+        log = out / "osm.log"
+        with open(out / "opensm.out", "w") as o:
+            proc = subprocess.Popen(
+                ["opensm", "-F", str(cfg), "-e", "-f", str(log)],
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=o,
+                stderr=subprocess.STDOUT,
+            )
+        try:
+            deadline = time.monotonic() + 60
+            stdout = out / "opensm.out"
+
+            def up() -> bool:
+                # Master, and the first sweep's dumps written.
+                return (
+                    "Entering MASTER state" in stdout.read_text(errors="replace")
+                    and (out / "opensm-subnet.lst").exists()
+                    and (out / "opensm-lfts.dump").exists()
+                )
+
+            while not up():
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"opensm ({engine}) did not bring the subnet up")
+                time.sleep(0.1)
+            time.sleep(0.5)
+            yield out
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+    def path_records(self, net) -> str:
+        """The path records the running SM's SA hands out between every pair
+        of adapters of ``net`` (the fabric with the subnet's LIDs, e.g. read
+        from ``opensm-subnet.lst``), queried one pair at a time with
+        ``saquery PR``, as an ``opensm-path-records.dump``: a block per
+        source adapter with the SL of the path to every other adapter."""
+        out = []
+        ends = [(net.nodes[t][3], net.nodes[t][2], net.nodes[t][1]) for t in net.terminals]
+        for slid, guid, desc in ends:
+            out.append(
+                f'Channel Adapter 0x{guid:016x}, base LID {slid}, "{desc}", port 1\n'
+                "# LID  : SL : MTU : RATE\n"
+            )
+            for dlid, _, _ in ends:
+                if dlid == slid:
+                    continue
+                run = subprocess.run(
+                    ["saquery", "PR", "--slid", str(slid), "--dlid", str(dlid)],
+                    env=self.env,
+                    capture_output=True,
+                    text=True,
+                    timeout=60,
+                )
+                f = dict(re.findall(r"^\s*(sl|mtu|rate)\.+(0x[0-9a-fA-F]+)", run.stdout, re.M))
+                if run.returncode != 0 or "sl" not in f:
+                    out.append(f"0x{dlid:04x} : UNREACHABLE\n")
+                    continue
+                mtu, rate = int(f["mtu"], 16) & 0x3F, int(f["rate"], 16) & 0x3F
+                out.append(f"0x{dlid:04x} : {int(f['sl'], 16)}  : {mtu}   : {rate}\n")
+            out.append("\n")
+        return "".join(out)
 
     def ibroute(self, lid: int) -> str:
         """What ``ibroute`` reads back from the switch with ``lid``."""
