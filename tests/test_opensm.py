@@ -206,6 +206,42 @@ def test_audit_takes_sls_from_opensm_path_records(tools, tmp_path):
         assert not deployed["deadlock_free"]
 
 
+def test_qos_policy_deploys_routelab_sls(tools, tmp_path):
+    """routelab's dfsssp on a ring of 5, deployed with the file engine and
+    the QoS policy routelab writes: the SA hands out routelab's SLs, and the
+    deployed state audits deadlock-free as routelab checked it."""
+    net_file = tmp_path / "ring.net"
+    routelab.topology("torus:5").save(net_file)
+    with osm.Subnet(net_file, tmp_path) as sn:
+        lst = routelab.load(sn.opensm("sweep", "minhop") / "opensm-subnet.lst")
+        ours = routelab.route(lst, "dfsssp", max_lanes=2)
+        check = ours.deadlock()
+        assert check["deadlock_free"] and check["lanes_used"] == 2
+        out = tmp_path / "r"
+        ours.save(out)
+        policy = out / "qos-policy.conf"
+        policy.write_text(osm.qos_policy(lst, (out / "lanes.txt").read_text()))
+        conf = osm.deploy_conf(out / "opensm-lfts.dump", policy, check["lanes_used"])
+        with sn.sm("deploy", "file", **conf) as d:
+            records = tmp_path / "opensm-path-records.dump"
+            records.write_text(sn.path_records(lst))
+        assert osm.osm_errors(d) == []
+    want = {k: v for k, v in osm.pair_lanes((out / "lanes.txt").read_text()).items() if v}
+    got = {}
+    src = None
+    for ln in records.read_text().splitlines():
+        if ln.startswith("Channel Adapter"):
+            src = int(ln.split("base LID ")[1].split(",")[0])
+        elif ln.startswith("0x") and "UNREACHABLE" not in ln:
+            dlid, sl = (w.strip() for w in ln.split(":")[:2])
+            if int(sl):
+                got[(src, int(dlid, 16))] = int(sl)
+    cas = osm.ca_lids(lst)
+    assert got and got == {k: v for k, v in want.items() if k[0] in cas and k[1] in cas}
+    deployed = routelab.read_lfts(lst, d / "opensm-lfts.dump", lanes=records).deadlock()
+    assert deployed["deadlock_free"]
+
+
 # Without OpenSM: the files and messages an administrator meets.
 
 
@@ -231,8 +267,27 @@ def test_route_output_warns_that_lanes_do_not_deploy(tmp_path, run_cli):
     out = run_cli("route", "torus:4x4", "--engine", "dfsssp", "-o", str(tmp_path / "r"))
     assert out.returncode == 0, out.stderr
     assert "OpenSM's 'file' engine loads" in out.stderr and "SL 0" in out.stderr
+    assert "opensm-subnet.lst, or --guid2lid" in out.stderr
     one = run_cli("route", "kary-ntree:k=4,n=2", "--engine", "minhop", "-o", str(tmp_path / "m"))
     assert one.returncode == 0 and "warning" not in one.stderr
+    # With the subnet's LIDs: a QoS policy and the opensm.conf lines.
+    net = routelab.topology("torus:5")
+    g2l = tmp_path / "guid2lid"
+    g2l.write_text(
+        "".join(
+            f"0x{g if k == 'switch' else g + 1:016x} {i + 1} {i + 1}\n"
+            for i, (k, _n, g, _l, _p) in enumerate(net.nodes)
+        )
+    )
+    r = tmp_path / "q"
+    args = ("route", "torus:5", "--engine", "dfsssp", "--max-lanes", "2")
+    dep = run_cli(*args, "--guid2lid", str(g2l), "-o", str(r))
+    assert dep.returncode == 0, dep.stderr
+    assert "opensm-deploy.conf" in dep.stderr
+    conf = (r / "opensm-deploy.conf").read_text()
+    assert "routing_engine file" in conf and "qos TRUE" in conf and "qos_policy_file" in conf
+    policy = (r / "qos-policy.conf").read_text()
+    assert "qos-match-rules" in policy and "name: default" in policy
 
 
 def test_updn_is_not_passed_off_as_updown(run_cli):

@@ -199,7 +199,9 @@ def _route(args: argparse.Namespace) -> int:
         stats["files"] = [str(p) for p in routes.save(args.output)]
         lanes = stats.get("lanes_used") or 1
         if lanes > 1:
-            print(_lanes_warning(routes.engine, lanes, args.output), file=sys.stderr)
+            deploy = _deploy_lanes(net, routes, lanes, args.output)
+            stats["files"] += deploy
+            print(_lanes_warning(routes.engine, lanes, args.output, deploy), file=sys.stderr)
     if args.json:
         print(json.dumps(stats, indent=2))
     else:
@@ -212,16 +214,70 @@ def _route(args: argparse.Namespace) -> int:
     return 0
 
 
-def _lanes_warning(engine: str, lanes: int, out: str) -> str:
+def _deploy_lanes(
+    net: routelab.Network, routes: routelab.Routes, lanes: int, out: str
+) -> list[str]:
+    """For routes on several lanes, where an SL per pair of adapters gives
+    every hop its VL: the QoS policy under which OpenSM's SA hands out the
+    routes' SLs, and the opensm.conf lines that deploy tables and policy.
+    Needs the subnet's LIDs (a fabric read from OpenSM's files, or
+    --guid2lid). Returns the files written."""
+    from routelab import opensm
+
+    lanes_txt = Path(out) / "lanes.txt"
+    per_hop = routes.engine in ("torus-2qos", "dor")  # VLs change along paths
+    if per_hop or not lanes_txt.exists() or any(n[3] == 0 for n in net.nodes):
+        return []
+    policy = Path(out) / "qos-policy.conf"
+    policy.write_text(opensm.qos_policy(net, lanes_txt.read_text()))
+    lines = opensm.deploy_conf(Path(out).resolve() / "opensm-lfts.dump", policy.resolve(), lanes)
+    conf = Path(out) / "opensm-deploy.conf"
+    conf.write_text(
+        "# routelab: opensm.conf lines that load these tables and hand out their SLs\n"
+        + "".join(f"{k} {v}\n" for k, v in lines.items())
+    )
+    return [str(policy), str(conf)]
+
+
+def _lanes_warning(engine: str, lanes: int, out: str, deploy: list[str]) -> str:
     """What an administrator must know before deploying multi-lane tables."""
-    return (
+    head = (
         f"routelab: warning: the {engine} routes in {out} are deadlock-free only on "
         f"their {lanes} lanes (service levels). OpenSM's 'file' engine loads "
         "opensm-lfts.dump but no SLs: the SA then hands out SL 0 to every pair, and "
-        "these tables deployed that way can deadlock. Deploy them only with the "
-        "lanes in force, and audit the running subnet with 'routelab deadlock "
-        "FABRIC --lfts opensm-lfts.dump --lanes opensm-path-records.dump --sl2vl "
+        "these tables deployed that way can deadlock. "
+    )
+    audit = (
+        "Audit the running subnet with 'routelab deadlock FABRIC --lfts "
+        "opensm-lfts.dump --lanes opensm-path-records.dump --sl2vl "
         "opensm-sl2vl.dump' taken from OpenSM."
+    )
+    if deploy:
+        return (
+            head
+            + (
+                f"Deploy them with the lines of {deploy[1]} in opensm.conf: the file "
+                f"engine with QoS on and the policy {deploy[0]}, under which the SA "
+                "hands out each pair's SL (SL i on VL i). "
+            )
+            + audit
+        )
+    if engine in ("torus-2qos", "dor"):
+        return (
+            head
+            + (
+                "Their VLs change along the path, which SLs per pair cannot express: "
+                "run OpenSM's own torus-2QoS instead. "
+            )
+            + audit
+        )
+    return (
+        head
+        + (
+            "Route the fabric as OpenSM sees it (opensm-subnet.lst, or --guid2lid) "
+            "to get a QoS policy that hands out their SLs. "
+        )
+        + audit
     )
 
 

@@ -240,6 +240,78 @@ class Subnet:
         return run.stdout
 
 
+def pair_lanes(lanes_txt: str) -> dict[tuple[int, int], int]:
+    """``(source LID, destination LID) -> lane`` of a ``lanes.txt``."""
+    out = {}
+    for ln in lanes_txt.splitlines():
+        w = ln.split("#", 1)[0].split()
+        if len(w) == 3:
+            out[(int(w[0], 0), int(w[1], 0))] = int(w[2], 0)
+    return out
+
+
+def qos_policy(net, lanes_txt: str) -> str:
+    """An OpenSM QoS policy (``qos_policy_file``) under which the SA hands
+    out, for every pair of adapters of ``net`` (the fabric with the
+    subnet's LIDs), the SL ``lanes.txt`` gives it: a port group per adapter
+    port, a QoS level per SL, and per source and SL one match rule naming
+    the destinations. Pairs not named keep the default level, SL 0."""
+    guid_of = {}
+    for ln in net.to_guid2lid().splitlines():
+        w = ln.split()
+        if len(w) == 3:
+            guid_of[int(w[1], 0)] = int(w[0], 16)
+    lanes = pair_lanes(lanes_txt)
+    term_lids = sorted(net.nodes[t][3] for t in net.terminals)
+    sls = sorted({sl for (s, d), sl in lanes.items() if s in guid_of and d in guid_of} | {0})
+    out = ["# routelab: the SL of every pair of adapters, for OpenSM's qos_policy_file", ""]
+    out.append("port-groups")
+    for lid in term_lids:
+        out += [
+            "    port-group",
+            f"        name: lid{lid}",
+            f"        port-guid: 0x{guid_of[lid]:016x}",
+            "    end-port-group",
+        ]
+    out += ["end-port-groups", "", "qos-levels"]
+    # OpenSM requires the level named 'default': SL 0, for pairs not named.
+    for sl in sls:
+        name = "default" if sl == 0 else f"sl{sl}"
+        out += ["    qos-level", f"        name: {name}", f"        sl: {sl}", "    end-qos-level"]
+    out += ["end-qos-levels", "", "qos-match-rules"]
+    for s in term_lids:
+        by_sl: dict[int, list[int]] = {}
+        for d in term_lids:
+            sl = lanes.get((s, d), 0)
+            if d != s and sl != 0:
+                by_sl.setdefault(sl, []).append(d)
+        for sl, dests in sorted(by_sl.items()):
+            out += [
+                "    qos-match-rule",
+                f"        source: lid{s}",
+                "        destination: " + ", ".join(f"lid{d}" for d in dests),
+                f"        qos-level-name: sl{sl}",
+                "    end-qos-match-rule",
+            ]
+    out += ["end-qos-match-rules", ""]
+    return "\n".join(out)
+
+
+def deploy_conf(lfts: str | Path, policy: str | Path, vls: int) -> dict[str, str]:
+    """The ``opensm.conf`` lines that load routelab's tables (``file``
+    engine) and hand out its SLs (QoS with :func:`qos_policy`), SL i on
+    VL i for the ``vls`` lanes the routes use."""
+    sl2vl = ",".join(str(min(i, vls - 1)) for i in range(16))
+    return {
+        "routing_engine": "file",
+        "lfts_file": str(lfts),
+        "qos": "TRUE",
+        "qos_policy_file": str(policy),
+        "qos_max_vls": str(max(vls, 1)),
+        "qos_sl2vl": sl2vl,
+    }
+
+
 def osm_errors(dump_dir: Path) -> list[str]:
     """The error lines of an OpenSM log (``ERR`` codes)."""
     text = (Path(dump_dir) / "osm.log").read_text(errors="replace")
