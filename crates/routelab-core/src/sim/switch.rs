@@ -508,7 +508,16 @@ impl<'a> super::state::Sim<'a> {
                 self.waiters[o as usize].push((iv, g));
             }
         }
-        self.ch[o as usize].waiting = !self.waiters[o as usize].is_empty();
+        // A head that reached the front of a buffer served in this pass
+        // registered while the list was out, ahead of the heads that were
+        // already waiting: it queues behind them, or the buffer served
+        // first would be served first again with its next packet, and
+        // the rest never.
+        let w = &mut self.waiters[o as usize];
+        if w.len() > 1 {
+            w.sort_by_key(|e| !list.contains(e));
+        }
+        self.ch[o as usize].waiting = !w.is_empty();
         list.clear();
         self.pool.push(list);
     }
