@@ -70,3 +70,39 @@ def test_audit_cli_engine_and_html(tmp_path, run_cli):
     assert "non-minimal pairs" in out.stdout and html.exists()
     bad = run_cli("audit", "torus:4x4")
     assert bad.returncode == 2 and "--engine" in bad.stderr
+
+
+def test_audit_walks_second_port_and_switch_lids(tmp_path, run_cli):
+    """Every LID is walked from every switch: a black hole for the storage
+    node's second port (LID 8) or for a switch (LID 2) fails the audit."""
+    fabric = "examples/fabrics/small.ibnet"
+    net = routelab.topology(fabric)
+    routes = routelab.route(net, "minhop")
+    out, count = [], 0
+    section = 0
+    for line in routes.to_lfts().splitlines():
+        if line.startswith("Unicast lids"):
+            section += 1
+            count = 0
+        if section == 1 and (line.startswith("0x0008 ") or line.startswith("0x0002 ")):
+            continue
+        if line.startswith("0x"):
+            count += 1
+        if line.endswith("lids dumped"):
+            line = f"{count} lids dumped"
+        out.append(line)
+    dump = tmp_path / "opensm-lfts.dump"
+    dump.write_text("\n".join(out) + "\n")
+    res = run_cli("audit", fabric, "--lfts", str(dump), "--json", "--patterns", "0")
+    assert res.returncode == 1, res.stderr
+    assert "unreachable LIDs: 2, 8" in res.stderr
+    walk = json.loads(res.stdout)["walk"]
+    assert walk["broken_pairs"] == 0  # first ports alone see nothing wrong
+    assert walk["lid_walk"]["black_holes"] >= 2
+    # The tables as written pass, every LID from every switch.
+    whole = tmp_path / "whole.dump"
+    whole.write_text(routes.to_lfts())
+    res = run_cli("audit", fabric, "--lfts", str(whole), "--json", "--patterns", "0")
+    assert res.returncode == 0, res.stderr
+    report = json.loads(res.stdout)
+    assert report["walk"]["lid_walk"]["unreachable_lids"] == []

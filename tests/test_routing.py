@@ -130,7 +130,7 @@ def test_route_cli_bad_input_exits_2(run_cli):
 def test_route_files_round_trip_and_audit(tmp_path, run_cli):
     net = routelab.topology("torus:5")
     routes = routelab.route(net, "dfsssp")
-    files = routes.save(tmp_path)
+    files = routes.save(tmp_path, paths=True)
     assert {p.split("/")[-1] for p in files} == {
         "opensm-lfts.dump",
         "lanes.txt",

@@ -44,7 +44,9 @@ def audit(
     if routes.network != net:
         raise ValueError("routes were computed for another network")
     walk = json.loads(routes._routes.audit_json(examples))
-    deadlock = routes.deadlock() if walk["broken_pairs"] == 0 else None
+    lid_walk = walk.get("lid_walk")
+    lids_ok = lid_walk is None or not lid_walk["unreachable_lids"]
+    deadlock = routes.deadlock() if walk["broken_pairs"] == 0 and lids_ok else None
     t = len(net.terminals)
     everyone = [(s, d) for s in range(t) for d in range(t) if s != d]
     all_loads = (
@@ -67,7 +69,7 @@ def audit(
         ("routes", routes.engine),
     ]
     if deadlock is None:
-        summary.append(("deadlock", "not checked: some pairs have no working route"))
+        summary.append(("deadlock", "not checked: some LIDs have no working route"))
     else:
         summary.append(
             (
@@ -76,6 +78,14 @@ def audit(
             )
         )
         summary.append(("lanes used", deadlock["lanes_used"]))
+        if deadlock.get("lids_checked") is not None:
+            summary.append(
+                (
+                    "ports checked",
+                    f"{deadlock['ports_sending']} sending ports (switches and every adapter "
+                    f"port) to {deadlock['lids_checked']} LIDs, on their SLs",
+                )
+            )
         if deadlock.get("dropped_pairs"):
             summary.append(
                 (
@@ -84,10 +94,19 @@ def audit(
                 )
             )
     summary.append(("pairs without a route", f"{walk['broken_pairs']} of {walk['pairs']}"))
-    if walk["unreachable"]:
+    if lid_walk is not None:
+        summary.append(
+            (
+                "LIDs walked from every switch",
+                f"{lid_walk['lids']} LIDs from {lid_walk['switches']} switches: "
+                f"{lid_walk['loops']} loops, {lid_walk['black_holes']} black holes, "
+                f"{lid_walk['wrong_destinations']} wrong destinations",
+            )
+        )
+    if walk["unreachable_lids"]:
         shown = ", ".join(
             f"{n} (LID {lid_})"
-            for n, lid_ in zip(walk["unreachable"], walk["unreachable_lids"], strict=True)
+            for n, lid_ in zip(walk["unreachable_names"], walk["unreachable_lids"], strict=True)
         )
         summary.append(("unreachable destinations", shown))
     summary.append(
@@ -135,7 +154,7 @@ def failures(result: dict[str, Any]) -> list[str]:
     out = []
     if walk["broken_pairs"]:
         out.append(f"{walk['broken_pairs']} of {walk['pairs']} pairs have no working route")
-    if walk["unreachable"]:
+    if walk["unreachable_lids"]:
         lids = ", ".join(str(lid) for lid in walk["unreachable_lids"])
         out.append(f"unreachable LIDs: {lids}")
     if deadlock is not None and not deadlock["deadlock_free"]:

@@ -196,7 +196,7 @@ def _route(args: argparse.Namespace) -> int:
     routes = routelab.route(net, args.engine, **_routing_options(args))
     stats = routes.stats()
     if args.output:
-        stats["files"] = [str(p) for p in routes.save(args.output)]
+        stats["files"] = [str(p) for p in routes.save(args.output, paths=args.paths)]
         lanes = stats.get("lanes_used") or 1
         if lanes > 1:
             deploy = _deploy_lanes(net, routes, lanes, args.output)
@@ -658,7 +658,16 @@ def _parser() -> argparse.ArgumentParser:
     _add_routing_options(r)
     r.add_argument("--json", action="store_true")
     r.add_argument(
-        "-o", "--output", metavar="DIR", help="write the LFT dump, lane table and paths file"
+        "-o",
+        "--output",
+        metavar="DIR",
+        help="write the LFT dump, lane table and, when SLs are used, SL-to-VL tables and "
+        "path records: every file the deadlock verdict depends on",
+    )
+    r.add_argument(
+        "--paths",
+        action="store_true",
+        help="with -o: also write paths.jsonl (one line per pair: large on big fabrics)",
     )
     r.set_defaults(run=_route)
 

@@ -85,13 +85,15 @@ class Routes:
             return index
         return int(t)
 
-    def save(self, directory: str | Path) -> list[str]:
-        """Writes ``opensm-lfts.dump``, ``lanes.txt`` (slid dlid lane), ``paths.jsonl``,
-        for routes on virtual layers ``opensm-sl2vl.dump`` (SL i on VL i, the tables
-        the lanes assume) and ``opensm-path-records.dump`` (each pair's lane as its
-        SL) and, for source routes, ``source-routes.txt`` into ``directory``; returns
-        the paths written."""
-        return self._routes.save(str(directory))
+    def save(self, directory: str | Path, paths: bool = False) -> list[str]:
+        """Writes ``opensm-lfts.dump`` (every LID at every switch) and ``lanes.txt``
+        (slid dlid SL of every sending port to every LID); when some SL is not 0 or
+        the routes have SL-to-VL tables (``dor``'s datelines are written as
+        torus-2QoS's), ``opensm-sl2vl.dump`` and ``opensm-path-records.dump``; for
+        source routes, ``source-routes.txt``; with ``paths``, ``paths.jsonl`` (it
+        grows as the square of the terminals). Returns the paths written. These
+        files are what ``deadlock_free`` was checked on."""
+        return self._routes.save(str(directory), paths)
 
     def to_lfts(self) -> str:
         """The forwarding tables as an OpenSM ``opensm-lfts.dump`` text."""

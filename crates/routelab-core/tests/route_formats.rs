@@ -662,11 +662,27 @@ fn lane_tables_use_fabric_lids() {
         "lanes.txt",
     )
     .unwrap();
-    assert_eq!(back.lane(node01, storage), 2);
+    // A LID has its own SL: LID 8 is not the storage node's own LID 7.
+    assert_eq!(back.lane(node01, storage), 0);
     assert_eq!(back.lane(storage, node01), 1);
-    assert_eq!(back.lanes(), 3);
+    let view = routing::LidRoutes::of(&net, &back).unwrap();
+    let entry = |lid: u16| {
+        view.lids
+            .entries()
+            .iter()
+            .position(|e| e.lid == lid)
+            .unwrap()
+    };
+    let sender = view
+        .senders
+        .iter()
+        .position(|s| s.entry == entry(3))
+        .unwrap();
+    assert_eq!(view.sl(sender, entry(8)), 2);
+    assert_eq!(view.sl(sender, entry(7)), 0);
     let text = write_lanes(&net, &back).unwrap();
-    assert!(text.contains("\n0x0003 0x0007 2\n"), "{text}");
+    assert!(text.contains("\n0x0003 0x0008 2\n"), "{text}");
+    assert!(text.contains("\n0x0007 0x0003 1\n"), "{text}");
 }
 
 // ------------------------------------------------ DOT and paths files
@@ -749,7 +765,7 @@ fn save_all_writes_the_three_files() {
     let r = routing::route(&net, "lash", &opts()).unwrap();
     let dir = std::env::temp_dir().join(format!("routelab-route-formats-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    formats::save_all(&net, &r, &dir.join("out")).unwrap();
+    formats::save_all(&net, &r, &dir.join("out"), true).unwrap();
     let out = dir.join("out");
     let lfts = std::fs::read_to_string(out.join(formats::LFTS_FILE)).unwrap();
     let lanes_text = std::fs::read_to_string(out.join(formats::LANES_FILE)).unwrap();
@@ -760,7 +776,7 @@ fn save_all_writes_the_three_files() {
     assert!(back.deadlock_report(&net).unwrap().deadlock_free);
     assert_eq!(paths.lines().count(), 16 * 15);
     // A file where the directory should be cannot be written.
-    let e = formats::save_all(&net, &r, &out.join(formats::LFTS_FILE)).unwrap_err();
+    let e = formats::save_all(&net, &r, &out.join(formats::LFTS_FILE), false).unwrap_err();
     assert!(matches!(e, RoutingError::Io { .. }), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -913,7 +929,7 @@ fn path_records_give_the_audit_the_subnets_sls() {
     }
     // Written by route -o beside the SL-to-VL tables.
     let dir = std::env::temp_dir().join(format!("routelab-path-records-{}", std::process::id()));
-    formats::save_all(&net, &routes, &dir).unwrap();
+    formats::save_all(&net, &routes, &dir, false).unwrap();
     let written = std::fs::read_to_string(dir.join(formats::PATH_RECORDS_FILE)).unwrap();
     assert_eq!(written, records);
     std::fs::remove_dir_all(&dir).unwrap();
@@ -1068,7 +1084,7 @@ fn torus_2qos_exports_its_sl_to_vl_tables() {
     let r = routing::route(&gen, "torus-2QoS", &opts()).unwrap();
     assert_eq!(r.engine(), "torus-2qos");
     let dir = std::env::temp_dir().join(format!("routelab-t2q-{}", std::process::id()));
-    formats::save_all(&gen, &r, &dir).unwrap();
+    formats::save_all(&gen, &r, &dir, false).unwrap();
     let read = |sl2vl: Option<&str>| {
         let lfts = std::fs::read_to_string(dir.join(formats::LFTS_FILE)).unwrap();
         let lanes = std::fs::read_to_string(dir.join(formats::LANES_FILE)).unwrap();

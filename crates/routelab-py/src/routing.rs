@@ -91,6 +91,33 @@ impl PyRoutes {
             let a = routelab_core::routing::audit::audit_routes(&net, &routes, examples)?;
             let lids = formats::assign_lids(&net)?;
             let name = |t: usize| net.node(net.terminals()[t]).name.clone();
+            // Every LID (switches' and every adapter port's) from every switch.
+            let lid_walk = if routes.path_set().is_none() {
+                let w = routelab_core::routing::LidRoutes::of(&net, &routes)?.audit(&net, examples);
+                Some(w)
+            } else {
+                None
+            };
+            let mut unreachable_lids: Vec<u16> = a
+                .unreachable
+                .iter()
+                .map(|&d| lids.lid(net.terminal(d)))
+                .collect();
+            if let Some(w) = &lid_walk {
+                unreachable_lids.extend(&w.unreachable);
+            }
+            unreachable_lids.sort_unstable();
+            unreachable_lids.dedup();
+            let lid_names: Vec<String> = unreachable_lids
+                .iter()
+                .map(|&l| match lids.lookup(l) {
+                    Some(e) if net.out_channels(e.node).len() > 1 && net.is_terminal(e.node) => {
+                        format!("{} port {}", net.label(e.node), e.port.map_or(0, |p| p.0))
+                    }
+                    Some(e) => net.label(e.node).into_owned(),
+                    None => String::new(),
+                })
+                .collect();
             Ok::<_, CoreRoutingError>(
                 json!({
                     "pairs": a.pairs,
@@ -98,8 +125,19 @@ impl PyRoutes {
                     "broken_examples": a.broken_examples.iter()
                         .map(|(s, d, why)| json!([name(*s), name(*d), why])).collect::<Vec<_>>(),
                     "unreachable": a.unreachable.iter().map(|&d| name(d)).collect::<Vec<_>>(),
-                    "unreachable_lids": a.unreachable.iter()
-                        .map(|&d| lids.lid(net.terminal(d))).collect::<Vec<_>>(),
+                    "unreachable_lids": unreachable_lids,
+                    "unreachable_names": lid_names,
+                    "lid_walk": lid_walk.map(|w| json!({
+                        "lids": w.lids,
+                        "switches": w.switches,
+                        "walks": w.lids * w.switches,
+                        "loops": w.loops,
+                        "black_holes": w.holes,
+                        "wrong_destinations": w.wrong,
+                        "unreachable_lids": w.unreachable,
+                        "examples": w.examples.iter()
+                            .map(|(x, l, why)| json!([x, l, why])).collect::<Vec<_>>(),
+                    })),
                     "non_minimal_pairs": a.non_minimal,
                     "non_minimal_examples": a.non_minimal_examples.iter()
                         .map(|&(s, d, h, m)| json!([name(s), name(d), h, m])).collect::<Vec<_>>(),
@@ -111,27 +149,15 @@ impl PyRoutes {
         .map_err(routing_err)
     }
 
-    /// Writes `opensm-lfts.dump`, `lanes.txt` and `paths.jsonl` into `dir`.
-    fn save(&self, py: Python<'_>, dir: PathBuf) -> PyResult<Vec<String>> {
+    /// Writes `opensm-lfts.dump`, `lanes.txt`, the SL-to-VL tables and path
+    /// records when some SL is not 0, source routes for source routing,
+    /// and `paths.jsonl` when `paths`, into `dir`; returns the files.
+    #[pyo3(signature = (dir, paths = false))]
+    fn save(&self, py: Python<'_>, dir: PathBuf, paths: bool) -> PyResult<Vec<String>> {
         let (net, routes) = (Arc::clone(&self.net), Arc::clone(&self.routes));
         py.allow_threads(move || {
-            std::fs::create_dir_all(&dir).map_err(|e| CoreRoutingError::Io {
-                path: dir.display().to_string(),
-                reason: e.to_string(),
-            })?;
-            formats::save_all(&net, &routes, &dir)?;
-            let source =
-                formats::writes_source_routes(&routes).then_some(formats::SOURCE_ROUTES_FILE);
-            let sl2vl = formats::writes_sl2vl(&routes)
-                .then_some([formats::SL2VL_FILE, formats::PATH_RECORDS_FILE]);
-            Ok(
-                [formats::LFTS_FILE, formats::LANES_FILE, formats::PATHS_FILE]
-                    .into_iter()
-                    .chain(sl2vl.into_iter().flatten())
-                    .chain(source)
-                    .map(|f| dir.join(f).display().to_string())
-                    .collect(),
-            )
+            let files = formats::save_all(&net, &routes, &dir, paths)?;
+            Ok(files.iter().map(|p| p.display().to_string()).collect())
         })
         .map_err(routing_err)
     }
@@ -196,6 +222,9 @@ impl PyRoutes {
                 "escape_routed": routes.escape_routed(),
                 "seconds": seconds,
                 "cycle": report["cycle"],
+                "lids_checked": report["lids_checked"],
+                "ports_sending": report["ports_sending"],
+                "sls_used": report["sls_used"],
             });
             Ok(stats.to_string())
         })
@@ -204,7 +233,24 @@ impl PyRoutes {
 }
 
 fn report_json(net: &Network, routes: &Routes) -> Result<serde_json::Value, CoreRoutingError> {
-    let r = routes.deadlock_report(net)?;
+    let (r, coverage) = if routes.path_set().is_none() {
+        let view = routelab_core::routing::LidRoutes::of(net, routes)?;
+        let r = view.deadlock_report(net)?;
+        let senders = view.senders.len();
+        let switches = net.switches().len();
+        (
+            r,
+            Some(json!({
+                "lids_checked": view.lid_count(),
+                "ports_sending": senders,
+                "switches_sending": switches.min(senders),
+                "sls_used": view.max_sl() + 1,
+                "pairs_moved_lane": view.moved,
+            })),
+        )
+    } else {
+        (routes.deadlock_report(net)?, None)
+    };
     let dropped = routes.dropped_pairs(net)?;
     let name = |t: usize| net.node(net.terminals()[t]).name.clone();
     Ok(json!({
@@ -220,6 +266,10 @@ fn report_json(net: &Network, routes: &Routes) -> Result<serde_json::Value, Core
         "dependencies": r.dependencies,
         "cycle": r.cycle.as_ref().map(|c| c.text.clone()),
         "cycle_length": r.cycle.as_ref().map(|c| c.hops.len()),
+        "lids_checked": coverage.as_ref().map(|c| c["lids_checked"].clone()),
+        "ports_sending": coverage.as_ref().map(|c| c["ports_sending"].clone()),
+        "sls_used": coverage.as_ref().map(|c| c["sls_used"].clone()),
+        "pairs_moved_lane": coverage.as_ref().map(|c| c["pairs_moved_lane"].clone()),
     }))
 }
 

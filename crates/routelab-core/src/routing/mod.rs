@@ -36,6 +36,7 @@
 mod canonical;
 mod error;
 mod fabric;
+pub mod lid_routes;
 mod recognised;
 mod routes;
 mod source_paths;
@@ -61,6 +62,7 @@ pub mod valiant;
 
 pub use crate::deadlock::Heuristic;
 pub use error::RoutingError;
+pub use lid_routes::{LidAudit, LidRoutes, LidTables};
 pub use recognised::recognised_or;
 pub use routes::{transit_hosts, Datelines, LaneRule, PathKey, PathSet, Routes, SlToVl, DROP_VL};
 
@@ -434,6 +436,8 @@ pub fn route(net: &Network, name: &str, options: &RoutingOptions) -> Result<Rout
         }
         r => r?,
     };
+    let mut routes = routes;
+    routes.set_lane_limit(options.max_lanes);
     let used = routes.lanes();
     if used > options.max_lanes {
         return Err(RoutingError::LanesExceeded {

@@ -539,6 +539,12 @@ pub struct Routes {
     lane_rule: LaneRule,
     paths: Option<PathSet>,
     escape_routed: Option<u32>,
+    /// The lanes the engine was allowed (`max_lanes`), for the SLs of the
+    /// LID pairs its own pairs do not cover ([`super::LidRoutes`]).
+    lane_limit: Option<u8>,
+    /// Tables per LID read from a subnet's files: when present, they (not
+    /// the tables per terminal) are what is analysed and written.
+    lid_tables: Option<std::sync::Arc<super::lid_routes::LidTables>>,
 }
 
 /// Why a table walk stopped.
@@ -566,7 +572,35 @@ impl Routes {
             lane_rule: LaneRule::Fixed,
             paths: None,
             escape_routed: None,
+            lane_limit: None,
+            lid_tables: None,
         }
+    }
+
+    /// The lanes the engine was allowed; 8 (the default `max_lanes`) when
+    /// not set.
+    pub fn lane_limit(&self) -> u8 {
+        self.lane_limit.unwrap_or(8)
+    }
+
+    pub fn set_lane_limit(&mut self, lanes: u8) {
+        self.lane_limit = Some(lanes);
+    }
+
+    /// The tables per LID read from a subnet's files, if any.
+    pub fn lid_tables(&self) -> Option<&super::lid_routes::LidTables> {
+        self.lid_tables.as_deref()
+    }
+
+    /// Sets (or drops) the tables per LID read from a subnet's files.
+    pub fn set_lid_tables(&mut self, tables: Option<super::lid_routes::LidTables>) {
+        self.lid_tables = tables.map(std::sync::Arc::new);
+    }
+
+    /// The tables per LID read from a subnet's files, for readers that add
+    /// the SLs of its files.
+    pub fn lid_tables_mut(&mut self) -> Option<&mut super::lid_routes::LidTables> {
+        self.lid_tables.as_mut().map(std::sync::Arc::make_mut)
     }
 
     /// The engine that computed the routes (or where they were read from).
@@ -1202,6 +1236,7 @@ impl Routes {
             }
         }
         out.lanes_needed = self.lanes_needed;
+        out.lane_limit = self.lane_limit;
         out.escape_routed = self.escape_routed;
         out.lane_rule = match &self.lane_rule {
             LaneRule::Fixed => LaneRule::Fixed,
@@ -1274,6 +1309,17 @@ impl Routes {
     /// of every hop, and looks for a cycle. With a path set, every path of
     /// every pair; `paths` in the report counts them.
     pub fn deadlock_report(&self, net: &Network) -> Result<DeadlockReport, RoutingError> {
+        self.check(net)?;
+        if self.paths.is_none() {
+            return super::LidRoutes::of(net, self)?.deadlock_report(net);
+        }
+        self.terminal_deadlock_report(net)
+    }
+
+    /// The deadlock check of the routes per terminal pair (each terminal
+    /// sending from its first port only), without the LIDs of other
+    /// ports and of switches; [`Routes::deadlock_report`] checks those.
+    pub fn terminal_deadlock_report(&self, net: &Network) -> Result<DeadlockReport, RoutingError> {
         self.check(net)?;
         let inj = Self::injection_switches(net);
         let t = self.terminals;

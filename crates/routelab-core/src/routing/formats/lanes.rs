@@ -25,8 +25,7 @@ use std::fmt::Write;
 /// The lane table of `routes`.
 pub fn write_lanes(net: &Network, routes: &Routes) -> Result<String, RoutingError> {
     check_size(net, routes)?;
-    let lids = assign_lids(net)?;
-    let t = net.terminals().len();
+    let view = crate::routing::LidRoutes::of(net, routes)?;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -36,18 +35,16 @@ pub fn write_lanes(net: &Network, routes: &Routes) -> Result<String, RoutingErro
     );
     let _ = writeln!(
         out,
-        "# slid dlid lane; LIDs as in opensm-lfts.dump; pairs not listed are on lane 0"
+        "# slid dlid lane (the SL); every sending port (switches and every adapter port) to \
+         every LID; LIDs as in opensm-lfts.dump; pairs not listed are on lane 0"
     );
-    for s in 0..t {
-        let slid = lids.lid(net.terminal(s));
-        for d in (0..t).filter(|&d| d != s) {
-            let lane = routes.lane(s, d);
-            if lane != 0 {
-                let _ = writeln!(
-                    out,
-                    "0x{slid:04x} 0x{:04x} {lane}",
-                    lids.lid(net.terminal(d))
-                );
+    let entries = view.lids.entries();
+    for (k, snd) in view.senders.iter().enumerate() {
+        let src = entries[snd.entry];
+        for (i, dst) in entries.iter().enumerate() {
+            let lane = view.sl(k, i);
+            if lane != 0 && dst.node != src.node {
+                let _ = writeln!(out, "0x{:04x} 0x{:04x} {lane}", src.lid, dst.lid);
             }
         }
     }
@@ -67,6 +64,7 @@ pub fn read_lanes(
     let lids = assign_lids(net)?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut seen = PairLanes::default();
+    let mut lid_sls: Vec<(u16, u16, u8)> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
         let line = raw.trim();
@@ -81,17 +79,20 @@ pub fn read_lanes(
                 format!("cannot read '{}': expected 'slid dlid lane'", clip(line)),
             ));
         };
-        let s = terminal(net, &lids, slid, "source", origin, n)?;
-        let d = terminal(net, &lids, dlid, "destination", origin, n)?;
-        if s == d {
-            return Err(parse_error(
-                origin,
-                n,
-                format!(
-                    "source and destination are the same terminal ({})",
-                    net.label(net.terminal(s as usize))
-                ),
-            ));
+        let (s, s_lid) = terminal(net, &lids, slid, "source", origin, n)?;
+        let (d, d_lid) = terminal(net, &lids, dlid, "destination", origin, n)?;
+        let (sn, dn) = (lids.lookup(s_lid), lids.lookup(d_lid));
+        if let (Some(a), Some(b)) = (sn, dn) {
+            if a.node == b.node {
+                return Err(parse_error(
+                    origin,
+                    n,
+                    format!(
+                        "source and destination are the same node ({})",
+                        net.label(a.node)
+                    ),
+                ));
+            }
         }
         let lane = parse_number(lane, u64::from(MAX_LANES - 1))
             .filter(|_| !lane.starts_with("0x") && !lane.starts_with("0X"))
@@ -106,9 +107,18 @@ pub fn read_lanes(
                     ),
                 )
             })? as u8;
-        seen.add(net, (s, d), lane, origin, n)?;
+        lid_sls.push((s_lid, d_lid, lane));
+        // A terminal's own LIDs give its pair lane; other ports and
+        // switches have SLs per LID only.
+        if let (Some(s), Some(d)) = (s, d) {
+            seen.add(net, (s, d), lane, origin, n)?;
+        }
     }
     seen.apply(net, routes);
+    if let Some(t) = routes.lid_tables_mut() {
+        t.sls
+            .extend(lid_sls.into_iter().map(|(s, d, sl)| ((s, d), sl)));
+    }
     Ok(())
 }
 
@@ -155,6 +165,7 @@ impl PairLanes {
         fresh.table.clone_from(&routes.table);
         fresh.set_lane_rule(routes.lane_rule().clone());
         fresh.set_path_set(routes.path_set().cloned());
+        fresh.set_lid_tables(routes.lid_tables().cloned());
         for ((s, d), (lane, _)) in self.seen {
             fresh.set_lane(s as usize, d as usize, lane);
         }
@@ -163,6 +174,7 @@ impl PairLanes {
 }
 
 /// The terminal index a LID names.
+/// The LID of a lane-table field, and the terminal it is the own LID of.
 fn terminal(
     net: &Network,
     lids: &Lids,
@@ -170,7 +182,7 @@ fn terminal(
     role: &str,
     origin: &str,
     n: usize,
-) -> Result<u32, RoutingError> {
+) -> Result<(Option<u32>, u16), RoutingError> {
     let lid = parse_number(token, u64::from(u16::MAX)).ok_or_else(|| {
         parse_error(
             origin,
@@ -179,20 +191,15 @@ fn terminal(
         )
     })? as u16;
     match lids.lookup(lid) {
-        Some(e) if net.is_terminal(e.node) => Ok(net.kind_index(e.node) as u32),
-        Some(e) => Err(parse_error(
-            origin,
-            n,
-            format!(
-                "{role} LID 0x{lid:04x} is switch {}; lanes are per terminal pair",
-                net.label(e.node)
-            ),
-        )),
+        Some(e) if net.is_terminal(e.node) && e.primary => {
+            Ok((Some(net.kind_index(e.node) as u32), lid))
+        }
+        Some(_) => Ok((None, lid)),
         None => Err(parse_error(
             origin,
             n,
             format!(
-                "{role} LID 0x{lid:04x} belongs to no terminal of '{}'",
+                "{role} LID 0x{lid:04x} belongs to no switch or terminal port of '{}'",
                 net.name()
             ),
         )),
@@ -231,9 +238,8 @@ mod tests {
         let mut r = Routes::new(&net, "hand");
         for (text, line, what) in [
             ("# c\n2 3\n", 2, "expected 'slid dlid lane'"),
-            ("2 3 1\n2 9 1\n", 2, "belongs to no terminal"),
-            ("1 3 1\n", 1, "is switch s0"),
-            ("2 2 1\n", 1, "the same terminal"),
+            ("2 3 1\n2 9 1\n", 2, "belongs to no switch or terminal port"),
+            ("2 2 1\n", 1, "the same node"),
             ("2 3 15\n", 1, "expected 0..=14"),
             ("2 3 x\n", 1, "cannot read the lane"),
             ("2 3 1\n0x2 0x3 2\n", 2, "line 1 says 1"),

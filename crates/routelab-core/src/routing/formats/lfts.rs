@@ -27,11 +27,11 @@
 //! naming the line. Switches without a section keep empty tables, so walks
 //! through them report black holes.
 
-use super::lid_ports::special_lid_ports;
 use super::lids::{assign_lids, LidEntry, Lids, MAX_UNICAST_LID};
 use super::{check_size, clip, leading_hex, one_line, parse_error, parse_number};
 use crate::network::{Network, NodeId, NodeKind, PortId};
-use crate::routing::{Routes, RoutingError};
+use crate::routing::lid_routes::{LidTables, NO_ENTRY};
+use crate::routing::{LidRoutes, Routes, RoutingError};
 use std::collections::HashMap;
 use std::fmt::Write;
 
@@ -42,9 +42,14 @@ const NO_PATH: u64 = 255;
 /// terminals than unicast LIDs, or the routes are for another network.
 pub fn write_lfts(net: &Network, routes: &Routes) -> Result<String, RoutingError> {
     check_size(net, routes)?;
-    let lids = assign_lids(net)?;
+    let view = LidRoutes::of(net, routes)?;
+    Ok(write_lid_lfts(net, routes.engine(), &view))
+}
+
+/// The LFT dump of routes per LID: every switch's entry for every LID.
+pub fn write_lid_lfts(net: &Network, engine: &str, view: &LidRoutes) -> String {
+    let lids = &view.lids;
     let max = lids.max_lid();
-    let special = special_lid_ports(net, routes, &lids);
     let mut out =
         String::with_capacity(net.switches().len() * (96 + lids.entries().len() * (64 + 16)) + 128);
     // Writing to a String cannot fail.
@@ -52,11 +57,11 @@ pub fn write_lfts(net: &Network, routes: &Routes) -> Result<String, RoutingError
         out,
         "# routelab LFT dump of '{}', routes '{}'; LIDs {}",
         one_line(net.name()),
-        one_line(routes.engine()),
+        one_line(engine),
         if lids.from_fabric() {
             "of the fabric"
         } else {
-            "assigned: switches then terminals, from 1"
+            "assigned: switches, terminals, then terminals' other ports, from 1"
         }
     );
     for (x, &sw) in net.switches().iter().enumerate() {
@@ -69,16 +74,9 @@ pub fn write_lfts(net: &Network, routes: &Routes) -> Result<String, RoutingError
             one_line(&node.name)
         );
         let mut count = 0usize;
-        for (e, special) in lids.entries().iter().zip(&special) {
-            let port = match special {
-                Some(ports) => match ports[x] {
-                    Some(p) => p,
-                    None => continue,
-                },
-                None => match routes.port(x, net.kind_index(e.node)) {
-                    Some(p) => p.0,
-                    None => continue,
-                },
+        for (i, e) in lids.entries().iter().enumerate() {
+            let Some(port) = view.port(x, i) else {
+                continue;
             };
             let kind = match net.node(e.node).kind {
                 NodeKind::Switch => "Switch",
@@ -95,7 +93,7 @@ pub fn write_lfts(net: &Network, routes: &Routes) -> Result<String, RoutingError
         }
         let _ = writeln!(out, "{count} lids dumped");
     }
-    Ok(out)
+    out
 }
 
 /// GUIDs that name exactly one node or port; ambiguous ones are dropped.
@@ -144,6 +142,8 @@ struct Reader<'a> {
     /// Per switch index: the line of its header (0: none yet).
     header_line: Vec<usize>,
     routes: Routes,
+    /// Every entry read, per switch and LID.
+    tables: LidTables,
 }
 
 /// Reads an LFT dump into routes on `net`, the fabric it belongs to.
@@ -169,9 +169,13 @@ pub fn read_lfts(net: &Network, text: &str, origin: &str) -> Result<Routes, Rout
         port_guids,
         header_line: vec![0; net.switches().len()],
         routes: Routes::new(net, origin),
+        tables: LidTables::new(0, 0),
     };
+    r.tables = LidTables::new(net.switches().len(), r.lids.entries().len());
     r.read(text)?;
-    Ok(r.routes)
+    let mut routes = r.routes;
+    routes.set_lid_tables(Some(r.tables));
+    Ok(routes)
 }
 
 impl Reader<'_> {
@@ -366,6 +370,15 @@ impl Reader<'_> {
             return Ok(());
         }
         s.seen.insert(lid, (port, n));
+        if let Ok(i) = lids.entries().binary_search_by_key(&lid, |e| e.lid) {
+            // Port 0 (or 255, "no path") for another node's LID: no route.
+            let raw = if port == 0 && lids.entries()[i].node != s.node {
+                NO_ENTRY
+            } else {
+                port
+            };
+            self.tables.ports[s.x * self.tables.lids + i] = raw;
+        }
         let by_guid = line
             .find("portguid 0x")
             .and_then(|at| leading_hex(&line[at + "portguid 0x".len()..]))

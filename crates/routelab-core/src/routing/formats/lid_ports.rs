@@ -18,7 +18,9 @@
 //!   engine's own deadlock argument: audit the dump if that matters.
 //!
 //! A switch's LID is routed the same way toward the switch itself (port 0
-//! there); a single-homed terminal's LID simply follows its routes.
+//! there; a switch without a proxy along the routes of a terminal whose
+//! walk passes it, else the min-hop tree); a single-homed terminal's LID
+//! simply follows its routes.
 
 use super::lids::{LidEntry, Lids};
 use crate::network::{Network, NodeId};
@@ -102,9 +104,21 @@ pub(crate) fn lid_ports(
                 (Some(d), _) if single_homed(net, e.node) => d,
                 (_, Some(p)) => p,
                 (Some(d), None) if walk_passes(net, routes, d, y, x) => d,
+                // A switch without adapters of its own: along the routes
+                // of a terminal whose walk from here passes it.
+                (None, None) => {
+                    match (0..net.terminals().len()).find(|&d| walk_passes(net, routes, d, y, x)) {
+                        Some(d) => d,
+                        None => return tree.get_or_insert_with(|| min_hop_tree(net, x))[y],
+                    }
+                }
                 _ => return tree.get_or_insert_with(|| min_hop_tree(net, x))[y],
             };
-            routes.port(y, via).map(|p| p.0)
+            // A terminal without a route from here: the min-hop tree.
+            routes
+                .port(y, via)
+                .map(|p| p.0)
+                .or_else(|| tree.get_or_insert_with(|| min_hop_tree(net, x))[y])
         })
         .collect()
 }

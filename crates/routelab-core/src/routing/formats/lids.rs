@@ -9,8 +9,10 @@
 //!   terminal too;
 //! - any other network (generated ones have LID 0) gets LIDs in node order
 //!   by kind: switches `1..=S` in [`Network::switches`] order, then
-//!   terminals `S + 1..=S + T` in [`Network::terminals`] order. More than
-//!   49,151 switches and terminals do not fit in the unicast range.
+//!   terminals `S + 1..=S + T` in [`Network::terminals`] order, then the
+//!   other cabled ports of multi-homed terminals, in terminal and port
+//!   order (every port that sends has a LID, as a subnet manager gives
+//!   it). More than 49,151 LIDs do not fit in the unicast range.
 //!
 //! A terminal's own LID (its first entry) is that of its lowest cabled port,
 //! the port it injects through.
@@ -81,7 +83,18 @@ pub fn assign_lids(net: &Network) -> Result<Lids, RoutingError> {
     if let Some(lids) = fabric_lids(net) {
         return Ok(lids);
     }
-    let count = net.switches().len() + net.terminals().len();
+    let others: Vec<(NodeId, PortId)> = net
+        .terminals()
+        .iter()
+        .flat_map(|&t| {
+            let own = own_port(net, t);
+            net.out_channels(t)
+                .iter()
+                .map(move |&c| (t, net.channel(c).src_port))
+                .filter(move |&(_, p)| Some(p) != own)
+        })
+        .collect();
+    let count = net.switches().len() + net.terminals().len() + others.len();
     if count > usize::from(MAX_UNICAST_LID) {
         return Err(RoutingError::Unfit {
             engine: "LID assignment",
@@ -104,6 +117,21 @@ pub fn assign_lids(net: &Network) -> Result<Lids, RoutingError> {
             port_guid: own_port_guid(net, node),
             primary: true,
             port: own_port(net, node),
+        });
+    }
+    for (node, port) in others {
+        let l = (entries.len() + 1) as u16;
+        let guid = net
+            .port_attrs(node, port)
+            .map(|a| a.guid)
+            .filter(|&g| g != 0)
+            .unwrap_or(net.node(node).guid ^ (u64::from(port.0) << 32));
+        entries.push(LidEntry {
+            lid: l,
+            node,
+            port_guid: guid,
+            primary: false,
+            port: Some(port),
         });
     }
     Ok(Lids {

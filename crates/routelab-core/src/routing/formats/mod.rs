@@ -22,7 +22,7 @@
 
 pub mod lanes;
 pub mod lfts;
-mod lid_ports;
+pub(crate) mod lid_ports;
 pub mod lids;
 pub mod orcs;
 pub mod path_records;
@@ -57,47 +57,64 @@ pub const PATH_RECORDS_FILE: &str = "opensm-path-records.dump";
 /// The source routes [`save_all`] writes for routes with a path set.
 pub const SOURCE_ROUTES_FILE: &str = "source-routes.txt";
 
-/// Writes [`LFTS_FILE`], [`LANES_FILE`] and [`PATHS_FILE`] into `dir`,
-/// creating it if needed, [`SL2VL_FILE`] and [`PATH_RECORDS_FILE`] (the
-/// pair lanes as OpenSM's SLs) when the routes use virtual layers
-/// ([`writes_sl2vl`]), and [`SOURCE_ROUTES_FILE`] when the routes are
-/// source routes on one lane ([`writes_source_routes`]).
-pub fn save_all(net: &Network, routes: &Routes, dir: &Path) -> Result<(), RoutingError> {
+/// Writes [`LFTS_FILE`] and [`LANES_FILE`] into `dir`, creating it if
+/// needed; [`SL2VL_FILE`] and [`PATH_RECORDS_FILE`] whenever some sending
+/// port uses an SL other than 0 or the routes have SL-to-VL tables (`dor`'s
+/// datelines written as torus-2QoS's; see [`LidRoutes`]), so that the files
+/// hold every SL and VL the deadlock verdict depends on;
+/// [`SOURCE_ROUTES_FILE`] when the routes are source routes on one lane
+/// ([`writes_source_routes`]); and [`PATHS_FILE`] when `paths` (it grows
+/// as the square of the terminals: 349 MB for 1,552). Returns the files
+/// written.
+///
+/// [`LidRoutes`]: crate::routing::LidRoutes
+pub fn save_all(
+    net: &Network,
+    routes: &Routes,
+    dir: &Path,
+    paths: bool,
+) -> Result<Vec<std::path::PathBuf>, RoutingError> {
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, "cannot create the directory", e))?;
-    if writes_source_routes(routes) {
-        let p = dir.join(SOURCE_ROUTES_FILE);
-        std::fs::write(&p, write_source_routes(net, routes)?)
-            .map_err(|e| io_error(&p, "cannot write", e))?;
-    }
-    let lfts = write_lfts(net, routes)?;
-    let lanes = write_lanes(net, routes)?;
-    let p = dir.join(LFTS_FILE);
-    std::fs::write(&p, lfts).map_err(|e| io_error(&p, "cannot write", e))?;
-    let p = dir.join(LANES_FILE);
-    std::fs::write(&p, lanes).map_err(|e| io_error(&p, "cannot write", e))?;
-    if writes_sl2vl(routes) {
-        // The routes' own tables, or those their lanes assume: SL i on VL i.
-        let p = dir.join(SL2VL_FILE);
-        let text = match routes.lane_rule() {
+    check_size(net, routes)?;
+    let mut written = Vec::new();
+    let mut put = |name: &str, text: String| -> Result<(), RoutingError> {
+        let p = dir.join(name);
+        std::fs::write(&p, text).map_err(|e| io_error(&p, "cannot write", e))?;
+        written.push(p);
+        Ok(())
+    };
+    let view = crate::routing::LidRoutes::of(net, routes)?;
+    put(LFTS_FILE, lfts::write_lid_lfts(net, routes.engine(), &view))?;
+    put(LANES_FILE, write_lanes(net, routes)?)?;
+    if writes_sl2vl_of(&view) {
+        let text = match &view.rule {
             crate::routing::LaneRule::SlToVl(t) => write_sl2vl(net, t)?,
             _ => write_sl2vl(net, &crate::routing::SlToVl::new(net))?,
         };
-        std::fs::write(&p, text).map_err(|e| io_error(&p, "cannot write", e))?;
-        let p = dir.join(PATH_RECORDS_FILE);
-        std::fs::write(&p, write_path_records(net, routes)?)
-            .map_err(|e| io_error(&p, "cannot write", e))?;
+        put(SL2VL_FILE, text)?;
+        put(
+            PATH_RECORDS_FILE,
+            path_records::write_lid_path_records(net, &view),
+        )?;
     }
-    let p = dir.join(PATHS_FILE);
-    let file = std::fs::File::create(&p).map_err(|e| io_error(&p, "cannot write", e))?;
-    let mut w = std::io::BufWriter::new(file);
-    write_paths(net, routes, &mut w).map_err(|e| match e {
-        RoutingError::Io { reason, .. } => RoutingError::Io {
-            path: p.display().to_string(),
-            reason,
-        },
-        e => e,
-    })?;
-    w.flush().map_err(|e| io_error(&p, "cannot write", e))
+    if writes_source_routes(routes) {
+        put(SOURCE_ROUTES_FILE, write_source_routes(net, routes)?)?;
+    }
+    if paths {
+        let p = dir.join(PATHS_FILE);
+        let file = std::fs::File::create(&p).map_err(|e| io_error(&p, "cannot write", e))?;
+        let mut w = std::io::BufWriter::new(file);
+        write_paths(net, routes, &mut w).map_err(|e| match e {
+            RoutingError::Io { reason, .. } => RoutingError::Io {
+                path: p.display().to_string(),
+                reason,
+            },
+            e => e,
+        })?;
+        w.flush().map_err(|e| io_error(&p, "cannot write", e))?;
+        written.push(p);
+    }
+    Ok(written)
 }
 
 /// Reads pair lanes into `routes` from a lane table ([`read_lanes`]) or
@@ -115,15 +132,19 @@ pub fn read_pair_lanes(
     }
 }
 
-/// Whether [`save_all`] writes [`SL2VL_FILE`] for `routes`: routes with
-/// SL-to-VL tables (`torus-2qos`), or pair lanes beyond lane 0 that stay on
-/// their lane at every hop (virtual layers).
-pub fn writes_sl2vl(routes: &Routes) -> bool {
-    match routes.lane_rule() {
-        crate::routing::LaneRule::SlToVl(_) => true,
-        crate::routing::LaneRule::Fixed => routes.lanes() > 1,
-        crate::routing::LaneRule::Dateline(_) => false,
+/// Whether [`save_all`] writes [`SL2VL_FILE`] and [`PATH_RECORDS_FILE`]
+/// for `routes` on `net`: SL-to-VL tables, or some SL other than 0.
+pub fn writes_sl2vl(net: &Network, routes: &Routes) -> Result<bool, RoutingError> {
+    if routes.path_set().is_some() {
+        return Ok(false);
     }
+    Ok(writes_sl2vl_of(&crate::routing::LidRoutes::of(
+        net, routes,
+    )?))
+}
+
+fn writes_sl2vl_of(view: &crate::routing::LidRoutes) -> bool {
+    matches!(view.rule, crate::routing::LaneRule::SlToVl(_)) || view.max_sl() > 0
 }
 
 /// Whether [`save_all`] writes [`SOURCE_ROUTES_FILE`] for `routes`: source

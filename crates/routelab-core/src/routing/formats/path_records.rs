@@ -29,7 +29,7 @@
 use super::lids::{assign_lids, Lids};
 use super::{check_size, clip, leading_hex, one_line, parse_error, parse_number};
 use crate::network::Network;
-use crate::routing::{Routes, RoutingError, MAX_LANES};
+use crate::routing::{LidRoutes, Routes, RoutingError, MAX_LANES};
 use std::fmt::Write;
 
 /// The path MTU written: InfiniBand's code 4, 2048 bytes.
@@ -84,41 +84,48 @@ pub fn is_path_records(text: &str) -> bool {
 /// The path-record dump of `routes`. See the module docs.
 pub fn write_path_records(net: &Network, routes: &Routes) -> Result<String, RoutingError> {
     check_size(net, routes)?;
-    let lids = assign_lids(net)?;
+    Ok(write_lid_path_records(net, &LidRoutes::of(net, routes)?))
+}
+
+/// The path records of routes per LID: a block per sending port (every
+/// switch and every cabled adapter port), a line per LID of another node.
+pub fn write_lid_path_records(net: &Network, view: &LidRoutes) -> String {
     let mut out = String::new();
-    let terminal_lids: Vec<_> = lids
-        .entries()
-        .iter()
-        .filter(|e| net.is_terminal(e.node))
-        .copied()
-        .collect();
-    for src in &terminal_lids {
-        let s = net.kind_index(src.node);
+    let entries = view.lids.entries();
+    let mut path = Vec::new();
+    for (k, snd) in view.senders.iter().enumerate() {
+        let src = entries[snd.entry];
+        let kind = if net.is_switch(src.node) {
+            "Switch"
+        } else {
+            "Channel Adapter"
+        };
         let _ = writeln!(
             out,
-            "Channel Adapter 0x{:016x}, base LID {}, \"{}\", port {}\n# LID  : SL : MTU : RATE",
+            "{kind} 0x{:016x}, base LID {}, \"{}\", port {}\n# LID  : SL : MTU : RATE",
             src.port_guid,
             src.lid,
             one_line(&net.node(src.node).name),
-            src.port.map_or(1, |p| p.0)
+            src.port.map_or(0, |p| p.0)
         );
-        for dst in &terminal_lids {
-            let d = net.kind_index(dst.node);
-            if d == s {
+        for (i, dst) in entries.iter().enumerate() {
+            if dst.node == src.node {
                 continue;
             }
-            match routes.path(net, s, d) {
-                Ok(path) => {
+            path.clear();
+            path.extend(snd.inj);
+            match view.walk(net, snd.start, i, &mut path) {
+                Ok(()) => {
                     let slowest = path
                         .iter()
                         .map(|&c| net.class(net.channel(c).class).bandwidth.0)
                         .min()
-                        .unwrap_or(0);
+                        .unwrap_or(u64::MAX);
                     let _ = writeln!(
                         out,
                         "0x{:04X} : {:<2} : {:<3} : {:<4}",
                         dst.lid,
-                        routes.lane(s, d),
+                        view.sl(k, i),
                         MTU_2048,
                         rate_code(slowest)
                     );
@@ -130,10 +137,9 @@ pub fn write_path_records(net: &Network, routes: &Routes) -> Result<String, Rout
         }
         out.push('\n');
     }
-    Ok(out)
+    out
 }
 
-/// A source heading: its kind word, port GUID and base LID.
 fn heading(line: &str) -> Option<(&str, &str)> {
     ["Channel Adapter", "Switch", "Router"]
         .into_iter()
@@ -159,6 +165,8 @@ pub fn read_path_records(
     // The source of the block being read: a terminal, or None for a
     // switch or router whose records are skipped.
     let mut source: Option<Option<u32>> = None;
+    let mut slid: u16 = 0;
+    let mut lid_sls: Vec<(u16, u16, u8)> = Vec::new();
     let mut seen = super::lanes::PairLanes::default();
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
@@ -167,9 +175,20 @@ pub fn read_path_records(
             continue;
         }
         if let Some((kind, rest)) = heading(line) {
+            let base = rest
+                .split(',')
+                .find_map(|f| f.trim().strip_prefix("base LID"))
+                .and_then(|l| parse_number(l.trim(), u64::from(u16::MAX)))
+                .map(|l| l as u16);
             source = Some(if kind == "Channel Adapter" {
-                Some(source_terminal(net, &lids, rest, origin, n)?)
+                let t = source_terminal(net, &lids, rest, origin, n)?;
+                slid = base
+                    .filter(|&l| lids.lookup(l).is_some())
+                    .unwrap_or_else(|| lids.lid(net.terminal(t as usize)));
+                // Only a terminal's own port gives the pair lane.
+                lids.lookup(slid).filter(|e| e.primary).map(|_| t)
             } else {
+                slid = base.unwrap_or(0);
                 None
             });
             continue;
@@ -205,7 +224,6 @@ pub fn read_path_records(
             [sl, mtu, rate]
                 if parse_number(mtu, 255).is_some() && parse_number(rate, 255).is_some() =>
             {
-                let Some(s) = src else { continue };
                 let sl = parse_number(sl, 15).ok_or_else(|| {
                     parse_error(
                         origin,
@@ -213,7 +231,13 @@ pub fn read_path_records(
                         format!("cannot read the SL '{}': expected 0..=15", clip(sl)),
                     )
                 })? as u8;
-                let Some(d) = terminal_of(net, &lids, dlid) else {
+                if lids.lookup(slid).is_some() && lids.lookup(dlid).is_some() {
+                    lid_sls.push((slid, dlid, sl));
+                }
+                let Some(s) = src else { continue };
+                let Some(d) = terminal_of(net, &lids, dlid)
+                    .filter(|_| lids.lookup(dlid).is_some_and(|e| e.primary))
+                else {
                     if lids.lookup(dlid).is_none() {
                         return Err(parse_error(
                             origin,
@@ -221,7 +245,7 @@ pub fn read_path_records(
                             format!("LID 0x{dlid:04x} belongs to no port of '{}'", net.name()),
                         ));
                     }
-                    continue; // a switch's LID: paths to switches are not modelled
+                    continue; // a switch or another port: its SL is kept per LID above
                 };
                 if d == s {
                     continue;
@@ -244,6 +268,10 @@ pub fn read_path_records(
         }
     }
     seen.apply(net, routes);
+    if let Some(t) = routes.lid_tables_mut() {
+        t.sls
+            .extend(lid_sls.into_iter().map(|(s, d, sl)| ((s, d), sl)));
+    }
     Ok(())
 }
 
