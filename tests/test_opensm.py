@@ -187,7 +187,7 @@ def test_audit_takes_sls_from_opensm_path_records(tools, tmp_path):
         with sn.sm("dfsssp", "dfsssp") as d:
             lst = routelab.load(d / "opensm-subnet.lst")
             records = tmp_path / "opensm-path-records.dump"
-            records.write_text(sn.path_records(lst))
+            records.write_text(sn.path_records(lst, switches=True))
         assert osm.osm_vls(d)[0] == 2
         lfts = d / "opensm-lfts.dump"
         with_sls = routelab.read_lfts(lst, lfts, lanes=records).deadlock()
@@ -200,7 +200,7 @@ def test_audit_takes_sls_from_opensm_path_records(tools, tmp_path):
         conf = {"lfts_file": tmp_path / "r" / "opensm-lfts.dump"}
         with sn.sm("file", "file", **conf) as f:
             zero = tmp_path / "file-path-records.dump"
-            zero.write_text(sn.path_records(lst))
+            zero.write_text(sn.path_records(lst, switches=True))
         assert osm.osm_errors(f) == []
         deployed = routelab.read_lfts(lst, f / "opensm-lfts.dump", lanes=zero).deadlock()
         assert not deployed["deadlock_free"]
@@ -224,12 +224,11 @@ def test_qos_policy_deploys_routelab_sls(tools, tmp_path):
         conf = osm.deploy_conf(out / "opensm-lfts.dump", policy, check["lanes_used"])
         with sn.sm("deploy", "file", **conf) as d:
             records = tmp_path / "opensm-path-records.dump"
-            records.write_text(sn.path_records(lst))
+            records.write_text(sn.path_records(lst, switches=True))
         assert osm.osm_errors(d) == []
-    want = {k: v for k, v in osm.pair_lanes((out / "lanes.txt").read_text()).items() if v}
-    got = {k: v for k, v in records_sls(records.read_text()).items() if v}
-    cas = osm.ca_lids(lst)
-    assert got and got == {k: v for k, v in want.items() if k[0] in cas and k[1] in cas}
+    want = osm.pair_lanes((out / "lanes.txt").read_text())
+    got = records_sls(records.read_text())
+    assert any(got.values()) and all(v == want.get(k, 0) for k, v in got.items())
     deployed = routelab.read_lfts(lst, d / "opensm-lfts.dump", lanes=records).deadlock()
     assert deployed["deadlock_free"]
 
@@ -238,7 +237,7 @@ def records_sls(text: str) -> dict[tuple[int, int], int]:
     """``(source LID, destination LID) -> SL`` of a path-record dump."""
     out, src = {}, None
     for ln in text.splitlines():
-        if ln.startswith("Channel Adapter"):
+        if ln.startswith(("Channel Adapter", "Switch")):
             src = int(ln.split("base LID ")[1].split(",")[0])
         elif ln.startswith("0x") and "UNREACHABLE" not in ln:
             dlid, sl = (w.strip() for w in ln.split(":")[:2])

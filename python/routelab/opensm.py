@@ -204,13 +204,16 @@ class Subnet:
                 proc.kill()
                 proc.wait()
 
-    def path_records(self, net) -> str:
+    def path_records(self, net, switches: bool = False) -> str:
         """The path records the running SM's SA hands out between every pair
         of adapters of ``net`` (the fabric with the subnet's LIDs, e.g. read
-        from ``opensm-subnet.lst``), queried one pair at a time with
-        ``saquery PR``, as an ``opensm-path-records.dump``: a block per
-        source adapter with the SL of the path to every other adapter."""
-        ends = [(net.nodes[t][3], net.nodes[t][2], net.nodes[t][1]) for t in net.terminals]
+        from ``opensm-subnet.lst``), and with ``switches`` of switch LIDs
+        too, queried one pair at a time with ``saquery PR``, as an
+        ``opensm-path-records.dump``: a block per source port with the SL of
+        the path to every other."""
+        nodes = list(net.terminals) + (list(net.switches) if switches else [])
+        ends = [(net.nodes[t][3], net.nodes[t][2], net.nodes[t][1]) for t in nodes]
+        is_switch = {net.nodes[x][3] for x in net.switches}
 
         def record(pair: tuple[int, int]) -> str:
             slid, dlid = pair
@@ -232,8 +235,9 @@ class Subnet:
             got = dict(zip(pairs, pool.map(record, pairs), strict=True))
         out = []
         for slid, guid, desc in ends:
+            kind, port = ("Switch", 0) if slid in is_switch else ("Channel Adapter", 1)
             out.append(
-                f'Channel Adapter 0x{guid:016x}, base LID {slid}, "{desc}", port 1\n'
+                f'{kind} 0x{guid:016x}, base LID {slid}, "{desc}", port {port}\n'
                 "# LID  : SL : MTU : RATE\n"
             )
             out += [got[(slid, d)] for d, _, _ in ends if d != slid]
@@ -263,16 +267,19 @@ def pair_lanes(lanes_txt: str) -> dict[tuple[int, int], int]:
 def qos_policy(net, lanes_txt: str) -> str:
     """An OpenSM QoS policy (``qos_policy_file``) under which the SA hands
     out, for every pair of adapters of ``net`` (the fabric with the
-    subnet's LIDs), the SL ``lanes.txt`` gives it: a port group per adapter
-    port, a QoS level per SL, and per source and SL one match rule naming
-    the destinations. Pairs not named keep the default level, SL 0."""
+    subnet's LIDs), and of switch LIDs where ``lanes.txt`` names them, the
+    SL ``lanes.txt`` gives it: a port group per port, a QoS level per SL,
+    and per source and SL one match rule naming the destinations. Pairs not
+    named keep the default level, SL 0."""
     guid_of = {}
     for ln in net.to_guid2lid().splitlines():
         w = ln.split()
         if len(w) == 3:
             guid_of[int(w[1], 0)] = int(w[0], 16)
     lanes = pair_lanes(lanes_txt)
-    term_lids = sorted(net.nodes[t][3] for t in net.terminals)
+    # Adapters, and switches (port 0) where the lane table names them.
+    named = {x for pair in lanes for x in pair if x in guid_of}
+    term_lids = sorted({net.nodes[t][3] for t in net.terminals} | named)
     sls = sorted({sl for (s, d), sl in lanes.items() if s in guid_of and d in guid_of} | {0})
     out = ["# routelab: the SL of every pair of adapters, for OpenSM's qos_policy_file", ""]
     out.append("port-groups")
