@@ -121,15 +121,11 @@ pub fn assign_lids(net: &Network) -> Result<Lids, RoutingError> {
     }
     for (node, port) in others {
         let l = (entries.len() + 1) as u16;
-        let guid = net
-            .port_attrs(node, port)
-            .map(|a| a.guid)
-            .filter(|&g| g != 0)
-            .unwrap_or(net.node(node).guid ^ (u64::from(port.0) << 32));
         entries.push(LidEntry {
             lid: l,
             node,
-            port_guid: guid,
+            // Recorded, else the node GUID plus the port, as ibsim gives it.
+            port_guid: net.port_guid(node, port),
             primary: false,
             port: Some(port),
         });
