@@ -3,6 +3,7 @@
 use proptest::prelude::*;
 use rand::Rng;
 use routelab_core::deadlock::{self, Heuristic, PathRef};
+use routelab_core::network::metrics::updown as updown_order;
 use routelab_core::network::metrics::{bfs_distances, UNREACHABLE};
 use routelab_core::network::spec;
 use routelab_core::routing::{self, Routes, RoutingError, RoutingOptions, ENGINES};
@@ -447,7 +448,18 @@ fn dnup_is_legal_from_the_edge_and_acyclic() {
                 }
             }
         }
-        assert_legal(net, &r, |v| (std::cmp::Reverse(dist[v.index()]), v));
+        // Ties in distance: updown's order from the most central switch.
+        let members: Vec<usize> = (0..net.switches().len()).collect();
+        let centre = updown_order::central_switch(net, &members).unwrap();
+        let from_centre = updown_order::updown_ranks(net, centre);
+        assert_legal(net, &r, |v| {
+            let tie = if net.is_switch(v) {
+                from_centre[net.kind_index(v)]
+            } else {
+                0
+            };
+            (std::cmp::Reverse(dist[v.index()]), tie, v)
+        });
         let rep = r.deadlock_report(net).unwrap();
         assert!(rep.deadlock_free, "{}: {rep}", net.name());
         assert_eq!(rep.lanes_used, 1);
