@@ -113,7 +113,9 @@ def test_path_records_give_the_audit_its_sls(run_cli, tmp_path):
     r = run_cli("route", "torus:5,c=2", "--engine", "dfsssp", "--max-lanes", "2", "-o", str(out))
     assert r.returncode == 0, r.stderr
     records = out / "opensm-path-records.dump"
-    assert records.read_text().startswith("Channel Adapter 0x")
+    # A block per sending port: every adapter port and every switch.
+    text = records.read_text()
+    assert text.count("Channel Adapter 0x") == 10 and text.count("Switch 0x") == 5
     audit = ["deadlock", "torus:5,c=2", "--lfts", str(out / "opensm-lfts.dump"), "--json"]
     r = run_cli(*audit, "--lanes", str(records), "--sl2vl", str(out / "opensm-sl2vl.dump"))
     assert r.returncode == 0 and json.loads(r.stdout)["deadlock_free"], r.stderr
