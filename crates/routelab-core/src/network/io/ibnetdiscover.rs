@@ -128,4 +128,19 @@ mod tests {
             Bandwidth(100_000_000_000)
         );
     }
+
+    #[test]
+    fn a_listing_cut_short_is_refused_naming_the_line() {
+        let net = crate::network::spec::build("kary-ntree:k=4,n=3").unwrap();
+        let text = to_string(&net);
+        assert!(from_str(&text, "whole.ibnet").is_ok());
+        // `head -n 60`: the later nodes' sections are gone, their cables
+        // from the first nodes remain.
+        let head: String = text.lines().take(60).map(|l| format!("{l}\n")).collect();
+        let e = from_str(&head, "cut.ibnet").unwrap_err().to_string();
+        assert!(
+            e.contains("cut.ibnet:") && e.contains("the file is cut"),
+            "{e}"
+        );
+    }
 }

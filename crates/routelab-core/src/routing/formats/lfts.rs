@@ -131,6 +131,10 @@ struct Section {
     node: NodeId,
     /// Per LID in this section: the port and the line.
     seen: HashMap<u16, (u16, usize)>,
+    /// Entry lines read, and the line of the count that closed the
+    /// section (`N lids dumped`), if any.
+    entries: usize,
+    counted: Option<usize>,
 }
 
 struct Reader<'a> {
@@ -187,10 +191,37 @@ impl Reader<'_> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut section: Option<Section> = None;
         let mut sections = 0usize;
+        // Sections closed by their count, and the width of the port
+        // numbers written (OpenSM and ibroute pad them to three digits).
+        let mut counted = 0usize;
+        let mut padded = false;
+        let mut last = 0usize;
         for (i, raw) in text.lines().enumerate() {
             let n = i + 1;
             let line = raw.trim();
             if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            last = n;
+            if let Some(count) = lids_count(line) {
+                if let Some(s) = section.as_mut() {
+                    if count != s.entries {
+                        return Err(self.err(
+                            n,
+                            format!(
+                                "'{}' but the section of switch {} has {} entries: the dump is \
+                                 cut or edited",
+                                clip(line),
+                                self.net.label(s.node),
+                                s.entries
+                            ),
+                        ));
+                    }
+                    if s.counted.is_none() {
+                        counted += 1;
+                    }
+                    s.counted = Some(n);
+                }
                 continue;
             }
             if line.starts_with("Unicast lids") {
@@ -210,6 +241,20 @@ impl Reader<'_> {
                          switch ...' header",
                     ));
                 };
+                let port = line.split_whitespace().nth(1).unwrap_or("");
+                if port.len() >= 3 && port.chars().all(|c| c.is_ascii_digit()) {
+                    padded = true;
+                } else if padded && port.chars().all(|c| c.is_ascii_digit()) {
+                    return Err(self.err(
+                        n,
+                        format!(
+                            "the port '{port}' of '{}' has fewer than the three digits of the \
+                             entries before it: the line is cut",
+                            clip(line)
+                        ),
+                    ));
+                }
+                s.entries += 1;
                 self.entry(s, line, n)?;
             } else if !is_skipped(line) {
                 return Err(self.err(
@@ -227,6 +272,20 @@ impl Reader<'_> {
                 1,
                 "no 'Unicast lids ... of switch ...' section: this is not an LFT dump",
             ));
+        }
+        // Every section before the last closed by its count: the last one
+        // without it ends where the file was cut.
+        if let Some(s) = section {
+            if s.counted.is_none() && counted + 1 == sections && sections > 1 {
+                return Err(self.err(
+                    last,
+                    format!(
+                        "the section of switch {} ends without its 'N lids dumped' line, which \
+                         every other section has: the file is cut",
+                        self.net.label(s.node)
+                    ),
+                ));
+            }
         }
         Ok(())
     }
@@ -317,6 +376,8 @@ impl Reader<'_> {
             x,
             node,
             seen: HashMap::new(),
+            entries: 0,
+            counted: None,
         })
     }
 
@@ -412,6 +473,15 @@ impl Reader<'_> {
     }
 }
 
+/// The count of a `N lids dumped` or `N valid lids dumped` line.
+fn lids_count(line: &str) -> Option<usize> {
+    let words: Vec<&str> = line.split_whitespace().take(4).collect();
+    match words.as_slice() {
+        [count, "lids", "dumped"] | [count, "valid", "lids", "dumped"] => count.parse().ok(),
+        _ => None,
+    }
+}
+
 /// Lines of a dump that carry nothing to read.
 fn is_skipped(line: &str) -> bool {
     let words: Vec<&str> = line.split_whitespace().take(5).collect();
@@ -482,5 +552,37 @@ mod tests {
         // The port GUIDs win over the (swapped) LIDs, as when OpenSM loads.
         assert_eq!(r.port(0, 0), Some(PortId(1)));
         assert_eq!(r.port(0, 1), Some(PortId(2)));
+    }
+
+    #[test]
+    fn cut_lines_counts_that_disagree_and_cut_files_are_refused() {
+        let net = spec::build("kary-ntree:k=2,n=2").unwrap();
+        let routes = crate::routing::route(&net, "minhop", &Default::default()).unwrap();
+        let text = write_lfts(&net, &routes).unwrap();
+        assert!(read_lfts(&net, &text, "ok.dump").is_ok());
+        // An entry cut to two digits of its port.
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines.iter().position(|l| l.starts_with("0x0003")).unwrap();
+        let mut cut = lines.clone();
+        let short = format!("{} 00", &lines[at][..6]);
+        cut[at] = &short;
+        let e = read_lfts(&net, &cut.join("\n"), "cut.dump")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!("cut.dump:{}", at + 1)) && e.contains("cut"),
+            "{e}"
+        );
+        // A count that does not match its section.
+        let wrong = text.replacen(" lids dumped", "9 lids dumped", 1);
+        let e = read_lfts(&net, &wrong, "count.dump")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("entries") && e.contains("count.dump:"), "{e}");
+        // The file cut in its last section (head -n).
+        let keep = lines.len() - 3;
+        let head = lines[..keep].join("\n");
+        let e = read_lfts(&net, &head, "head.dump").unwrap_err().to_string();
+        assert!(e.contains("the file is cut"), "{e}");
     }
 }

@@ -92,6 +92,9 @@ struct Reader<'a> {
     guids: Seen<u64>,
     ports_declared: u64,
     port_budget: u64,
+    /// The file is a tool's whole listing (`# Topology file:` heading, as
+    /// ibnetdiscover and routelab write), so every node has a section.
+    complete: bool,
 }
 
 /// Reads ibnetdiscover text; `origin` names the file in errors and, by its
@@ -111,6 +114,10 @@ pub(crate) fn read(text: &str, origin: &str) -> Result<Network, TopologyError> {
         guids: HashMap::new(),
         ports_declared: 0,
         port_budget: PORT_BUDGET.max(text.len() as u64),
+        complete: text
+            .lines()
+            .take(16)
+            .any(|l| l.trim_start().starts_with("# Topology file:")),
     };
     r.scan(text)?;
     r.resolve()?;
@@ -412,6 +419,11 @@ impl<'a> Reader<'a> {
     /// Pass 2: finds each remote node, creating the ones without a section
     /// of their own, and records what each end says about its peer.
     fn resolve(&mut self) -> Result<(), TopologyError> {
+        // ibnetdiscover gives every node it found a section: in its
+        // listing, a node cabled to but without one means the file was cut
+        // (`head -n`) or edited. Files written by hand may name nodes by
+        // their cables alone.
+        let sections = self.nodes.iter().filter(|nd| nd.line != 0).count();
         for e in 0..self.ends.len() {
             let (n, p) = (self.ends[e].line, self.ends[e].p);
             let m = match self.ids.get(p.remote) {
@@ -427,6 +439,17 @@ impl<'a> Reader<'a> {
                             ),
                         ));
                     };
+                    if self.complete {
+                        return Err(self.err(
+                            n,
+                            format!(
+                                "node \"{}\" is cabled here but has no section of its own, \
+                                 while {sections} nodes have theirs: the file is cut or \
+                                 incomplete (a topology file lists every node found)",
+                                clip(p.remote)
+                            ),
+                        ));
+                    }
                     if self.nodes.len() >= (u32::MAX - 1) as usize {
                         return Err(self.err(n, "too many nodes"));
                     }
