@@ -135,6 +135,8 @@ struct Section {
     /// section (`N lids dumped`), if any.
     entries: usize,
     counted: Option<usize>,
+    /// The top of the header's LID range (`Unicast lids [0-24]`), if read.
+    top: Option<usize>,
 }
 
 struct Reader<'a> {
@@ -203,17 +205,24 @@ impl Reader<'_> {
                 continue;
             }
             last = n;
-            if let Some(count) = lids_count(line) {
+            if let Some((count, valid)) = lids_count(line) {
                 if let Some(s) = section.as_mut() {
-                    if count != s.entries {
+                    // OpenSM counts the LID range it walked, ibroute the
+                    // entries it printed ("valid").
+                    let fits = count == s.entries || (!valid && Some(count) == s.top);
+                    if !fits {
                         return Err(self.err(
                             n,
                             format!(
-                                "'{}' but the section of switch {} has {} entries: the dump is \
-                                 cut or edited",
+                                "'{}' but the section of switch {} has {} entries{}: the dump \
+                                 is cut or edited",
                                 clip(line),
                                 self.net.label(s.node),
-                                s.entries
+                                s.entries,
+                                match s.top {
+                                    Some(t) => format!(" and LIDs up to {t}"),
+                                    None => String::new(),
+                                }
                             ),
                         ));
                     }
@@ -378,6 +387,7 @@ impl Reader<'_> {
             seen: HashMap::new(),
             entries: 0,
             counted: None,
+            top: lid_range_top(line),
         })
     }
 
@@ -473,13 +483,23 @@ impl Reader<'_> {
     }
 }
 
-/// The count of a `N lids dumped` or `N valid lids dumped` line.
-fn lids_count(line: &str) -> Option<usize> {
+/// The count of a `N lids dumped` or `N valid lids dumped` line, and
+/// whether it counts valid entries.
+fn lids_count(line: &str) -> Option<(usize, bool)> {
     let words: Vec<&str> = line.split_whitespace().take(4).collect();
     match words.as_slice() {
-        [count, "lids", "dumped"] | [count, "valid", "lids", "dumped"] => count.parse().ok(),
+        [count, "lids", "dumped"] => Some((count.parse().ok()?, false)),
+        [count, "valid", "lids", "dumped"] => Some((count.parse().ok()?, true)),
         _ => None,
     }
+}
+
+/// The top of a header's LID range: `24` in `Unicast lids [0-24]` or
+/// `3` in `Unicast lids [0x0-0x3]`.
+fn lid_range_top(header: &str) -> Option<usize> {
+    let inside = header.split_once('[')?.1.split_once(']')?.0;
+    let top = inside.split_once('-')?.1.trim();
+    parse_number(top, u64::from(u16::MAX)).map(|t| t as usize)
 }
 
 /// Lines of a dump that carry nothing to read.
@@ -574,7 +594,7 @@ mod tests {
             "{e}"
         );
         // A count that does not match its section.
-        let wrong = text.replacen(" lids dumped", "9 lids dumped", 1);
+        let wrong = text.replacen(" lids dumped", "99 lids dumped", 1);
         let e = read_lfts(&net, &wrong, "count.dump")
             .unwrap_err()
             .to_string();
