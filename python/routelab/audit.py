@@ -130,8 +130,8 @@ def audit(
         summary.append(
             (
                 "effective bisection bandwidth",
-                f"{ebb['avg']:.3f} (min {ebb['min']:.3f}, max {ebb['max']:.3f}, "
-                f"{ebb['patterns']} bisections)",
+                f"{ebb['avg']:.3f} of each link's bandwidth (min {ebb['min']:.3f}, max "
+                f"{ebb['max']:.3f}, {ebb['patterns']} bisections)",
             )
         )
     return {
@@ -188,6 +188,27 @@ def to_json(result: dict[str, Any]) -> str:
     return json.dumps(out, indent=2)
 
 
+def _failed_finding(key: str, text: str, walk: dict[str, Any]) -> bool:
+    """Whether a summary row reports a failed check (not the deadlock row)."""
+    if key in ("unreachable destinations", "pairs dropped (VL 15)"):
+        return True
+    if key == "pairs without a route":
+        return bool(walk["broken_pairs"])
+    if key == "LIDs walked from every switch":
+        return not text.endswith("0 loops, 0 black holes, 0 wrong destinations")
+    return False
+
+
+#: Findings wrap instead of running off the page; a failed check is red, a
+#: deadlock-free verdict green.
+_AUDIT_CSS = """
+table.findings { max-width: 100%; }
+td.wrap { text-align: left; white-space: pre-wrap; overflow-wrap: anywhere; max-width: 60em; }
+tr.bad td, tr.bad th { background: #fde8e8; color: #8b0000; font-weight: 600; }
+tr.ok td { background: #e8f6e8; color: #145214; }
+"""
+
+
 def write_html(result: dict[str, Any], out: str | Path) -> Path:
     """Writes the audit as a page a browser opens without network access."""
     import matplotlib
@@ -200,11 +221,20 @@ def write_html(result: dict[str, Any], out: str | Path) -> Path:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     parts = []
-    rows = "".join(
-        f"<tr><th class=s>{html.escape(str(k))}</th><td class=s>{html.escape(str(v))}</td></tr>"
-        for k, v in result["summary"]
-    )
-    parts.append(f"<h2>Findings</h2><table>{rows}</table>")
+    walk = result["walk"]
+    rows = []
+    for k, v in result["summary"]:
+        text = str(v)
+        verdict = ""
+        if k == "deadlock":
+            verdict = "ok" if text == "free" else "bad"
+        elif _failed_finding(str(k), text, walk):
+            verdict = "bad"
+        rows.append(
+            f'<tr class="{verdict}"><th class=s>{html.escape(str(k))}</th>'
+            f"<td class=wrap>{html.escape(text)}</td></tr>"
+        )
+    parts.append("<h2>Findings</h2><table class=findings>" + "".join(rows) + "</table>")
     walk = result["walk"]
     if walk["broken_examples"]:
         parts.append("<h2>Pairs without a route</h2>")
@@ -247,7 +277,7 @@ def write_html(result: dict[str, Any], out: str | Path) -> Path:
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
     page = (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>"
+        f"<title>{html.escape(title)}</title><style>{_CSS}{_AUDIT_CSS}</style></head><body>"
         f"<h1>{html.escape(title)}</h1><p class=sub>routes "
         f"{html.escape(str(dict(result['summary']).get('routes', '')))}, written {stamp}</p>"
         + "".join(parts)
