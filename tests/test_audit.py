@@ -2,6 +2,7 @@
 computed here and on LFT dumps with a hole punched in them."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -106,3 +107,18 @@ def test_audit_walks_second_port_and_switch_lids(tmp_path, run_cli):
     assert res.returncode == 0, res.stderr
     report = json.loads(res.stdout)
     assert report["walk"]["lid_walk"]["unreachable_lids"] == []
+
+
+def test_a_link_slower_than_its_peers_is_flagged_with_its_routes(run_cli, tmp_path):
+    # small.ibnet: one adapter cabled at 4xFDR among 4xEDR cables.
+    fabric = Path(__file__).parent.parent / "examples" / "fabrics" / "small.ibnet"
+    r = run_cli("audit", str(fabric), "--engine", "minhop", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert len(out["odd_links"]) == 1
+    odd = out["odd_links"][0]
+    assert "4xFDR" in odd["speed"] and "4xEDR" in odd["peers"] and odd["routes"] >= 1
+    assert out["summary"]["links slower than their peers"].startswith("1, e.g.")
+    page = tmp_path / "a.html"
+    assert run_cli("audit", str(fabric), "--engine", "minhop", "--html", str(page)).returncode == 0
+    assert "Links slower than their peers" in page.read_text()

@@ -53,6 +53,7 @@ def audit(
         np.asarray(routes._routes.channel_loads(everyone)) if walk["broken_pairs"] == 0 else None
     )
     busiest_all = _busiest(net, all_loads, top)
+    odd = odd_links(net, all_loads)
     bisection = None
     ebb = None
     if patterns > 0 and t >= 2 and walk["broken_pairs"] == 0:
@@ -134,7 +135,18 @@ def audit(
                 f"{ebb['max']:.3f}, {ebb['patterns']} bisections)",
             )
         )
+    if len(odd):
+        first = odd.iloc[0]
+        carried = "" if np.isnan(first["routes"]) else f", carrying {first['routes']:g} routes"
+        summary.append(
+            (
+                "links slower than their peers",
+                f"{len(odd)}, e.g. {first['link']} at {first['speed']} where its peers run "
+                f"{first['peers']}{carried}",
+            )
+        )
     return {
+        "odd_links": odd,
         "summary": summary,
         "deadlock": deadlock,
         "walk": walk,
@@ -164,6 +176,40 @@ def failures(result: dict[str, Any]) -> list[str]:
     return out
 
 
+def odd_links(net: Network, loads: np.ndarray | None = None) -> pd.DataFrame:
+    """Cables whose speed differs from that of most cables of their kind
+    (switch to switch, or switch to adapter), as ibdiagnet flags them: a
+    4xDDR cable in an EDR fabric. With all-to-all ``loads`` (routes per
+    channel), the routes each carries (the busier direction), which the
+    routing engines do not lower for a slow link."""
+    speed = {name: bps for name, bps, _ in net.classes}
+    kinds = [n[0] for n in net.nodes]
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, (a, _, b, _, _) in enumerate(net.cables):
+        groups.setdefault(tuple(sorted((kinds[a], kinds[b]))), []).append(i)
+    rows = []
+    for members in groups.values():
+        rates = [speed[net.cables[i][4]] for i in members]
+        usual = max(set(rates), key=rates.count)
+        peers = next(net.cables[i][4] for i in members if speed[net.cables[i][4]] == usual)
+        for i in members:
+            a, pa, b, pb, cls = net.cables[i]
+            if speed[cls] == usual:
+                continue
+            routes = (
+                float(max(loads[2 * i], loads[2 * i + 1])) if loads is not None else float("nan")
+            )
+            rows.append(
+                {
+                    "link": f"{net.labels[a]} port {pa} - {net.labels[b]} port {pb}",
+                    "speed": f"{cls} ({speed[cls] / 1e9:g} Gb/s)",
+                    "peers": f"{peers} ({usual / 1e9:g} Gb/s)",
+                    "routes": routes,
+                }
+            )
+    return pd.DataFrame(rows, columns=["link", "speed", "peers", "routes"])
+
+
 def _busiest(net: Network, loads: np.ndarray | None, top: int) -> pd.DataFrame:
     """The ``top`` busiest switch-to-switch channels (a terminal's own link
     carries all of its traffic whatever the routing)."""
@@ -180,11 +226,12 @@ def to_json(result: dict[str, Any]) -> str:
     out = {
         k: v
         for k, v in result.items()
-        if k not in ("busiest_all_to_all", "busiest_bisection", "loads")
+        if k not in ("busiest_all_to_all", "busiest_bisection", "odd_links", "loads")
     }
     out["summary"] = dict(result["summary"])
     for key in ("busiest_all_to_all", "busiest_bisection"):
         out[key] = json.loads(result[key].reset_index().to_json(orient="records"))
+    out["odd_links"] = json.loads(result["odd_links"].to_json(orient="records"))
     return json.dumps(out, indent=2)
 
 
@@ -235,6 +282,14 @@ def write_html(result: dict[str, Any], out: str | Path) -> Path:
             f"<td class=wrap>{html.escape(text)}</td></tr>"
         )
     parts.append("<h2>Findings</h2><table class=findings>" + "".join(rows) + "</table>")
+    odd = result.get("odd_links")
+    if odd is not None and len(odd):
+        parts.append(
+            "<h2>Links slower than their peers</h2><p>Cables whose speed differs from most "
+            "cables of their kind, with the routes each carries all-to-all: the engines "
+            "route over them as over their peers.</p>"
+        )
+        parts.append(html_table(odd))
     walk = result["walk"]
     if walk["broken_examples"]:
         parts.append("<h2>Pairs without a route</h2>")
