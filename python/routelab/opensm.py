@@ -217,21 +217,27 @@ class Subnet:
 
         def record(pair: tuple[int, int]) -> str:
             slid, dlid = pair
-            run = subprocess.run(
-                ["saquery", "PR", "--slid", str(slid), "--dlid", str(dlid)],
-                env=self.env,
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
-            f = dict(re.findall(r"^\s*(sl|mtu|rate)\.+(0x[0-9a-fA-F]+)", run.stdout, re.M))
+            # A query can time out on a busy machine (the simulated MADs
+            # share it): ask again before calling the pair unreachable.
+            for attempt in range(4):
+                run = subprocess.run(
+                    ["saquery", "PR", "--slid", str(slid), "--dlid", str(dlid)],
+                    env=self.env,
+                    capture_output=True,
+                    text=True,
+                    timeout=60,
+                )
+                f = dict(re.findall(r"^\s*(sl|mtu|rate)\.+(0x[0-9a-fA-F]+)", run.stdout, re.M))
+                if run.returncode == 0 and "sl" in f:
+                    break
+                time.sleep(0.2 * (attempt + 1))
             if run.returncode != 0 or "sl" not in f:
                 return f"0x{dlid:04x} : UNREACHABLE\n"
             mtu, rate = int(f["mtu"], 16) & 0x3F, int(f["rate"], 16) & 0x3F
             return f"0x{dlid:04x} : {int(f['sl'], 16)}  : {mtu}   : {rate}\n"
 
         pairs = [(s, d) for s, _, _ in ends for d, _, _ in ends if s != d]
-        with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
             got = dict(zip(pairs, pool.map(record, pairs), strict=True))
         out = []
         for slid, guid, desc in ends:
