@@ -189,6 +189,12 @@ class Subnet:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"opensm ({engine}) did not bring the subnet up")
                 time.sleep(0.1)
+            # The first sweep ends with "SUBNET UP" in the log once routes, SLs
+            # and SL-to-VL tables are in place; the SA answers with them from
+            # then on. Some engines' sweeps never log it: wait a while only.
+            settle = time.monotonic() + 10
+            while time.monotonic() < settle and "SUBNET UP" not in log.read_text(errors="replace"):
+                time.sleep(0.1)
             time.sleep(0.5)
             cache = self.cache / "guid2lid"
             while not cache.exists() and time.monotonic() < deadline:
