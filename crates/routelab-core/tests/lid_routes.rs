@@ -274,6 +274,7 @@ fn written_files_reaudit_to_the_engines_verdict() {
     ];
     let tmp = std::env::temp_dir().join(format!("routelab-lid-routes-{}", std::process::id()));
     let mut checked = 0;
+    let mut routed = Vec::new();
     for (name, net) in &fabrics {
         for &engine in ENGINES {
             let r = match routing::route(net, engine, &RoutingOptions::default()) {
@@ -281,6 +282,7 @@ fn written_files_reaudit_to_the_engines_verdict() {
                 Err(RoutingError::Unfit { .. }) => continue,
                 Err(e) => panic!("{engine} on {name}: {e}"),
             };
+            routed.push(format!("{engine} on {name}"));
             let verdict = r.deadlock_report(net).unwrap();
             if promises(engine) {
                 assert!(verdict.deadlock_free, "{engine} on {name}: {verdict}");
@@ -304,6 +306,16 @@ fn written_files_reaudit_to_the_engines_verdict() {
     }
     let _ = std::fs::remove_dir_all(&tmp);
     assert!(checked >= 30, "{checked}");
+    // The structure engines recognise the dumps: a torus with a dual-homed
+    // adapter, a tree with doubled leaf-spine cables and dual-homed storage.
+    for want in [
+        "dor on torus dump",
+        "torus-2qos on torus dump",
+        "dmodk on tree dump",
+        "ftree on tree dump",
+    ] {
+        assert!(routed.iter().any(|r| r == want), "{want}: {routed:?}");
+    }
 }
 
 #[test]

@@ -232,6 +232,13 @@ impl SpecArgs {
             .ok_or_else(|| self.missing(key, "a list like 4x4"))?;
         self.parse_list(key, v, lo, hi)
     }
+
+    /// A list like [`SpecArgs::list`], or `None` when the key is absent.
+    pub fn opt_list(&self, key: &str, lo: u32, hi: u32) -> Result<Option<Vec<u32>>, TopologyError> {
+        self.raw(key)
+            .map(|v| self.parse_list(key, v, lo, hi))
+            .transpose()
+    }
 }
 
 #[cfg(test)]

@@ -40,12 +40,21 @@ pub enum Structure {
     /// `j + 1` (`j < w_1`) leads to its parent with `b_1 = j`, its ports
     /// from `w_1 + 1` to its terminals. A k-ary n-tree given `terminals=T`
     /// is stored this way as XGFT(n-1; k..k; k..k), `kary_ntree` set.
+    ///
+    /// `trunks[i - 1]` (empty: all 1) is the number of parallel cables
+    /// between a level-i switch and each of its children, as real fat trees
+    /// double their leaf-spine cables. A level-i switch's port
+    /// `j + 1 + c m_i` is its `c`-th cable to the child with `a_i = j`, its
+    /// port `m_i t_i + 1 + j + c w_{i+1}` its `c`-th cable to the parent
+    /// with `b_{i+1} = j` (`t_i = trunks[i - 1]`; leaves have no down ports).
     Xgft {
         m: Vec<u32>,
         w: Vec<u32>,
         kary_ntree: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         leaf_terminals: Option<u32>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        trunks: Vec<u32>,
     },
     /// Folded 3-stage Clos: `leaves` leaf crossbars with up to
     /// `hosts_per_leaf` (= ports / 2) hosts each, and `spines` spine
@@ -127,9 +136,17 @@ impl Structure {
                 w,
                 kary_ntree,
                 leaf_terminals,
+                trunks,
             } => {
                 let t = leaf_terminals.map_or(String::new(), |_| format!(",terminals={terminals}"));
-                if *kary_ntree {
+                if !trunks.is_empty() {
+                    format!(
+                        "xgft:m={},w={}{t},trunks={}",
+                        join(m),
+                        join(w),
+                        join(trunks)
+                    )
+                } else if *kary_ntree {
                     let n = m.len() + usize::from(leaf_terminals.is_some());
                     format!("kary-ntree:k={},n={n}{t}", m[0])
                 } else {

@@ -42,7 +42,7 @@
 use super::fabric::Fabric;
 use super::{Routes, RoutingEngine, RoutingError, RoutingOptions};
 use crate::network::build::tree::{
-    xgft_down_port, xgft_level_sizes, xgft_node_level_and_label, xgft_up_port,
+    xgft_down_port_copy, xgft_level_sizes, xgft_node_level_and_label, xgft_up_port,
 };
 use crate::network::{Network, PortId, Structure};
 use rayon::prelude::*;
@@ -113,10 +113,13 @@ fn unfit(net: &Network, found: String) -> RoutingError {
 struct Tree {
     m: Vec<u32>,
     w: Vec<u32>,
+    /// `t[i]`: cables between a level-(i+1) switch and each child.
+    t: Vec<u32>,
     /// Terminals actually present (a Clos may leave its last leaf partly
     /// empty).
     terminals: u64,
-    /// `mp[i] = M_i = m_1 ⋯ m_i`, `wp[i] = W_i`; `mp[0] = wp[0] = 1`.
+    /// `mp[i] = M_i = m_1 ⋯ m_i`, `wp[i] = w_1 t_1 ⋯ w_i t_i` (up ports
+    /// per level: `W_i` without trunks); `mp[0] = wp[0] = 1`.
     mp: Vec<u64>,
     wp: Vec<u64>,
     /// With leaf switches at level 0: the leaf of each terminal and the
@@ -128,20 +131,26 @@ impl Tree {
     fn of(net: &Network) -> Result<Tree, RoutingError> {
         let t = net.terminals().len() as u64;
         let s = net.switches().len() as u64;
-        let (m, w, leaf_terminals) = match net.structure() {
+        let (m, w, leaf_terminals, trunks) = match net.structure() {
             Structure::Xgft {
                 m,
                 w,
                 leaf_terminals,
+                trunks,
                 ..
-            } => (m.clone(), w.clone(), *leaf_terminals),
+            } => (m.clone(), w.clone(), *leaf_terminals, trunks.clone()),
             Structure::Clos {
                 leaves,
                 spines,
                 hosts_per_leaf,
                 ..
-            } => (vec![*hosts_per_leaf, *leaves], vec![1, *spines], None),
-            Structure::Crossbar { terminals } => (vec![*terminals], vec![1], None),
+            } => (
+                vec![*hosts_per_leaf, *leaves],
+                vec![1, *spines],
+                None,
+                Vec::new(),
+            ),
+            Structure::Crossbar { terminals } => (vec![*terminals], vec![1], None, Vec::new()),
             other => {
                 return Err(unfit(
                     net,
@@ -158,7 +167,16 @@ impl Tree {
                 ),
             )
         };
-        if m.is_empty() || m.len() != w.len() || m.iter().chain(&w).any(|&x| x == 0) {
+        let trunks = if trunks.is_empty() {
+            vec![1; m.len()]
+        } else {
+            trunks
+        };
+        if m.is_empty()
+            || m.len() != w.len()
+            || trunks.len() != m.len()
+            || m.iter().chain(&w).chain(&trunks).any(|&x| x == 0)
+        {
             return Err(bad());
         }
         let sizes = xgft_level_sizes(&m, &w).ok_or_else(bad)?;
@@ -203,11 +221,13 @@ impl Tree {
             }
             out
         };
+        let up_ports: Vec<u32> = w.iter().zip(&trunks).map(|(&w, &t)| w * t).collect();
         Ok(Tree {
             mp: prefix(&m),
-            wp: prefix(&w),
+            wp: prefix(&up_ports),
             m,
             w,
+            t: trunks,
             terminals: t,
             leaf_of,
         })
@@ -239,16 +259,31 @@ impl Tree {
         for (d, entry) in row.iter_mut().enumerate() {
             let d = d as u64;
             let port = if (lo..hi).contains(&d) {
-                xgft_down_port(((d / below) % down_radix) as u32)
+                let a = ((d / below) % down_radix) as u32;
+                xgft_down_port_copy(self.m[i - 1], a, self.down_copy(i, d))
             } else if i < self.m.len() {
-                let b = (d / self.wp[i]) % u64::from(self.w[i]);
-                xgft_up_port(&self.m, level, b as u32)
+                xgft_up_port(&self.m, &self.t, level, self.up_index(i, d))
             } else {
                 // A top switch reaches every terminal; nothing else to do.
                 continue;
             };
             *entry = port.0;
         }
+    }
+
+    /// The up port index (parent digit, then cable) a level-`i` node takes
+    /// towards `d`: consecutive destinations, consecutive up ports.
+    fn up_index(&self, i: usize, d: u64) -> u32 {
+        let radix = u64::from(self.w[i]) * u64::from(self.t[i]);
+        ((d / self.wp[i]) % radix) as u32
+    }
+
+    /// The cable a level-`i` switch takes down to its child towards `d`:
+    /// the one the child takes up towards `d`, so each destination keeps one
+    /// cable of a trunk both ways and a trunk's cables share the
+    /// destinations.
+    fn down_copy(&self, i: usize, d: u64) -> u32 {
+        self.up_index(i - 1, d) / self.w[i - 1]
     }
 
     /// [`Tree::fill`] for trees with leaf switches: level `i` in `0..=h`.
@@ -269,11 +304,10 @@ impl Tree {
                     PortId(leaf_port)
                 } else {
                     let child = (leaf / self.mp[i - 1]) % u64::from(self.m[i - 1]);
-                    xgft_down_port(child as u32)
+                    xgft_down_port_copy(self.m[i - 1], child as u32, self.down_copy(i, d))
                 }
             } else if i < self.m.len() {
-                let b = (d / self.wp[i]) % u64::from(self.w[i]);
-                xgft_up_port(&self.m, i as u32, b as u32)
+                xgft_up_port(&self.m, &self.t, i as u32, self.up_index(i, d))
             } else {
                 continue;
             };
@@ -285,7 +319,9 @@ impl Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::network::build::tree::{xgft_leaf_terminal_port, xgft_terminal_leaf};
+    use crate::network::build::tree::{
+        xgft_down_port, xgft_leaf_terminal_port, xgft_terminal_leaf,
+    };
     use crate::network::spec;
 
     #[test]
@@ -344,6 +380,54 @@ mod tests {
 
     /// A leaf sends destination d up through parent d mod w_1 and its own
     /// terminals down their ports; the level above picks d / w_1 mod w_2.
+    /// On trunked trees every cable carries its share of the destinations
+    /// whose paths pass: per switch, its up cables within one destination
+    /// of each other, and so the cables of each trunk down.
+    #[test]
+    fn trunked_trees_balance_over_parallel_cables() {
+        use std::collections::{BTreeMap, BTreeSet};
+        for s in [
+            "xgft:m=4x4,w=2x2,terminals=64,trunks=2x2",
+            "xgft:m=6,w=3,terminals=36,trunks=4",
+            "xgft:m=3x4,w=2x2,terminals=48,trunks=1x3",
+        ] {
+            let net = spec::build(s).unwrap();
+            let r = Dmodk.route(&net).unwrap();
+            assert!(r.is_minimal(&net).unwrap(), "{s}");
+            let rep = r.deadlock_report(&net).unwrap();
+            assert!(rep.deadlock_free && r.lanes() == 1, "{s}: {rep}");
+            let t = net.terminals().len();
+            // Per channel, the destinations whose paths use it.
+            let mut dests = vec![BTreeSet::new(); net.channel_count()];
+            for src in 0..t {
+                for dst in (0..t).filter(|&d| d != src) {
+                    for c in r.path_lanes(&net, src, dst).unwrap().0 {
+                        dests[c.index()].insert(dst);
+                    }
+                }
+            }
+            for &sw in net.switches() {
+                let mut groups = BTreeMap::<(bool, u32), Vec<usize>>::new();
+                for &c in net.out_channels(sw) {
+                    let ch = net.channel(c);
+                    if net.is_switch(ch.dst) {
+                        let up = ch.dst.0 > sw.0;
+                        let key = (up, if up { 0 } else { ch.dst.0 });
+                        groups.entry(key).or_default().push(dests[c.index()].len());
+                    }
+                }
+                for ((up, _), n) in groups {
+                    let (lo, hi) = (n.iter().min().unwrap(), n.iter().max().unwrap());
+                    assert!(
+                        hi - lo <= 1 && *hi > 0,
+                        "{s}: {} up {up}: {n:?}",
+                        net.label(sw)
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn leaf_switch_tables_follow_the_rule() {
         // XGFT(2; 3,2; 2,2) with 13 terminals: 6 leaves holding 3,2,2,2,2,2.
@@ -354,9 +438,9 @@ mod tests {
             let (leaf, slot) = xgft_terminal_leaf(6, 13, d as u64).unwrap();
             for x in 0..6usize {
                 let expect = if x as u64 == leaf {
-                    xgft_leaf_terminal_port(&w, slot as u32)
+                    xgft_leaf_terminal_port(&w, &[], slot as u32)
                 } else {
-                    xgft_up_port(&m, 0, (d % 2) as u32)
+                    xgft_up_port(&m, &[], 0, (d % 2) as u32)
                 };
                 assert_eq!(r.port(x, d), Some(expect), "leaf {x} d {d}");
             }
@@ -368,7 +452,7 @@ mod tests {
                 let expect = if u64::from(label[1]) == leaf / 3 {
                     xgft_down_port((leaf % 3) as u32)
                 } else {
-                    xgft_up_port(&m, 1, ((d / 2) % 2) as u32)
+                    xgft_up_port(&m, &[], 1, ((d / 2) % 2) as u32)
                 };
                 assert_eq!(r.port(x, d), Some(expect), "switch {x} d {d}");
             }

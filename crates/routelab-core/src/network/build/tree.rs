@@ -72,14 +72,19 @@ pub const KARY_NTREE: Family = Family {
 
 pub const XGFT: Family = Family {
     name: "xgft",
-    usage: "xgft:m=32x32,w=1x32[,terminals=T]  (XGFT(h; m_1..m_h; w_1..w_h), level 1 first; \
-            T: level 0 is leaf switches holding T terminals in all)",
-    keys: &["m", "w", "terminals"],
+    usage: "xgft:m=32x32,w=1x32[,terminals=T][,trunks=1x2]  (XGFT(h; m_1..m_h; w_1..w_h), \
+            level 1 first; T: level 0 is leaf switches holding T terminals in all; trunks: \
+            parallel cables between each level-i switch and each child, per level)",
+    keys: &["m", "w", "terminals", "trunks"],
     positional: None,
     generate: |a| {
         let m = a.list("m", 1, u32::from(u16::MAX))?;
         let w = a.list("w", 1, u32::from(u16::MAX))?;
-        match a.opt_u32("terminals", 0, MAX_NODES as u32)? {
+        let terminals = a.opt_u32("terminals", 0, MAX_NODES as u32)?;
+        if let Some(trunks) = a.opt_list("trunks", 1, u32::from(u16::MAX))? {
+            return xgft_trunked(&m, &w, &trunks, terminals);
+        }
+        match terminals {
             Some(t) => xgft_with_terminals(&m, &w, t),
             None => xgft(&m, &w),
         }
@@ -141,6 +146,43 @@ pub fn xgft_with_terminals(m: &[u32], w: &[u32], terminals: u32) -> Result<Netwo
         join(w, "x")
     );
     generate("xgft", name, m, w, false, Some(terminals))
+}
+
+/// XGFT(h; m; w) whose level-i switches are cabled to each child by
+/// `trunks[i - 1]` parallel cables (real fat trees double or treble the
+/// cables between a leaf and a spine), with leaf switches holding
+/// `terminals` when given. Ports: see [`xgft_down_port_copy`] and
+/// [`xgft_up_port`]. Without leaf switches the terminals' level has one
+/// cable per parent (`trunks[0] = 1`).
+pub fn xgft_trunked(
+    m: &[u32],
+    w: &[u32],
+    trunks: &[u32],
+    terminals: Option<u32>,
+) -> Result<Network, TopologyError> {
+    let mut name = format!("xgft:m={},w={}", join(m, "x"), join(w, "x"));
+    if let Some(t) = terminals {
+        name.push_str(&format!(",terminals={t}"));
+    }
+    if !is_untrunked(trunks) {
+        name.push_str(&format!(",trunks={}", join(trunks, "x")));
+    }
+    generate_trunked("xgft", name, m, w, trunks, false, terminals)
+}
+
+/// Whether `trunks` asks for single cables everywhere (empty: the default).
+pub fn is_untrunked(trunks: &[u32]) -> bool {
+    trunks.iter().all(|&t| t == 1)
+}
+
+/// Parallel cables between a level-`level` switch and each child
+/// (`level >= 1`); 1 where `trunks` is empty.
+pub fn xgft_trunk(trunks: &[u32], level: u32) -> u32 {
+    (level as usize)
+        .checked_sub(1)
+        .and_then(|i| trunks.get(i))
+        .copied()
+        .unwrap_or(1)
 }
 
 fn join(v: &[u32], sep: &str) -> String {
@@ -283,24 +325,35 @@ pub fn xgft_terminal_leaf(leaves: u64, terminals: u64, t: u64) -> Option<(u64, u
 }
 
 /// The port of a leaf switch holding its `slot`-th terminal: after its
-/// `w_1` up ports.
-pub fn xgft_leaf_terminal_port(w: &[u32], slot: u32) -> PortId {
-    PortId((w.first().copied().unwrap_or(0) + 1 + slot) as u16)
+/// `w_1 t_1` up ports (`t_1` cables to each parent, see [`xgft_trunk`]).
+pub fn xgft_leaf_terminal_port(w: &[u32], trunks: &[u32], slot: u32) -> PortId {
+    let up = w.first().copied().unwrap_or(0) * xgft_trunk(trunks, 1);
+    PortId((up + 1 + slot) as u16)
 }
 
-/// The down port of a switch leading to its child with `a_i = a`.
+/// The down port of a switch leading to its child with `a_i = a` (its
+/// first cable there).
 pub fn xgft_down_port(a: u32) -> PortId {
     PortId(a as u16 + 1)
 }
 
-/// The up port of a level-`level` node (0: terminal) leading to its parent
-/// with `b_{level+1} = b`.
-pub fn xgft_up_port(m: &[u32], level: u32, b: u32) -> PortId {
+/// The down port of a level-i switch (`m_i` children) carrying its
+/// `copy`-th cable to the child with `a_i = a`: the first cables to each
+/// child come first, then the second ones, and so on.
+pub fn xgft_down_port_copy(m_i: u32, a: u32, copy: u32) -> PortId {
+    PortId((a + copy * m_i + 1) as u16)
+}
+
+/// The up port of a level-`level` node (0: terminal or leaf switch) with
+/// index `u` among its up ports: `u mod w_{level+1}` is the parent's
+/// `b_{level+1}` and `u / w_{level+1}` the cable to it (as on the parent's
+/// side, first cables first). Without trunks `u` is `b`.
+pub fn xgft_up_port(m: &[u32], trunks: &[u32], level: u32, u: u32) -> PortId {
     let down = match level {
         0 => 0,
-        l => m.get(l as usize - 1).copied().unwrap_or(0),
+        l => m.get(l as usize - 1).copied().unwrap_or(0) * xgft_trunk(trunks, l),
     };
-    PortId((down + 1 + b) as u16)
+    PortId((down + 1 + u) as u16)
 }
 
 fn generate(
@@ -308,6 +361,18 @@ fn generate(
     name: String,
     m: &[u32],
     w: &[u32],
+    kary_ntree: bool,
+    leaf_terminals: Option<u32>,
+) -> Result<Network, TopologyError> {
+    generate_trunked(family, name, m, w, &[], kary_ntree, leaf_terminals)
+}
+
+fn generate_trunked(
+    family: &str,
+    name: String,
+    m: &[u32],
+    w: &[u32],
+    trunks: &[u32],
     kary_ntree: bool,
     leaf_terminals: Option<u32>,
 ) -> Result<Network, TopologyError> {
@@ -345,15 +410,44 @@ fn generate(
             format!("entries in 1..={max_port}"),
         ));
     }
-    for i in 1..h {
-        // A level-i switch has m_i down and w_{i+1} up ports.
-        if m[i - 1] + w[i] > max_port {
+    if !trunks.is_empty() && trunks.len() != h {
+        return Err(bad_param(
+            family,
+            "trunks",
+            join(trunks, "x"),
+            format!("a list of {h} entries, one per level like m"),
+        ));
+    }
+    if leaf_terminals.is_none() && xgft_trunk(trunks, 1) != 1 {
+        return Err(bad_param(
+            family,
+            "trunks",
+            join(trunks, "x"),
+            "a first entry of 1: terminals take one cable to each parent (trunk the leaves' \
+             up links with terminals=T)",
+        ));
+    }
+    let t = |level: usize| u64::from(xgft_trunk(trunks, level as u32));
+    for i in 0..h {
+        // A level-i switch has m_i t_i down and w_{i+1} t_{i+1} up ports.
+        let down = if i == 0 {
+            0
+        } else {
+            u64::from(m[i - 1]) * t(i)
+        };
+        let up = u64::from(w[i]) * t(i + 1);
+        if (i > 0 || leaf_terminals.is_some()) && down + up > u64::from(max_port) {
             return Err(TopologyError::impossible(format!(
-                "{family}: level-{i} switches would need m_{i} + w_{} = {} ports; at most {max_port}",
-                i + 1,
-                m[i - 1] + w[i]
+                "{family}: level-{i} switches would need {} ports; at most {max_port}",
+                down + up
             )));
         }
+    }
+    if u64::from(m[h - 1]) * t(h) > u64::from(max_port) {
+        return Err(TopologyError::impossible(format!(
+            "{family}: top switches would need {} ports; at most {max_port}",
+            u64::from(m[h - 1]) * t(h)
+        )));
     }
     let sizes = xgft_level_sizes(m, w)
         .filter(|s| s.iter().try_fold(0u64, |a, &x| a.checked_add(x)).is_some())
@@ -369,7 +463,8 @@ fn generate(
     let low_level = usize::from(!leaves);
     if leaves {
         // The fullest leaf: its up ports and its share of the terminals.
-        let most = u64::from(w[0]) + terminals.div_ceil(sizes[0]);
+        let up = u64::from(w[0]) * t(1);
+        let most = up + terminals.div_ceil(sizes[0]);
         if most > u64::from(max_port) {
             return Err(bad_param(
                 family,
@@ -378,9 +473,9 @@ fn generate(
                 format!(
                     "at most {} ({} leaf switches of at most {max_port} ports, {} of them up \
                      links): leaves would need {most} ports",
-                    sizes[0] * u64::from(max_port - w[0]),
+                    sizes[0] * (u64::from(max_port) - up),
                     sizes[0],
-                    w[0]
+                    up
                 ),
             ));
         }
@@ -401,9 +496,14 @@ fn generate(
     for level in low_level..=h {
         for x in 0..sizes[level] {
             let ports = if level == 0 {
-                u64::from(w[0]) + xgft_leaf_terminal_count(sizes[0], terminals, x)
+                u64::from(w[0]) * t(1) + xgft_leaf_terminal_count(sizes[0], terminals, x)
             } else {
-                u64::from(m[level - 1] + if level < h { w[level] } else { 0 })
+                let up = if level < h {
+                    u64::from(w[level]) * t(level + 1)
+                } else {
+                    0
+                };
+                u64::from(m[level - 1]) * t(level) + up
             };
             let mut label = digits(m, w, level, x);
             label.reverse();
@@ -433,13 +533,15 @@ fn generate(
                 } else {
                     node(level - 1, child)
                 };
-                b.connect(
-                    node(level, x),
-                    xgft_down_port(a as u32),
-                    child,
-                    xgft_up_port(m, level as u32 - 1, bi as u32),
-                    class,
-                )?;
+                for copy in 0..t(level) as u32 {
+                    b.connect(
+                        node(level, x),
+                        xgft_down_port_copy(ml as u32, a as u32, copy),
+                        child,
+                        xgft_up_port(m, trunks, level as u32 - 1, bi as u32 + copy * wl as u32),
+                        class,
+                    )?;
+                }
             }
         }
     }
@@ -449,7 +551,7 @@ fn generate(
                 .ok_or_else(|| too_large(family, total))?;
             b.connect(
                 node(0, leaf),
-                xgft_leaf_terminal_port(w, slot as u32),
+                xgft_leaf_terminal_port(w, trunks, slot as u32),
                 host,
                 PortId(1),
                 t_class,
@@ -461,6 +563,11 @@ fn generate(
         w: w.to_vec(),
         kary_ntree,
         leaf_terminals,
+        trunks: if is_untrunked(trunks) {
+            Vec::new()
+        } else {
+            trunks.to_vec()
+        },
     });
     b.build()
 }
@@ -498,6 +605,62 @@ mod tests {
             1
         );
         assert_eq!(net.structure().family(), "kary-ntree");
+    }
+
+    /// Trunks multiply the cables between two levels and keep the labels:
+    /// copy `c` of the cable to child `a` on port `a + c m_i + 1`, to parent
+    /// `b` on up port `b + c w_{i+1}`.
+    #[test]
+    fn trunked_xgfts_cable_each_pair_as_often_as_asked() {
+        let (m, w, tr) = ([4u32, 3], [2u32, 3], [2u32, 3]);
+        let net = xgft_trunked(&m, &w, &tr, Some(30)).unwrap();
+        assert_eq!(
+            net.structure().spec(30).unwrap(),
+            "xgft:m=4x3,w=2x3,terminals=30,trunks=2x3"
+        );
+        let plain = xgft_with_terminals(&m, &w, 30).unwrap();
+        assert_eq!(net.switches().len(), plain.switches().len());
+        // Leaf-level cables doubled, upper level trebled; terminals once.
+        let sizes = xgft_level_sizes(&m, &w).unwrap();
+        let cables = sizes[1] * 4 * 2 + sizes[2] * 3 * 3 + 30;
+        assert_eq!(net.cable_count() as u64, cables);
+        for c in net.channels() {
+            if !(net.is_switch(c.src) && net.is_switch(c.dst)) || c.dst.0 > c.src.0 {
+                continue;
+            }
+            // c goes down from a level-i switch to its child.
+            let (level, plabel) = xgft_node_level_and_label(&m, &w, true, c.src.0).unwrap();
+            let (_, clabel) = xgft_node_level_and_label(&m, &w, true, c.dst.0).unwrap();
+            let i = level as usize;
+            let (mi, t) = (m[i - 1], tr[i - 1]);
+            let a = clabel[i - 1];
+            let copy = (u32::from(c.src_port.0) - 1) / mi;
+            assert!(copy < t);
+            assert_eq!(c.src_port, xgft_down_port_copy(mi, a, copy));
+            assert_eq!(
+                c.dst_port,
+                xgft_up_port(&m, &tr, level - 1, plabel[i - 1] + copy * w[i - 1])
+            );
+        }
+        // Terminals come after the leaves' w_1 t_1 = 4 up ports.
+        let host = net.terminal(0);
+        let ch = net.channel(net.channel_at(host, PortId(1)).unwrap());
+        assert_eq!(ch.dst_port, xgft_leaf_terminal_port(&w, &tr, 0));
+        assert_eq!(ch.dst_port, PortId(5));
+        // The spec builds the same network; a trunked terminal level is refused.
+        let again = spec::build("xgft:m=4x3,w=2x3,terminals=30,trunks=2x3").unwrap();
+        assert_eq!(again.structure(), net.structure());
+        let e = spec::build("xgft:m=4x3,w=1x3,trunks=2x3")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("trunks") && e.contains("first entry of 1"),
+            "{e}"
+        );
+        let e = spec::build("xgft:m=4x3,w=2x3,terminals=30,trunks=2")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("trunks") && e.contains("2 entries"), "{e}");
     }
 
     #[test]
@@ -549,7 +712,10 @@ mod tests {
                 }
             }
             assert_eq!(ch.dst_port, xgft_down_port(clabel[i - 1]));
-            assert_eq!(ch.src_port, xgft_up_port(&m, child_level, plabel[i - 1]));
+            assert_eq!(
+                ch.src_port,
+                xgft_up_port(&m, &[], child_level, plabel[i - 1])
+            );
         }
     }
 
@@ -642,7 +808,7 @@ mod tests {
             let (leaf, slot) = xgft_terminal_leaf(6, 64, u64::from(t)).unwrap();
             let ch = net.channel(net.channel_at(host, PortId(1)).unwrap());
             assert_eq!(ch.dst, NodeId(leaf as u32));
-            assert_eq!(ch.dst_port, xgft_leaf_terminal_port(&[3], slot as u32));
+            assert_eq!(ch.dst_port, xgft_leaf_terminal_port(&[3], &[], slot as u32));
             assert_eq!(net.degree(host), 1);
         }
         assert_eq!(
@@ -652,6 +818,7 @@ mod tests {
                 w: vec![3],
                 kary_ntree: false,
                 leaf_terminals: Some(64),
+                trunks: Vec::new(),
             }
         );
         // Leaves 0 and 5 differ in a_1: one switch hop up and one down.
@@ -695,6 +862,7 @@ mod tests {
             w,
             kary_ntree: true,
             leaf_terminals: Some(70),
+            ..
         } = net.structure()
         else {
             panic!("{:?}", net.structure());

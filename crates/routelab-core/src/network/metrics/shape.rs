@@ -61,6 +61,8 @@ pub(crate) fn recognise(net: &Network) -> Option<Shape> {
                 c: *concentration,
             })
         }
+        // Trunked trees have no closed forms here: the metrics measure them.
+        Structure::Xgft { trunks, .. } if !trunks.is_empty() => None,
         Structure::Xgft {
             m,
             w,
@@ -513,6 +515,7 @@ mod tests {
             w: vec![2, 2],
             kary_ntree: false,
             leaf_terminals: Some(12),
+            trunks: Vec::new(),
         });
         assert_eq!(recognise(&b.build().unwrap()), None);
         // The plain XGFT structure on a leaf-switch tree does not fit either.
@@ -522,6 +525,7 @@ mod tests {
             w: vec![2, 2],
             kary_ntree: false,
             leaf_terminals: None,
+            trunks: Vec::new(),
         });
         assert_eq!(recognise(&b.build().unwrap()), None);
     }
@@ -563,30 +567,35 @@ mod tests {
                 w: vec![1, 2],
                 kary_ntree: false,
                 leaf_terminals: None,
+                trunks: Vec::new(),
             },
             Structure::Xgft {
                 m: vec![u32::MAX; 3],
                 w: vec![1, 0, 2],
                 kary_ntree: false,
                 leaf_terminals: None,
+                trunks: Vec::new(),
             },
             Structure::Xgft {
                 m: vec![2],
                 w: vec![],
                 kary_ntree: false,
                 leaf_terminals: None,
+                trunks: Vec::new(),
             },
             Structure::Xgft {
                 m: vec![4, 2],
                 w: vec![1, 2],
                 kary_ntree: false,
                 leaf_terminals: Some(8),
+                trunks: Vec::new(),
             },
             Structure::Xgft {
                 m: vec![u32::MAX; 3],
                 w: vec![1, 0, 2],
                 kary_ntree: false,
                 leaf_terminals: Some(u32::MAX),
+                trunks: Vec::new(),
             },
         ];
         for lie in lies {

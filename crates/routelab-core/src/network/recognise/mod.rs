@@ -33,7 +33,7 @@
 mod matching;
 
 use crate::network::build::torus::{hypercube, mesh, torus};
-use crate::network::build::tree::{xgft_level_sizes, xgft_with_terminals};
+use crate::network::build::tree::{is_untrunked, xgft_level_sizes, xgft_trunked};
 use crate::network::metrics::fat_tree::fat_tree_ranks;
 use crate::network::{
     ChannelId, Network, NetworkBuilder, Node, NodeId, PortAttrs, PortId, Structure,
@@ -125,7 +125,12 @@ type Family = fn(&Network, &SwitchGraph) -> Result<Recognised, String>;
 /// terminals in port order.
 struct SwitchGraph {
     adj: Vec<Vec<(u32, u16)>>,
+    /// Per switch, the terminals whose first port is cabled to it.
     terminals: Vec<Vec<NodeId>>,
+    /// Per switch, its other cables to terminals (a dual-homed adapter's
+    /// second port): kept, on ports after its terminals, outside the
+    /// family's structure.
+    extra: Vec<Vec<ChannelId>>,
     budget: u64,
 }
 
@@ -141,25 +146,45 @@ impl SwitchGraph {
         {
             return Err(format!("switch '{}' is cabled to itself", net.label(x)));
         }
-        let terminals = net
-            .switches()
-            .iter()
-            .map(|&x| net.neighbors(x).filter(|&y| net.is_terminal(y)).collect())
-            .collect();
-        let adj = switch_links(net);
+        // A terminal's home is the switch its first cabled port leads to
+        // (where it injects); its other cables are extras of their switches.
+        let mut home = vec![None; net.node_count()];
         for &t in net.terminals() {
-            if net.degree(t) != 1 || net.attached_switch(t).is_none() {
-                return Err(format!(
-                    "terminal '{}' has {} cables; the regular families hang each terminal off \
-                     one switch by one cable",
-                    net.label(t),
-                    net.degree(t)
-                ));
+            let to_switches = net
+                .out_channels(t)
+                .iter()
+                .all(|&c| net.is_switch(net.channel(c).dst));
+            match net.out_channels(t).first() {
+                Some(&c) if to_switches => home[t.index()] = Some(c.reverse()),
+                _ => {
+                    return Err(format!(
+                        "terminal '{}' is not cabled to switches only; the regular families hang \
+                         terminals off switches",
+                        net.label(t)
+                    ))
+                }
             }
         }
+        let mut terminals = vec![Vec::new(); net.switches().len()];
+        let mut extra = vec![Vec::new(); net.switches().len()];
+        for (i, &x) in net.switches().iter().enumerate() {
+            for &c in net.out_channels(x) {
+                let t = net.channel(c).dst;
+                if !net.is_terminal(t) {
+                    continue;
+                }
+                if home[t.index()] == Some(c) {
+                    terminals[i].push(t);
+                } else {
+                    extra[i].push(c);
+                }
+            }
+        }
+        let adj = switch_links(net);
         Ok(SwitchGraph {
             adj,
             terminals,
+            extra,
             budget: (net.cable_count() as u64)
                 .saturating_mul(CHECKS_PER_CABLE)
                 .max(MIN_CHECKS),
@@ -227,6 +252,7 @@ fn pattern(net: &Network) -> SwitchGraph {
     SwitchGraph {
         adj: switch_links(net),
         terminals: Vec::new(),
+        extra: Vec::new(),
         budget: 0,
     }
 }
@@ -449,17 +475,30 @@ fn fat_tree(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
     // m_i: cables down from a level-i switch; w_i: up from level i - 1.
     let mut m: Vec<Option<u32>> = vec![None; h];
     let mut w: Vec<Option<u32>> = vec![None; h];
+    // trunks[i]: cables between a level-(i+1) switch and each child, the
+    // same for every pair of those levels.
+    let mut trunks: Vec<Option<(u16, usize, usize)>> = vec![None; h];
     for x in 0..g.adj.len() {
         let lx = level(x) as usize;
         let (mut down, mut up) = (0u32, 0u32);
         for &(y, k) in &g.adj[x] {
             let ly = level(y as usize) as usize;
-            if k > 1 {
-                return Err(not(format!(
-                    "'{}' and '{}' share {k} cables; an XGFT cables a parent and a child once",
-                    name(x),
-                    name(y as usize)
-                )));
+            if ly + 1 == lx || lx + 1 == ly {
+                let slot = &mut trunks[lx.min(ly)];
+                match *slot {
+                    None => *slot = Some((k, x, y as usize)),
+                    Some((t, a, b)) if t != k => {
+                        return Err(not(format!(
+                            "'{}' and '{}' share {k} cables where '{}' and '{}' share {t}; \
+                             a fat tree trunks every parent and child of two levels alike",
+                            name(x),
+                            name(y as usize),
+                            name(a),
+                            name(b)
+                        )))
+                    }
+                    Some(_) => {}
+                }
             }
             if ly == lx {
                 return Err(not(format!(
@@ -493,23 +532,32 @@ fn fat_tree(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
     }
     let m: Vec<u32> = m.into_iter().map(|v| v.unwrap_or(0)).collect();
     let w: Vec<u32> = w.into_iter().map(|v| v.unwrap_or(0)).collect();
+    let trunks: Vec<u32> = trunks
+        .into_iter()
+        .map(|v| v.map_or(1, |(k, _, _)| u32::from(k)))
+        .collect();
+    let trunks = if is_untrunked(&trunks) {
+        Vec::new()
+    } else {
+        trunks
+    };
     let sizes = xgft_level_sizes(&m, &w).ok_or_else(|| not("levels too large".into()))?;
     let mut have = vec![0u64; h + 1];
     for x in 0..g.adj.len() {
         have[level(x) as usize] += 1;
     }
-    let spec = format!(
-        "xgft:m={},w={}",
-        m.iter().map(u32::to_string).collect::<Vec<_>>().join("x"),
-        w.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
-    );
+    let join = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join("x");
+    let mut spec = format!("xgft:m={},w={}", join(&m), join(&w));
+    if !trunks.is_empty() {
+        spec.push_str(&format!(",trunks={}", join(&trunks)));
+    }
     if sizes != have {
         return Err(not(format!(
             "switches per level {have:?}, where {spec} has {sizes:?}"
         )));
     }
     let t = net.terminals().len() as u32;
-    let generated = xgft_with_terminals(&m, &w, t).map_err(|e| not(e.to_string()))?;
+    let generated = xgft_trunked(&m, &w, &trunks, Some(t)).map_err(|e| not(e.to_string()))?;
     let p = pattern(&generated);
     let p_level = |x: usize| -> u64 {
         // Generated leaf-switch XGFTs number level by level from the leaves.
@@ -534,7 +582,8 @@ fn fat_tree(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
         })
     })?;
     let k = m[0];
-    let (leaves, up) = (sizes[0] as usize, w[0] as u16);
+    let up = w[0] * trunks.first().copied().unwrap_or(1);
+    let (leaves, up) = (sizes[0] as usize, up as u16);
     // Leaves (numbered first): their up links, then terminals.
     let ports = |i: usize| {
         if i < leaves {
@@ -548,6 +597,7 @@ fn fat_tree(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
         m,
         w,
         leaf_terminals: Some(t),
+        trunks,
     };
     relabel(net, g, &generated, &map, ports, structure)
 }
@@ -573,7 +623,7 @@ fn relabel(
     let links: Vec<u16> = (0..generated.switches().len()).map(link_ports).collect();
     for (i, &o) in map.iter().enumerate() {
         let orig = net.switches()[o as usize];
-        let held = g.terminals[o as usize].len();
+        let held = g.terminals[o as usize].len() + g.extra[o as usize].len();
         let ports = usize::from(links[i]) + held;
         let ports = u16::try_from(ports).map_err(|_| "too many ports".to_string())?;
         b.push_node(Node {
@@ -639,14 +689,20 @@ fn relabel(
     }
     for (i, &o) in map.iter().enumerate() {
         let x = net.switches()[o as usize];
-        for (slot, &t) in g.terminals[o as usize].iter().enumerate() {
-            let oc = net
-                .out_channels(x)
-                .iter()
-                .copied()
-                .find(|&c| net.channel(c).dst == t)
-                .ok_or_else(|| "the cabling changed while it was matched".to_string())?;
+        let homed = g.terminals[o as usize].iter().map(|&t| {
+            net.out_channels(t)
+                .first()
+                .map(|&c| c.reverse())
+                .ok_or_else(|| "the cabling changed while it was matched".to_string())
+        });
+        let extra = g.extra[o as usize].iter().map(|&c| Ok(c));
+        for (slot, oc) in homed.chain(extra).enumerate() {
+            let oc = oc?;
             let ch = net.channel(oc);
+            let t = ch.dst;
+            if ch.src != x {
+                return Err("the cabling changed while it was matched".to_string());
+            }
             let port = PortId(links[i] + 1 + slot as u16);
             let (nx, nt) = (new_of[x.index()], new_of[t.index()]);
             b.connect(nx, port, nt, ch.dst_port, ch.class)
@@ -919,6 +975,133 @@ mod tests {
             crate::routing::route(&net, "dor", &crate::routing::RoutingOptions::default()).unwrap();
         assert!(routes.deadlock_report(&net).unwrap().deadlock_free);
         assert!(routes.is_minimal(&net).unwrap());
+    }
+
+    /// `net` with one more cable from `a`'s and `z`'s new last ports.
+    fn with_cable(net: &Network, a: NodeId, z: NodeId) -> Network {
+        let mut b = NetworkBuilder::new(net.name());
+        for class in net.classes() {
+            b.add_class(class.clone());
+        }
+        for (i, node) in net.nodes().iter().enumerate() {
+            let mut node = node.clone();
+            node.ports += u16::from(i == a.index()) + u16::from(i == z.index());
+            b.push_node(node);
+        }
+        for pair in net.channels().chunks(2) {
+            let c = pair[0];
+            b.connect(c.src, c.src_port, c.dst, c.dst_port, c.class)
+                .unwrap();
+        }
+        let (pa, pz) = (net.node(a).ports + 1, net.node(z).ports + 1);
+        b.connect(a, PortId(pa), z, PortId(pz), crate::ClassId(0))
+            .unwrap();
+        b.build().unwrap()
+    }
+
+    /// Real fat trees trunk their leaf-spine cables (two, three, twelve
+    /// cables between a leaf and a spine): recognised with their trunks,
+    /// switch links on the generator's ports.
+    #[test]
+    fn trunked_fat_trees_are_recognised() {
+        for spec_text in [
+            "xgft:m=4,w=2,terminals=12,trunks=3",
+            "xgft:m=4x3,w=2x3,terminals=30,trunks=2x2",
+            "xgft:m=3x4,w=2x2,terminals=24,trunks=1x3",
+        ] {
+            let generated = spec::build(spec_text).unwrap();
+            for seed in 0..3 {
+                let fabric = shuffled(&generated, seed);
+                let r = recognise(&fabric).unwrap_or_else(|e| panic!("{spec_text}: {e}"));
+                check_mapping(&fabric, &r);
+                assert_eq!(r.describe(), spec_text);
+                assert_eq!(generated.structure(), r.net.structure());
+                for c in generated.channels() {
+                    if !(generated.is_switch(c.src) && generated.is_switch(c.dst)) {
+                        continue;
+                    }
+                    let x = r.net.switches()[generated.kind_index(c.src)];
+                    let o = r.net.channel(r.net.channel_at(x, c.src_port).unwrap());
+                    assert_eq!(
+                        (r.net.kind_index(o.dst), o.dst_port),
+                        (generated.kind_index(c.dst), c.dst_port),
+                        "{spec_text}"
+                    );
+                }
+            }
+        }
+        // One pair of a level with a cable more than the others: no tree.
+        let tree = spec::build("xgft:m=4,w=2,terminals=8,trunks=2").unwrap();
+        let (leaf, spine) = (tree.switches()[0], tree.switches()[4]);
+        let e = recognise(&shuffled(&with_cable(&tree, leaf, spine), 1)).unwrap_err();
+        assert!(e.contains("share 3 cables where"), "{e}");
+        assert!(e.contains("share 2"), "{e}");
+    }
+
+    /// A storage adapter cabled to two switches of a torus or two leaves of
+    /// a tree keeps the family: it belongs to the switch its first port is
+    /// cabled to, its second cable is kept outside the structure, and the
+    /// structure engines route the fabric.
+    #[test]
+    fn dual_homed_adapters_keep_the_family() {
+        use crate::routing::{route, RoutingOptions};
+        for (spec_text, a, z, engines, shown) in [
+            (
+                "torus:4x4",
+                0,
+                10,
+                &["dor", "torus-2qos"][..],
+                "torus:4x4 with 17 terminals, not the same number on every switch",
+            ),
+            (
+                "xgft:m=4,w=2,terminals=8,trunks=2",
+                1,
+                2,
+                &["dmodk"][..],
+                "xgft:m=4,w=2,terminals=9,trunks=2",
+            ),
+        ] {
+            let net = spec::build(spec_text).unwrap();
+            // The storage's two ports cabled to switches a and z.
+            let (sa, sz) = (net.switches()[a], net.switches()[z]);
+            let mut b = NetworkBuilder::new(net.name());
+            for class in net.classes() {
+                b.add_class(class.clone());
+            }
+            for (i, node) in net.nodes().iter().enumerate() {
+                let mut node = node.clone();
+                node.ports += u16::from(i == sa.index()) + u16::from(i == sz.index());
+                b.push_node(node);
+            }
+            for pair in net.channels().chunks(2) {
+                let c = pair[0];
+                b.connect(c.src, c.src_port, c.dst, c.dst_port, c.class)
+                    .unwrap();
+            }
+            let storage = b.add_terminal("storage", 2);
+            for (sw, port) in [(sa, 1u16), (sz, 2)] {
+                let p = PortId(net.node(sw).ports + 1);
+                b.connect(sw, p, storage, PortId(port), crate::ClassId(1))
+                    .unwrap();
+            }
+            let net = b.build().unwrap();
+            for seed in 0..2 {
+                let fabric = shuffled(&net, seed);
+                let r = recognise(&fabric).unwrap_or_else(|e| panic!("{spec_text}: {e}"));
+                check_mapping(&fabric, &r);
+                assert_eq!(r.describe(), shown);
+                for engine in engines {
+                    let routes = route(&fabric, engine, &RoutingOptions::default())
+                        .unwrap_or_else(|e| panic!("{engine} on {spec_text}: {e}"));
+                    let rep = routes.deadlock_report(&fabric).unwrap();
+                    assert!(rep.deadlock_free, "{engine} on {spec_text}: {rep}");
+                    // Every LID reached from every switch.
+                    let view = crate::routing::LidRoutes::of(&fabric, &routes).unwrap();
+                    let audit = view.audit(&fabric, 3);
+                    assert!(audit.unreachable.is_empty(), "{engine}: {audit:?}");
+                }
+            }
+        }
     }
 
     /// K2,2 is a 4-ring too: a 2-ary 2-tree, whose upper switches hold no
