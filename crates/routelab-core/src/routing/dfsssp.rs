@@ -1,6 +1,7 @@
 //! DFSSSP: deadlock-free SSSP (Domke et al. 2011, Algorithm 2).
 //!
-//! 1. The `sssp` tables.
+//! 1. The `sssp` tables (with its `avoid_throttled_links` and
+//!    `weigh_capacity` options).
 //! 2. One path per (switch with terminals, destination terminal): every
 //!    terminal injecting at that switch shares it after its injection
 //!    channel, so lanes are assigned per switch, not per source terminal
@@ -16,7 +17,7 @@
 //!    lanes up to `max_lanes` (a subset of an acyclic layer stays acyclic).
 //!    [`Routes::lanes_needed`] keeps the number before spreading.
 
-use super::fabric::Fabric;
+use super::fabric::{Capacity, Fabric};
 use super::{sssp, Routes, RoutingEngine, RoutingError, RoutingOptions};
 use crate::deadlock::{assign_layers, spread_layers, DeadlockError, Heuristic, PathList};
 use crate::network::{ChannelId, Network, PortId};
@@ -24,12 +25,14 @@ use crate::network::{ChannelId, Network, PortId};
 pub struct Dfsssp {
     max_lanes: u8,
     heuristic: Heuristic,
+    capacity: Capacity,
 }
 
 pub fn engine(o: &RoutingOptions) -> Box<dyn RoutingEngine> {
     Box::new(Dfsssp {
         max_lanes: o.max_lanes,
         heuristic: o.heuristic,
+        capacity: Capacity::of(o),
     })
 }
 
@@ -52,7 +55,7 @@ impl Dfsssp {
     /// Routes `net` in the order it lists nodes and cables ([`Self::route`]
     /// gives it the canonical order, by GUID).
     fn route_listed(&self, net: &Network) -> Result<Routes, RoutingError> {
-        let f = Fabric::new(net, self.name())?;
+        let f = Fabric::balancing(net, self.name(), self.capacity)?;
         let mut routes = sssp::tables(&f);
         let (s, t) = (f.s, f.t);
 

@@ -6,18 +6,29 @@
 //! (those leading to a switch one hop closer), choosing the port that carries
 //! the fewest destinations so far, ties to the lowest port: the port
 //! equalisation of OpenSM's MinHop. Destinations are taken in terminal order.
+//! With `weigh_capacity` a destination counts on a port as many times as
+//! its link is slower than the fastest switch link.
 //! One lane; the routes may contain dependency cycles.
 
-use super::fabric::{Fabric, NONE};
+use super::fabric::{Capacity, Fabric, NONE};
 use super::{Routes, RoutingEngine, RoutingError, RoutingOptions};
 use crate::network::Network;
 use rayon::prelude::*;
 use std::collections::{HashMap, VecDeque};
 
-pub struct MinHop;
+#[derive(Default)]
+pub struct MinHop {
+    capacity: Capacity,
+}
 
-pub fn engine(_: &RoutingOptions) -> Box<dyn RoutingEngine> {
-    Box::new(MinHop)
+pub fn engine(o: &RoutingOptions) -> Box<dyn RoutingEngine> {
+    Box::new(MinHop {
+        capacity: Capacity {
+            // OpenSM's minhop keeps every link.
+            avoid_throttled: false,
+            weigh: o.weigh_capacity,
+        },
+    })
 }
 
 impl RoutingEngine for MinHop {
@@ -26,7 +37,7 @@ impl RoutingEngine for MinHop {
     }
 
     fn route(&self, net: &Network) -> Result<Routes, RoutingError> {
-        let f = Fabric::new(net, self.name())?;
+        let f = Fabric::balancing(net, self.name(), self.capacity)?;
         let dist = Distances::new(&f);
         let mut routes = Routes::new(net, self.name());
         let t = f.t;
@@ -39,7 +50,7 @@ impl RoutingEngine for MinHop {
             .enumerate()
             .for_each(|(x, row)| {
                 let links = f.links(x);
-                let mut used = vec![0u32; links.len()];
+                let mut used = vec![0u64; links.len()];
                 for (d, entry) in row.iter_mut().enumerate() {
                     if let Some(p) = f.sink_port(x, d) {
                         *entry = p.0;
@@ -59,7 +70,7 @@ impl RoutingEngine for MinHop {
                         }
                     }
                     if best != NONE as usize {
-                        used[best] += 1;
+                        used[best] += f.cost(links[best].ch);
                         *entry = links[best].port.0;
                     }
                 }

@@ -117,6 +117,14 @@ pub struct RoutingOptions {
     /// Routes whose estimated memory exceeds this many bytes are refused
     /// before routing (default 8 GiB).
     pub memory_limit: u64,
+    /// `dfsssp`, `sssp`, `nue`: leave throttled switch links out, as
+    /// OpenSM's `avoid_throttled_links` does (default false).
+    pub avoid_throttled_links: bool,
+    /// `minhop`, `sssp`, `dfsssp`, `nue`: count a route on a link as many
+    /// times as the link is slower than the fastest switch link, so slow
+    /// links carry fewer routes (default false; OpenSM weighs no engine by
+    /// capacity).
+    pub weigh_capacity: bool,
 }
 
 /// The default [`RoutingOptions::memory_limit`]: 8 GiB.
@@ -133,6 +141,8 @@ impl Default for RoutingOptions {
             datelines: true,
             paths: 0,
             memory_limit: DEFAULT_MEMORY_LIMIT,
+            avoid_throttled_links: false,
+            weigh_capacity: false,
         }
     }
 }
@@ -154,6 +164,8 @@ impl RoutingOptions {
             "memory_limit",
             "a size such as 8GB or 64GiB: the most memory routes may take",
         ),
+        ("avoid_throttled_links", "true or false"),
+        ("weigh_capacity", "true or false"),
     ];
 
     fn expected(key: &str) -> String {
@@ -169,6 +181,14 @@ impl RoutingOptions {
             option: key.to_string(),
             value: value.to_string(),
             expected: Self::expected(key),
+        }
+    }
+
+    fn flag(key: &str, v: &str) -> Result<bool, RoutingError> {
+        match v {
+            "true" | "yes" | "1" => Ok(true),
+            "false" | "no" | "0" => Ok(false),
+            _ => Err(Self::bad(key, v)),
         }
     }
 
@@ -197,13 +217,9 @@ impl RoutingOptions {
                 }
             }
             "heuristic" => self.heuristic = Heuristic::parse(v).ok_or_else(|| Self::bad(key, v))?,
-            "datelines" => {
-                self.datelines = match v {
-                    "true" | "yes" | "1" => true,
-                    "false" | "no" | "0" => false,
-                    _ => return Err(Self::bad(key, v)),
-                }
-            }
+            "datelines" => self.datelines = Self::flag(key, v)?,
+            "avoid_throttled_links" => self.avoid_throttled_links = Self::flag(key, v)?,
+            "weigh_capacity" => self.weigh_capacity = Self::flag(key, v)?,
             "paths" => {
                 self.paths = v
                     .parse()

@@ -99,7 +99,7 @@ impl RoutingEngine for Multipath {
             });
         }
 
-        routes.table = MinHop.route(net)?.table;
+        routes.table = MinHop::default().route(net)?.table;
         // One block of rows per switch, built in parallel.
         let mut set = PathSet::new(net, PathKey::Switch);
         let parts: Vec<PathSet> = (0..f.s)

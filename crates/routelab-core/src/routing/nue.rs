@@ -44,7 +44,7 @@
 //! freedom. The number of destinations routed
 //! on the escape tree is [`Routes::escape_routed`].
 
-use super::fabric::{Fabric, NONE};
+use super::fabric::{Capacity, Fabric, NONE};
 use super::{Routes, RoutingEngine, RoutingError, RoutingOptions};
 use crate::network::{ChannelId, Network};
 use std::cmp::Reverse;
@@ -52,10 +52,14 @@ use std::collections::{BinaryHeap, HashSet, VecDeque};
 
 pub struct Nue {
     lanes: u8,
+    capacity: Capacity,
 }
 
 pub fn engine(o: &RoutingOptions) -> Box<dyn RoutingEngine> {
-    Box::new(Nue { lanes: o.max_lanes })
+    Box::new(Nue {
+        lanes: o.max_lanes,
+        capacity: Capacity::of(o),
+    })
 }
 
 impl RoutingEngine for Nue {
@@ -76,7 +80,7 @@ impl Nue {
     /// Routes `net` in the order it lists nodes and cables ([`Self::route`]
     /// gives it the canonical order, by GUID).
     fn route_listed(&self, net: &Network) -> Result<Routes, RoutingError> {
-        let f = Fabric::new(net, self.name())?;
+        let f = Fabric::balancing(net, self.name(), self.capacity)?;
         let mut routes = Routes::new(net, self.name());
         if f.t == 0 || f.main == NONE {
             return Ok(routes);
@@ -321,7 +325,7 @@ impl<'f, 'n> Router<'f, 'n> {
         let c = f.net.channel_count();
         Router {
             f,
-            weight: vec![t * t + 1; c],
+            weight: vec![f.max_cost() * t * t + 1; c],
             deps: Deps::new(c),
             dist: vec![u64::MAX; f.s],
             done: vec![false; f.s],
@@ -664,7 +668,7 @@ impl<'f, 'n> Router<'f, 'n> {
                     break;
                 }
                 let c = self.next[y] as usize;
-                self.weight[c] += n;
+                self.weight[c] += n * f.cost(ChannelId(c as u32));
                 y = f.net.kind_index(f.net.channel(ChannelId(c as u32)).dst);
             }
         }
@@ -717,10 +721,13 @@ mod tests {
     fn a_second_lane_shortens_the_paths_of_a_torus() {
         let net = crate::network::spec::build("torus:8x8x8").unwrap();
         let route = |lanes: u8| {
-            Nue { lanes }
-                .route(&net)
-                .map(|r| (r.escape_routed().unwrap_or(0), r.avg_hops(&net).unwrap()))
-                .unwrap()
+            Nue {
+                lanes,
+                capacity: Capacity::default(),
+            }
+            .route(&net)
+            .map(|r| (r.escape_routed().unwrap_or(0), r.avg_hops(&net).unwrap()))
+            .unwrap()
         };
         let (one, two) = (route(1), route(2));
         assert!(two.1 < one.1, "{one:?} {two:?}");

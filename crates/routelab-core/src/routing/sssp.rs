@@ -11,17 +11,27 @@
 //! always costs more than any load and every path stays minimal. Terminals
 //! never forward. One lane; the routes may contain dependency cycles (use
 //! `dfsssp` for deadlock freedom).
+//!
+//! Options ([`Capacity`]): `avoid_throttled_links` routes without the
+//! throttled switch links, as OpenSM's sssp and dfsssp do when asked;
+//! `weigh_capacity` adds each route to a channel's weight as many times as
+//! its link is slower than the fastest (`k`), channels starting at
+//! `k_max T^2 + 1` so that paths stay minimal.
 
-use super::fabric::{Fabric, NONE};
+use super::fabric::{Capacity, Fabric, NONE};
 use super::{Routes, RoutingEngine, RoutingError, RoutingOptions};
 use crate::network::Network;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-pub struct Sssp;
+pub struct Sssp {
+    capacity: Capacity,
+}
 
-pub fn engine(_: &RoutingOptions) -> Box<dyn RoutingEngine> {
-    Box::new(Sssp)
+pub fn engine(o: &RoutingOptions) -> Box<dyn RoutingEngine> {
+    Box::new(Sssp {
+        capacity: Capacity::of(o),
+    })
 }
 
 impl RoutingEngine for Sssp {
@@ -38,7 +48,7 @@ impl Sssp {
     /// Routes `net` in the order it lists nodes and cables ([`Self::route`]
     /// gives it the canonical order, by GUID).
     fn route_listed(&self, net: &Network) -> Result<Routes, RoutingError> {
-        let f = Fabric::new(net, self.name())?;
+        let f = Fabric::balancing(net, self.name(), self.capacity)?;
         Ok(tables(&f))
     }
 }
@@ -48,7 +58,7 @@ pub(crate) fn tables(f: &Fabric) -> Routes {
     let net = f.net;
     let mut routes = Routes::new(net, f.engine);
     let (s, t) = (f.s, f.t);
-    let w0 = (t as u64) * (t as u64) + 1;
+    let w0 = f.max_cost() * (t as u64) * (t as u64) + 1;
     let mut weight = vec![w0; net.channel_count()];
     let mut dist = vec![u64::MAX; s];
     // Per switch: the channel it forwards on (into the tree), or NONE.
@@ -101,7 +111,7 @@ pub(crate) fn tables(f: &Fabric) -> Routes {
         for &x in order.iter().rev() {
             let xi = x as usize;
             if next[xi] != NONE {
-                weight[next[xi] as usize] += count[xi];
+                weight[next[xi] as usize] += count[xi] * f.cost(crate::ChannelId(next[xi]));
                 count[next_to[xi] as usize] += count[xi];
             }
         }

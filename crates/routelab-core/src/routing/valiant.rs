@@ -103,7 +103,7 @@ impl RoutingEngine for Valiant {
         let t = f.t;
         let mut routes = Routes::new(net, self.name());
         if t < 2 {
-            routes.table = MinHop.route(net)?.table;
+            routes.table = MinHop::default().route(net)?.table;
             return Ok(routes);
         }
         let too_big = |found: String| RoutingError::Unfit {
@@ -135,7 +135,7 @@ impl RoutingEngine for Valiant {
             return Err(too_big(format!("{total} hops")));
         }
 
-        routes.table = MinHop.route(net)?.table;
+        routes.table = MinHop::default().route(net)?.table;
         // Copying precomputed phases: one pass, in place, no second copy.
         let mut set = PathSet::new(net, PathKey::Pair);
         set.reserve(t * t, t * (t - 1), total as usize, true);
