@@ -22,8 +22,15 @@ def test_audit_of_working_routes_adds_up(tmp_path):
     total_hops = sum(len(routes.path(s, d)) - 1 for s in range(16) for d in range(16) if s != d)
     assert result["loads"].sum() == pytest.approx(total_hops)
     # The listed links are the busiest switch links, in order.
-    loads = list(result["busiest_all_to_all"]["load"])
+    busiest = result["busiest_all_to_all"]
+    loads = list(busiest["load"])
     assert loads == sorted(loads, reverse=True) and len(loads) == 5
+    # Switches by LID as the written LFTs give them (switches first, from 1).
+    lfts = routes.to_lfts()
+    for name, lid in zip(busiest["src_name"], busiest["src_lid"], strict=True):
+        assert f"of switch Lid {lid} guid" in lfts and f"('{name}'):" in lfts
+        header = next(line for line in lfts.splitlines() if f"('{name}'):" in line)
+        assert f"switch Lid {lid} " in header
     assert 0 < result["ebb"]["min"] <= result["ebb"]["avg"] <= result["ebb"]["max"] <= 1
     page = audit.write_html(result, tmp_path / "audit.html").read_text()
     assert "<svg" in page and "Busiest switch links" in page and "deadlock" in page

@@ -214,11 +214,19 @@ def _busiest(net: Network, loads: np.ndarray | None, top: int) -> pd.DataFrame:
     """The ``top`` busiest switch-to-switch channels (a terminal's own link
     carries all of its traffic whatever the routing)."""
     if loads is None or not len(loads):
-        return pd.DataFrame(columns=list(flow.LOAD_COLUMNS))
+        cols = list(flow.LOAD_COLUMNS)
+        cols.insert(cols.index("src_name") + 1, "src_lid")
+        cols.insert(cols.index("dst_name") + 1, "dst_lid")
+        return pd.DataFrame(columns=cols)
     df = flow.load_table(net, list(loads))
     switch = [n[0] == "switch" for n in net.nodes]
     df = df[[switch[a] and switch[b] for a, b in zip(df["src"], df["dst"], strict=True)]]
-    return df.sort_values("load", ascending=False, kind="stable").head(top)
+    df = df.sort_values("load", ascending=False, kind="stable").head(top).copy()
+    # Switches by LID too, as an administrator finds them with ibswitches.
+    lids = net.lids
+    df.insert(df.columns.get_loc("src_name") + 1, "src_lid", [lids[a] for a in df["src"]])
+    df.insert(df.columns.get_loc("dst_name") + 1, "dst_lid", [lids[b] for b in df["dst"]])
+    return df
 
 
 def to_json(result: dict[str, Any]) -> str:

@@ -353,7 +353,16 @@ def _audit(args: argparse.Namespace) -> int:
         df = result[key]
         if len(df):
             print(f"\n{title}")
-            cols = ["src_name", "src_port", "dst_name", "dst_port", "class", "load"]
+            cols = [
+                "src_name",
+                "src_lid",
+                "src_port",
+                "dst_name",
+                "dst_lid",
+                "dst_port",
+                "class",
+                "load",
+            ]
             print(df[cols].to_string(index=False))
     if args.html:
         print(f"\nwrote {args.html}")

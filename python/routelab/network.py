@@ -53,6 +53,13 @@ class Network:
         return self._net.labels()
 
     @cached_property
+    def lids(self) -> list[int]:
+        """Per node, the LID that routes, LFT files and audits use for it: the
+        subnet's where the fabric gives them, else assigned (switches, then
+        adapter ports, from 1); an adapter's is its first port's."""
+        return self._net.lids()
+
+    @cached_property
     def cables(self) -> list[tuple[int, int, int, int, str]]:
         """``(node_a, port_a, node_b, port_b, class_name)`` per cable."""
         return self._net.cables()

@@ -120,6 +120,15 @@ impl PyNetwork {
             .collect()
     }
 
+    /// Per node, the LID routes and audits use for it (the subnet's when
+    /// the fabric gives them, else assigned: switches, then adapter ports,
+    /// from 1); an adapter's is its first port's.
+    fn lids(&self) -> PyResult<Vec<u16>> {
+        let lids = routelab_core::routing::formats::assign_lids(&self.net)
+            .map_err(|e| RoutelabError::new_err(e.to_string()))?;
+        Ok(self.net.node_ids().map(|v| lids.lid(v)).collect())
+    }
+
     /// Per node, its name as messages show it (the GUID beside a shared name).
     fn labels(&self) -> Vec<String> {
         self.net
