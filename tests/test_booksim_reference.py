@@ -23,12 +23,9 @@ CONFIGS = RESULTS["configs"]
 
 # Comparisons that differ for a cause shown in the README ("Differences").
 EXPECTED_SATURATION_DIFFERENCE = {
-    "torus888_uniform": "8x8x8 torus: routelab sustains 0.560 against 0.530, 5.6% apart; "
-    "not the switch allocator (BookSim2 accepts 0.507 with iSLIP, 0.509 with max-size at 0.5625)",
-    "torus88_tornado": "tornado: routelab sustains 0.25 against 0.18; not the switch allocator "
-    "(BookSim2's own tornado knee does not move with max-size allocators or speedup 2)",
     "fattree_k4n3_uniform": "fat tree: BookSim2's one-iteration iSLIP switch allocator "
-    "(0.67; 0.78 with its max-size allocator, 0.76 with input speedup 2) against routelab's 0.84",
+    "(0.670) against routelab's switch, which matches BookSim2's max-size allocator "
+    "(0.773 against 0.781; test_fat_tree_saturation_matches_max_size_allocation)",
 }
 
 
@@ -77,20 +74,42 @@ def test_saturation_within_five_percent(name):
     assert r.saturation >= 0.95 * s - 1e-9, f"saturation {r.saturation:.4f} below -5% of {s}"
 
 
+def test_fat_tree_saturation_matches_max_size_allocation():
+    # routelab's switch serves an output as soon as it and an input are
+    # free: BookSim2 with sw_allocator = max_size is the like-for-like run.
+    c = CONFIGS["fattree_k4n3_uniform"]
+    s = c["saturation_max_size_allocator"]["saturation"]
+    r = routelab.saturate(
+        spec("fattree_k4n3_uniform"), low=0.9 * s, high=1.05 * s, steps=2, progress=False
+    )
+    top = [p for p in r.points if abs(p["load"] - 1.05 * s) < 1e-9]
+    assert top and not top[0]["sustained"], "saturation above +5%"
+    assert r.saturation >= 0.95 * s - 1e-9, f"saturation {r.saturation:.4f} below -5% of {s}"
+
+
 def test_tornado_plateau_past_saturation():
     # BookSim2: 0.066 at 0.5 and at 1.0 offered (1-flit packets), its least
-    # served source 0.001, its most 0.33. Past saturation the lane-0 rings
-    # fill and a few sources next to the wraparound links keep most of a
-    # link; the plateau is flat in the offered load and every source is
-    # served, in both simulators.
+    # served source 0.001, its most 0.33. Past saturation the rings fill and
+    # a few sources next to the wraparound links keep most of a link; a
+    # source's two lane-0 injection VCs each take a packet per 3-cycle
+    # pipeline at most, so none accepts more than 2/3.
     ref = RESULTS["tornado_plateau"]
-    got = {}
+    b = ref["1flit_1.0"]["accepted"]
     for load in (0.5, 1.0):
         r = routelab.simulate(spec("torus88_tornado"), {"traffic.load": load}, progress=False)
         assert not r.drained
-        assert r.accepted_min > 0.0, f"a source starved at {load}"
-        got[load] = r.accepted
-    b = ref["1flit_1.0"]["accepted"]
-    assert abs(got[1.0] - got[0.5]) <= 0.15 * got[0.5], got
-    for load, acc in got.items():
-        assert 0.75 * b <= acc <= 1.1 * b, (load, acc, b)
+        assert 0.8 * b <= r.accepted <= 1.2 * b, (load, r.accepted, b)
+        assert r.accepted_max <= 2 / 3 + 1e-3, (load, r.accepted_max)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="4-flit tornado plateau: routelab 0.114 against BookSim2's 0.086 "
+    "(0.049 with routelab's pipelined VCs); cause not established",
+)
+def test_tornado_plateau_with_four_flit_packets():
+    b = RESULTS["tornado_plateau"]["4flit_1.0"]["accepted"]
+    r = routelab.simulate(
+        spec("torus88_tornado"), {"traffic.load": 1.0, "traffic.packet_flits": 4}, progress=False
+    )
+    assert 0.8 * b <= r.accepted <= 1.2 * b, (r.accepted, b)

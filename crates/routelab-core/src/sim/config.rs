@@ -160,6 +160,13 @@ pub struct RouterSpec {
     pub routing_delay: String,
     /// Crossbar input speedup: an input may feed this many outputs at once.
     pub speedup: u32,
+    /// A head queued behind another packet in its input VC starts the
+    /// routing pipeline (`routing_delay`) only once it reaches the front,
+    /// when that packet's tail has left: a VC then forwards one packet per
+    /// `routing_delay` at most, as in an input-queued router such as
+    /// BookSim2's `iq`. By default the queued head went through the
+    /// pipeline while it waited and follows the tail at once.
+    pub route_at_front: bool,
     /// How a switch picks among the candidates the router offers.
     pub selection: Selection,
     /// Link-level flow control.
@@ -187,6 +194,7 @@ impl Default for RouterSpec {
             flit_bytes: 16,
             routing_delay: "0ns".into(),
             speedup: 1,
+            route_at_front: false,
             selection: Selection::MaxCredits,
             flow_control: FlowControl::Credit,
             stop_threshold: None,

@@ -36,6 +36,9 @@ pub(super) enum Kind {
     /// A flow-control message for VC `vc` of channel `obj` reaches the
     /// sender: a credit, stop or go (`idx`).
     Credit,
+    /// The head at the front of input buffer `obj` has been through the
+    /// routing pipeline (`route_at_front`).
+    Route,
 }
 
 /// One event: 32 bytes. A flit in flight travels inside its `Arrive`

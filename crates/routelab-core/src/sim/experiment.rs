@@ -531,6 +531,7 @@ impl Experiment {
             flit_bytes: r.flit_bytes,
             routing_delay_ps,
             speedup: u64::from(r.speedup),
+            route_at_front: r.route_at_front,
             selection: r.selection,
             stop_go,
             stop_at,

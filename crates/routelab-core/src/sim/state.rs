@@ -37,6 +37,8 @@ pub(super) struct Params {
     pub flit_bytes: u32,
     pub routing_delay_ps: u64,
     pub speedup: u64,
+    /// [`super::config::RouterSpec::route_at_front`].
+    pub route_at_front: bool,
     pub selection: Selection,
     /// Stop & go flow control, and its thresholds in flits.
     pub stop_go: bool,
@@ -164,6 +166,9 @@ pub(super) struct Sim<'a> {
     pub sg_occ: Vec<u32>,
     /// Stop & go: the last signal each buffer sent upstream was stop.
     pub sg_stopped: Vec<bool>,
+    /// `route_at_front`: per buffer, when its front head may be routed;
+    /// empty otherwise.
+    pub front_ready: Vec<u64>,
     /// Per switch (by index among switches): its node and port count.
     pub switches: Vec<SwitchAt>,
     /// Per channel: busy time during the measurement.
@@ -474,6 +479,11 @@ impl<'a> Sim<'a> {
             } else {
                 Vec::new()
             },
+            front_ready: if p.route_at_front {
+                vec![0; nbuf]
+            } else {
+                Vec::new()
+            },
             switches,
             util: vec![0; nch],
             port_ch,
@@ -708,6 +718,7 @@ impl<'a> Sim<'a> {
             Kind::Enter => self.enter(ev.obj, ev.vc),
             Kind::Arrive => self.arrive(ev),
             Kind::Credit => self.credit(ev.obj, ev.vc, ev.idx),
+            Kind::Route => self.try_route(ev.obj),
         }
     }
 

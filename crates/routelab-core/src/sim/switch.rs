@@ -66,6 +66,16 @@ impl<'a> super::state::Sim<'a> {
         }
     }
 
+    /// `route_at_front`: the tail of a packet has left buffer `iv`; the
+    /// next head there starts the routing pipeline now, and leaves no
+    /// earlier than the returned time.
+    #[inline]
+    fn tail_left(&mut self, iv: u32) -> u64 {
+        let at = self.now + self.p.routing_delay_ps;
+        self.front_ready[iv as usize] = at;
+        at
+    }
+
     /// Appends a flit of `pkt` to buffer `iv`.
     #[inline]
     fn buf_push(&mut self, iv: u32, pkt: u32) {
@@ -121,11 +131,18 @@ impl<'a> super::state::Sim<'a> {
         }
         {
             let b = &self.vc[iv as usize];
-            if b.len == 0
-                && b.alloc == NONE
-                && self.head_direct(router, c, ev.vc, ev.pkt, iv, ev.next)
-            {
-                return;
+            if b.len == 0 && b.alloc == NONE {
+                // A head that followed the last packet through this VC
+                // too closely waits for its turn in the pipeline.
+                let ready = self.front_ready.get(iv as usize).copied().unwrap_or(0);
+                if ready > self.now {
+                    self.buf_push(iv, ev.pkt);
+                    self.schedule(ready, Kind::Route, iv);
+                    return;
+                }
+                if self.head_direct(router, c, ev.vc, ev.pkt, iv, ev.next) {
+                    return;
+                }
             }
         }
         self.buf_push(iv, ev.pkt);
@@ -185,6 +202,9 @@ impl<'a> super::state::Sim<'a> {
         if flits == 1 && out_held == 0 && out_busy <= now && in_busy <= now {
             self.ch[och as usize].rr = vc;
             self.ch[c as usize].in_busy = now + self.input_hold(fp);
+            if self.p.route_at_front {
+                self.tail_left(iv);
+            }
             self.return_credit(c, ivc);
             self.transmit_with(router, och, vc, pkt, 0);
             self.retry_waiters(och);
@@ -295,7 +315,13 @@ impl<'a> super::state::Sim<'a> {
     #[inline]
     pub(super) fn needs_route(&self, iv: u32) -> bool {
         let b = &self.vc[iv as usize];
-        b.len > 0 && b.alloc == NONE && b.front_sent == 0
+        b.len > 0
+            && b.alloc == NONE
+            && b.front_sent == 0
+            && self
+                .front_ready
+                .get(iv as usize)
+                .is_none_or(|&t| t <= self.now)
     }
 
     /// Routes and allocates the head at the front of buffer `iv`.
@@ -431,6 +457,9 @@ impl<'a> super::state::Sim<'a> {
                 let b = &mut self.vc[iv as usize];
                 b.gen = b.gen.wrapping_add(1);
                 b.len = 0;
+                if self.p.route_at_front {
+                    self.tail_left(iv);
+                }
                 let mut ctx = RouterCtx::new(&mut self.sw_rng[sw], &mut self.counters);
                 router.forwarded(&mut hdr, &here, cand, ChannelId(och), &mut ctx);
                 self.pk.hdr[pkt as usize] = hdr;
@@ -632,7 +661,12 @@ impl<'a> super::state::Sim<'a> {
             self.vc[self.p.iv(o, vc) as usize].held = NONE;
             self.ch[o as usize].held &= !(1 << vc);
             self.retry_waiters(o);
-            if self.vc[h as usize].len > 0 {
+            if self.p.route_at_front {
+                let at = self.tail_left(h);
+                if self.vc[h as usize].len > 0 {
+                    self.schedule(at, Kind::Route, h);
+                }
+            } else if self.vc[h as usize].len > 0 {
                 self.try_route_with(router, h);
             }
         } else {

@@ -12,6 +12,19 @@
 //! VCs as in [`super::TableRouter`] (lane `l` may use every VC `v` with
 //! `v mod lanes == l`).
 //!
+//! Options (`[routing.options]`), for the variants other simulators build:
+//! - `ties = "plus"` (default) or `"random"`: at distance k/2 either way
+//!   round a ring is minimal; `random` draws the direction once per packet
+//!   at its source, as BookSim2's `dim_order_torus` does. Always `+` puts
+//!   (k + 2)/k of the mean load on the `+` channels (1.25 at k = 8).
+//! - `classes = "after-dateline"` (default) or `"wrapping"`: with
+//!   `wrapping` a packet whose way along a ring crosses the wraparound link
+//!   takes lane 1 for that whole dimension, from its first hop in it, and
+//!   every other packet lane 0 (BookSim2's `dim_order_torus`). Deadlock-free
+//!   too: lane 0 never takes a wraparound link, and a minimal route crosses
+//!   at most k/2 hops, so on lane 1 no route runs on from channel
+//!   `k/2 - 1 -> k/2` (the `+` direction; the `-` one mirrors it).
+//!
 //! Networks that are not generated tori or meshes (hypercubes, fabrics
 //! with other terminal placements) get the engine's tables instead (the
 //! registry then builds a [`super::TableRouter`]).
@@ -24,6 +37,9 @@ use super::{
 use crate::network::build::torus::dim_port;
 use crate::network::{ChannelId, Network, PortId, Structure};
 use crate::routing::{Datelines, RoutingError};
+
+/// Header state bit: this packet breaks k/2 ties towards `+`.
+const TIE_PLUS: u32 = 1 << 9;
 
 /// Dimension order from coordinates. See the module docs.
 pub struct DorRouter {
@@ -38,11 +54,18 @@ pub struct DorRouter {
     datelines: bool,
     concentration: u32,
     lanes: u8,
+    /// `classes = "wrapping"`: lane 1 for a whole dimension whose ring
+    /// the packet crosses the wraparound link of.
+    wrapping: bool,
+    /// `ties = "random"`: k/2 ties by a coin per packet.
+    random_ties: bool,
 }
 
 impl BuildRouter for DorRouter {
     fn build(net: &Network, opts: &RouterOptions) -> Result<AnyRouter, RoutingError> {
-        opts.only(&[])?;
+        opts.only(&["ties", "classes"])?;
+        let random_ties = opts.choice("ties", &["plus", "random"])? == "random";
+        let wrapping = opts.choice("classes", &["after-dateline", "wrapping"])? == "wrapping";
         if let Structure::Torus {
             dims,
             wrap,
@@ -84,8 +107,20 @@ impl BuildRouter for DorRouter {
                     datelines,
                     concentration: (*concentration).max(1),
                     lanes: if datelines { 2 } else { 1 },
+                    wrapping,
+                    random_ties,
                 }));
             }
+        }
+        if random_ties || wrapping {
+            let option = if random_ties { "ties" } else { "classes" };
+            return Err(RoutingError::BadOption {
+                option: option.into(),
+                value: opts.params[option].clone(),
+                expected: "the default: this network is routed by the dor engine's tables \
+                           (the options need a generated torus or mesh)"
+                    .into(),
+            });
         }
         super::table_router(net, "dor", opts)
     }
@@ -142,17 +177,32 @@ impl DorRouter {
         let k = *self.dims.get(d)?;
         let positive = if self.wrap {
             let up = if y >= x { y - x } else { y + k - x };
-            2 * up <= k
+            2 * up < k || (2 * up == k && (!self.random_ties || hdr.state & TIE_PLUS != 0))
         } else {
             y > x
         };
+        if self.datelines && self.wrapping {
+            // The lane is set on entering the dimension, for all of it.
+            let state = if d as u32 == hdr.state & 0xff {
+                hdr.state
+            } else {
+                let wraps = if positive { y < x } else { y > x };
+                (hdr.state & TIE_PLUS) | d as u32 | (u32::from(wraps) * CROSSED)
+            };
+            return Some(Direct {
+                port: dim_port(d, positive),
+                lane: hdr.lane + u8::from(state & CROSSED != 0),
+                lanes: self.lanes,
+                state,
+            });
+        }
         let state = if self.datelines {
             // Without branches: which way a packet turns is data, not
             // pattern. The lane rises after the ring's wraparound link.
             let kept = if d as u32 == hdr.state & 0xff {
                 hdr.state
             } else {
-                d as u32
+                (hdr.state & TIE_PLUS) | d as u32
             };
             let edge = if positive { k - 1 } else { 0 };
             kept | (u32::from(x == edge) * CROSSED)
@@ -182,9 +232,15 @@ impl HopRouter for DorRouter {
     }
 
     #[inline]
-    fn source(&self, hdr: &mut Header, _view: &dyn LocalView, _ctx: &mut RouterCtx) {
+    fn source(&self, hdr: &mut Header, _view: &dyn LocalView, ctx: &mut RouterCtx) {
         hdr.lane = 0;
         hdr.state = NO_RING;
+        if self.random_ties {
+            use rand::Rng;
+            if ctx.rng.gen_bool(0.5) {
+                hdr.state |= TIE_PLUS;
+            }
+        }
     }
 
     #[inline]
@@ -339,5 +395,155 @@ mod tests {
         let dor = DorRouter::build(&net, &RouterOptions::default()).unwrap();
         assert!(matches!(dor, AnyRouter::Table(_)));
         assert_eq!(dor.name(), "dor");
+    }
+
+    /// The router's hops (channel, lane) from terminal `s` to `d`, its k/2
+    /// ties broken towards `+` when `tie_plus`.
+    fn walk(
+        dor: &AnyRouter,
+        net: &Network,
+        s: usize,
+        d: usize,
+        tie_plus: bool,
+    ) -> Vec<(usize, u8)> {
+        let mut rng = crate::rng::stream(1, "walk");
+        let mut counters = [];
+        let mut ctx = RouterCtx::new(&mut rng, &mut counters);
+        let mut hdr = Header {
+            src: s as u32,
+            dst: d as u32,
+            origin: s as u32,
+            target: d as u32,
+            flits: 1,
+            ..Header::default()
+        };
+        dor.source(&mut hdr, &NoView, &mut ctx);
+        hdr.state = (hdr.state & !TIE_PLUS) | if tie_plus { TIE_PLUS } else { 0 };
+        let mut at = net.channel(net.out_channels(net.terminal(s))[0]).dst;
+        let mut hops = Vec::new();
+        while net.is_switch(at) {
+            let here = Here {
+                switch: at,
+                switch_index: net.kind_index(at) as u32,
+                in_port: PortId(0),
+                in_vc: 0,
+                vcs: 4,
+                now_ps: 0,
+            };
+            let mut out = Candidates::default();
+            dor.route(&hdr, &here, &NoView, &mut ctx, &mut out);
+            let first = out.as_slice()[0];
+            let c = net.channel_at(at, first.port).unwrap();
+            hops.push((c.index(), first.vc % 2));
+            dor.forwarded(&mut hdr, &here, first, c, &mut ctx);
+            at = net.channel(c).dst;
+            assert!(hops.len() <= net.switches().len(), "{s}->{d} loops");
+        }
+        assert_eq!(at, net.terminal(d));
+        hops
+    }
+
+    /// BookSim2's variant: random k/2 ties and lane 1 for a whole
+    /// dimension that wraps. Every route minimal, lane 1 exactly on the
+    /// dimensions whose trip crosses the wraparound link, and the
+    /// dependencies between (channel, lane) of every route, with either
+    /// tie, acyclic.
+    #[test]
+    fn wrapping_classes_and_random_ties_stay_minimal_and_acyclic() {
+        for topology in ["torus:8x8", "torus:6x5x4", "torus:8x8x8"] {
+            let net = spec::build(topology).unwrap();
+            let mut opts = RouterOptions::default();
+            opts.params.insert("ties".into(), "random".into());
+            opts.params.insert("classes".into(), "wrapping".into());
+            let dor = DorRouter::build(&net, &opts).unwrap();
+            let AnyRouter::Dor(inner) = &dor else {
+                panic!("{topology}: not computed")
+            };
+            let dims = inner.dims.clone();
+            let n = dims.len();
+            let coord = |x: usize| inner.coord[x * n..(x + 1) * n].to_vec();
+            let t = net.terminals().len();
+            let mut next: Vec<Vec<usize>> = vec![Vec::new(); 2 * net.channel_count()];
+            let mut both_ways = false;
+            for s in 0..t {
+                for d in (0..t).filter(|&d| d != s) {
+                    let (a, b) = (coord(s), coord(d));
+                    let dist: u32 = (0..n)
+                        .map(|i| {
+                            let up = (b[i] + dims[i] as u16 - a[i]) as u32 % dims[i];
+                            up.min(dims[i] - up)
+                        })
+                        .sum();
+                    let mut ways = Vec::new();
+                    for tie in [false, true] {
+                        let hops = walk(&dor, &net, s, d, tie);
+                        // Injection, switch hops, ejection.
+                        assert_eq!(hops.len() as u32, dist + 1, "{topology} {s}->{d}");
+                        for w in hops.windows(2) {
+                            next[2 * w[0].0 + usize::from(w[0].1)]
+                                .push(2 * w[1].0 + usize::from(w[1].1));
+                        }
+                        // Lane 1 on a hop exactly when its dimension's trip
+                        // wraps: the hop's ring sees its coordinate fall
+                        // (+) or rise (-) somewhere in the dimension.
+                        for &(c, lane) in &hops[..hops.len() - 1] {
+                            let ch = net.channel(ChannelId(c as u32));
+                            let (x, y) =
+                                (coord(net.kind_index(ch.src)), coord(net.kind_index(ch.dst)));
+                            let i = (0..n).find(|&i| x[i] != y[i]).unwrap();
+                            let plus = (x[i] + 1) % dims[i] as u16 == y[i];
+                            let wraps = if plus { b[i] < a[i] } else { b[i] > a[i] };
+                            assert_eq!(lane, u8::from(wraps), "{topology} {s}->{d} hop {c}");
+                        }
+                        ways.push(hops);
+                    }
+                    both_ways |= ways[0] != ways[1];
+                }
+            }
+            assert!(both_ways, "{topology}: ties never split");
+            // Acyclic: Kahn's algorithm removes every (channel, lane).
+            let m = next.len();
+            for v in &mut next {
+                v.sort_unstable();
+                v.dedup();
+            }
+            let mut indeg = vec![0usize; m];
+            for v in &next {
+                for &w in v {
+                    indeg[w] += 1;
+                }
+            }
+            let mut stack: Vec<usize> = (0..m).filter(|&v| indeg[v] == 0).collect();
+            let mut removed = 0;
+            while let Some(v) = stack.pop() {
+                removed += 1;
+                for &w in &next[v] {
+                    indeg[w] -= 1;
+                    if indeg[w] == 0 {
+                        stack.push(w);
+                    }
+                }
+            }
+            assert_eq!(removed, m, "{topology}: a dependency cycle");
+        }
+        // The options are refused where the engine's tables route.
+        let mut opts = RouterOptions::default();
+        opts.params.insert("ties".into(), "random".into());
+        let cube = spec::build("hypercube:3").unwrap();
+        assert!(DorRouter::build(&cube, &opts).is_err());
+        opts.params.insert("ties".into(), "sometimes".into());
+        let e = DorRouter::build(&spec::build("torus:4x4").unwrap(), &opts).unwrap_err();
+        assert!(e.to_string().contains("plus, random"), "{e}");
+    }
+
+    /// The default breaks ties towards `+`; the dateline classes rise after
+    /// the wraparound link, as the engine's tables (checked above).
+    #[test]
+    fn plus_ties_put_more_on_the_plus_channels() {
+        let net = spec::build("torus:8").unwrap();
+        let dor = DorRouter::build(&net, &RouterOptions::default()).unwrap();
+        let hops = walk(&dor, &net, 0, 4, false);
+        let again = walk(&dor, &net, 0, 4, true);
+        assert_eq!(hops, again, "ties = plus ignores the coin");
     }
 }

@@ -566,6 +566,26 @@ impl RouterOptions {
         }
     }
 
+    /// A parameter that takes one of `allowed` (the first is the default).
+    pub fn choice(
+        &self,
+        key: &str,
+        allowed: &[&'static str],
+    ) -> Result<&'static str, RoutingError> {
+        match self.params.get(key) {
+            None => Ok(allowed[0]),
+            Some(v) => allowed
+                .iter()
+                .find(|a| **a == v.trim())
+                .copied()
+                .ok_or_else(|| RoutingError::BadOption {
+                    option: key.into(),
+                    value: v.clone(),
+                    expected: format!("one of {}", allowed.join(", ")),
+                }),
+        }
+    }
+
     /// A real-valued parameter.
     pub fn f64(&self, key: &str, default: f64) -> Result<f64, RoutingError> {
         self.parsed(key, default, "a number")
