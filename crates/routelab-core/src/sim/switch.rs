@@ -76,6 +76,26 @@ impl<'a> super::state::Sim<'a> {
         at
     }
 
+    /// [`Self::tail_left`], and the next head's turn scheduled if one
+    /// waits (out of line: the default pipeline never comes here).
+    #[cold]
+    #[inline(never)]
+    fn tail_left_with_queue(&mut self, iv: u32) {
+        let at = self.tail_left(iv);
+        if self.vc[iv as usize].len > 0 {
+            self.q.push(Event::new(at, Kind::Route, iv));
+        }
+    }
+
+    /// `route_at_front`: a head reached buffer `iv` before its turn in the
+    /// pipeline (`ready`); it waits there.
+    #[cold]
+    #[inline(never)]
+    fn queue_behind_pipeline(&mut self, iv: u32, pkt: u32, ready: u64) {
+        self.buf_push(iv, pkt);
+        self.q.push(Event::new(ready, Kind::Route, iv));
+    }
+
     /// Appends a flit of `pkt` to buffer `iv`.
     #[inline]
     fn buf_push(&mut self, iv: u32, pkt: u32) {
@@ -134,10 +154,13 @@ impl<'a> super::state::Sim<'a> {
             if b.len == 0 && b.alloc == NONE {
                 // A head that followed the last packet through this VC
                 // too closely waits for its turn in the pipeline.
-                let ready = self.front_ready.get(iv as usize).copied().unwrap_or(0);
+                let ready = if self.p.route_at_front {
+                    self.front_ready[iv as usize]
+                } else {
+                    0
+                };
                 if ready > self.now {
-                    self.buf_push(iv, ev.pkt);
-                    self.schedule(ready, Kind::Route, iv);
+                    self.queue_behind_pipeline(iv, ev.pkt, ready);
                     return;
                 }
                 if self.head_direct(router, c, ev.vc, ev.pkt, iv, ev.next) {
@@ -318,10 +341,7 @@ impl<'a> super::state::Sim<'a> {
         b.len > 0
             && b.alloc == NONE
             && b.front_sent == 0
-            && self
-                .front_ready
-                .get(iv as usize)
-                .is_none_or(|&t| t <= self.now)
+            && (!self.p.route_at_front || self.front_ready[iv as usize] <= self.now)
     }
 
     /// Routes and allocates the head at the front of buffer `iv`.
@@ -662,10 +682,7 @@ impl<'a> super::state::Sim<'a> {
             self.ch[o as usize].held &= !(1 << vc);
             self.retry_waiters(o);
             if self.p.route_at_front {
-                let at = self.tail_left(h);
-                if self.vc[h as usize].len > 0 {
-                    self.schedule(at, Kind::Route, h);
-                }
+                self.tail_left_with_queue(h);
             } else if self.vc[h as usize].len > 0 {
                 self.try_route_with(router, h);
             }

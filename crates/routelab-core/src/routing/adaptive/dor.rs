@@ -59,6 +59,8 @@ pub struct DorRouter {
     wrapping: bool,
     /// `ties = "random"`: k/2 ties by a coin per packet.
     random_ties: bool,
+    /// [`TIE_PLUS`] when every tie goes `+`, else 0.
+    plus_ties: u32,
 }
 
 impl BuildRouter for DorRouter {
@@ -109,6 +111,7 @@ impl BuildRouter for DorRouter {
                     lanes: if datelines { 2 } else { 1 },
                     wrapping,
                     random_ties,
+                    plus_ties: if random_ties { 0 } else { TIE_PLUS },
                 }));
             }
         }
@@ -177,7 +180,9 @@ impl DorRouter {
         let k = *self.dims.get(d)?;
         let positive = if self.wrap {
             let up = if y >= x { y - x } else { y + k - x };
-            2 * up < k || (2 * up == k && (!self.random_ties || hdr.state & TIE_PLUS != 0))
+            // A tie goes `+` unless the packet's coin says `-`.
+            let plus_tie = (hdr.state | self.plus_ties) & TIE_PLUS != 0;
+            2 * up + u32::from(!plus_tie) <= k
         } else {
             y > x
         };
