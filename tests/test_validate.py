@@ -19,7 +19,9 @@ def test_the_quick_matrix_passes_for_every_router_that_claims_deadlock_freedom(t
     assert failed.empty, failed[["router", "topology", "case", "failures"]].to_string()
     ran = table[table["status"] == "pass"]
     # Every router and engine is exercised somewhere, at realistic sizes.
-    assert set(ran["router"]) == set(validation.HOP_ROUTERS) | set(validation.ENGINES)
+    assert set(ran["router"]) == set(validation.HOP_ROUTERS) | set(validation.VARIANTS) | set(
+        validation.ENGINES
+    )
     loads = ran[ran["case"] == "load"]
     assert {4, 16, 1} <= set(loads["packet_flits"])
     assert set(validation.SWITCHING) <= set(loads["switching"])

@@ -56,6 +56,17 @@ HOP_ROUTERS: dict[str, tuple[str, ...] | None] = {
     "dispersive": ("kary-ntree", "xgft", "clos"),
 }
 
+#: Hop routers with options or a switch model other than the default, by the
+#: name `--router` takes: (router, `[router]` settings, router options). A
+#: variant claims what its router claims; its dependencies are checked by the
+#: router's own tests, not by an engine's tables.
+VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
+    # BookSim2's input-queued router and dim_order_torus.
+    "dor:booksim": ("dor", {"route_at_front": True}, {"ties": "random", "classes": "wrapping"}),
+    # Adaptive VCs allocated only when a head reaches the front of its VC.
+    "duato:route-at-front": ("duato", {"route_at_front": True}, {}),
+}
+
 #: Table engines that claim deadlock freedom (the claim is checked on the
 #: channel dependency graph of the tables they compute).
 ENGINES = ("dfsssp", "lash", "nue", "updown", "dnup", "torus-2qos", "dmodk", "ftree")
@@ -117,6 +128,8 @@ class Case:
     vcs: int = 0
     switching: str = "wormhole"
     load: float = 0.0
+    #: A name of :data:`VARIANTS` (``router`` is then its router), or "".
+    variant: str = ""
     claims: bool = True
     status: str = "pending"  # pass, fail, not applicable
     checks: list[str] = field(default_factory=list)
@@ -139,6 +152,11 @@ class Case:
             "routing": {"algorithm": self.router},
             "run": {"warmup_cycles": 1000, "measure_cycles": 4000, "drain_cycles": 0},
         }
+        if self.variant:
+            _, router, options = VARIANTS[self.variant]
+            spec["router"].update(router)
+            if options:
+                spec["routing"]["options"] = dict(options)
         if self.kind == "zero-load":
             size = self.packet_flits * FLIT_BYTES
             spec["traffic"] = {
@@ -160,7 +178,7 @@ class Case:
     def row(self) -> dict[str, Any]:
         return {
             "status": self.status,
-            "router": self.router,
+            "router": self.variant or self.router,
             "topology": self.topology,
             "case": self.kind,
             "pattern": {"load": self.pattern, "zero-load": "ping-pong"}.get(self.kind, ""),
@@ -354,7 +372,10 @@ def _check_zero_load(case: Case, r: dict[str, Any], bounds: _Bounds) -> None:
 
 
 def _check_bound(case: Case, r: dict[str, Any], bounds: _Bounds) -> None:
-    if case.router in ENGINES or case.router in SAME_AS_ENGINE:
+    if case.variant:
+        # Minimal, but not the engine's routes: the bound over minimal paths.
+        routing = "any" if case.router in DEROUTING else "minimal"
+    elif case.router in ENGINES or case.router in SAME_AS_ENGINE:
         routing = f"table:{SAME_AS_ENGINE.get(case.router, case.router)}"
     elif case.router in DEROUTING:
         routing = "any"
@@ -412,17 +433,23 @@ def plan(
     Packet sizes (4, 16, 1 flits), the fewest VCs or one more, and the
     switching modes the router accepts rotate over the cases, so that the
     full matrix holds every combination of them on each network."""
-    names = routers or [*HOP_ROUTERS, *ENGINES]
-    unknown = [n for n in names if n not in routelab.routing.engines() and n not in _hop_names()]
+    names = routers or [*HOP_ROUTERS, *VARIANTS, *ENGINES]
+    unknown = [
+        n
+        for n in names
+        if n not in routelab.routing.engines() and n not in _hop_names() and n not in VARIANTS
+    ]
     if unknown:
         raise routelab.ConfigError(
             f"validate: unknown router {', '.join(unknown)}; `routelab sim --list` names them"
         )
     topos = topologies or list(FULL_TOPOLOGIES if full else QUICK_TOPOLOGIES)
     cases: list[Case] = []
-    for router, topology in itertools.product(names, topos):
+    for name, topology in itertools.product(names, topos):
+        variant = name if name in VARIANTS else ""
+        router = VARIANTS[name][0] if variant else name
         claims = router in HOP_ROUTERS or router in ENGINES
-        zero = Case(router, topology, "zero-load", claims=claims)
+        zero = Case(router, topology, "zero-load", variant=variant, claims=claims)
         zero.switching = "cut-through" if router in _WHOLE_PACKETS else "wormhole"
         cases.append(zero)
         modes = [m for m in SWITCHING if not (router in _WHOLE_PACKETS and m == "wormhole")]
@@ -448,6 +475,7 @@ def plan(
                     extra_vcs=extra_vcs,
                     switching=switching,
                     load=load,
+                    variant=variant,
                     claims=claims,
                 )
             )
@@ -476,9 +504,9 @@ def _hop_names() -> set[str]:
     return {name for name, _ in routelab.routing.usage(routers=True)}
 
 
-def _fewest_vcs(router: str, topology: str, switching: str) -> int | None:
+def _fewest_vcs(router: str, variant: str, topology: str, switching: str) -> int | None:
     """The VCs the router needs on the network (``router.vcs = 0``)."""
-    probe = Case(router, topology, "load", switching=switching, load=0.01)
+    probe = Case(router, topology, "load", switching=switching, load=0.01, variant=variant)
     spec = probe.spec()
     spec["run"] = {"warmup_cycles": 0, "measure_cycles": 10, "drain_cycles": 0}
     try:
@@ -510,6 +538,9 @@ def run(
     fewest: dict[tuple[str, str, str], int | None] = {}
     for case in cases:
         case.claims, engine = _claims(case.router, case.topology, bounds)
+        if case.variant:
+            # Its routes are not the engine's tables (ties, lanes).
+            engine = None
         if case.kind == "zero-load":
             n = bounds.net(case.topology).summary()["terminals"]
             case.measured["peer"] = n - 1
@@ -517,7 +548,7 @@ def run(
             if cdg is not None:
                 extra.append(cdg)
         else:
-            key = (case.router, case.topology, case.switching)
+            key = (case.router, case.variant, case.topology, case.switching)
             if key not in fewest:
                 fewest[key] = _fewest_vcs(*key)
             base = fewest[key]
@@ -549,7 +580,8 @@ def write(table: Any, cases: list[Case], out: Path) -> Path:
     if failed:
         (out / "failed").mkdir(exist_ok=True)
         for i, case in enumerate(failed):
-            name = f"{i:03d}-{case.router}-{case.topology.split(':')[0]}.toml"
+            who = (case.variant or case.router).replace(":", "-")
+            name = f"{i:03d}-{who}-{case.topology.split(':')[0]}.toml"
             text = (
                 f"# Failed validation: {'; '.join(case.failures)[:500]}\n"
                 f"# Reproduce: routelab sim {name}\n" + toml_text.dumps(case.spec())
