@@ -271,6 +271,13 @@ fn written_files_reaudit_to_the_engines_verdict() {
             "kary-ntree:k=2,n=3",
             routelab_core::network::spec::build("kary-ntree:k=2,n=3").unwrap(),
         ),
+        // Three leaf-spine cables to each spine, read back from a dump.
+        (
+            "trunked tree dump",
+            read(&ibnetdiscover::to_string(
+                &routelab_core::network::spec::build("xgft:m=6,w=2,terminals=24,trunks=3").unwrap(),
+            )),
+        ),
     ];
     let tmp = std::env::temp_dir().join(format!("routelab-lid-routes-{}", std::process::id()));
     let mut checked = 0;
@@ -283,6 +290,7 @@ fn written_files_reaudit_to_the_engines_verdict() {
                 Err(e) => panic!("{engine} on {name}: {e}"),
             };
             routed.push(format!("{engine} on {name}"));
+            let view = LidRoutes::of(net, &r).unwrap();
             let verdict = r.deadlock_report(net).unwrap();
             if promises(engine) {
                 assert!(verdict.deadlock_free, "{engine} on {name}: {verdict}");
@@ -301,6 +309,16 @@ fn written_files_reaudit_to_the_engines_verdict() {
                 audit.unreachable.is_empty(),
                 "{engine} on {name}: {audit:?}"
             );
+            // What the closing notes tabulate (`--nocapture`).
+            let free = |v: bool| if v { "free" } else { "cycle" };
+            eprintln!(
+                "| {name} | {engine} | {} | {} | {} | {} | {} |",
+                view.lid_count(),
+                view.senders.len(),
+                again.paths,
+                free(verdict.deadlock_free),
+                free(again.deadlock_free)
+            );
             checked += 1;
         }
     }
@@ -313,6 +331,7 @@ fn written_files_reaudit_to_the_engines_verdict() {
         "torus-2qos on torus dump",
         "dmodk on tree dump",
         "ftree on tree dump",
+        "dmodk on trunked tree dump",
     ] {
         assert!(routed.iter().any(|r| r == want), "{want}: {routed:?}");
     }
