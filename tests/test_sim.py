@@ -88,6 +88,22 @@ def test_sim_cli_on_the_example(run_cli):
     assert out["accepted"] > 0 and out["events"] > 0
 
 
+def test_sim_cli_table_gives_each_number_its_unit(run_cli):
+    r = run_cli(
+        "sim",
+        str(EXAMPLES / "torus-dor.toml"),
+        "--set",
+        'network.topology="torus:4x4x4"',
+        "--set",
+        "run.measure_cycles=1000",
+    )
+    assert r.returncode == 0, r.stderr
+    rows = {line.split()[0]: line.split(None, 2)[2] for line in r.stdout.splitlines() if line}
+    assert rows["latency_mean"].startswith("ns")
+    assert rows["accepted"].startswith("flits/node/cycle")
+    assert rows["simulated_ps"].startswith("ps") and rows["wall_seconds"].startswith("s ")
+
+
 def test_sim_cli_bad_spec_exits_2(run_cli, tmp_path):
     spec = tmp_path / "bad.toml"
     spec.write_text('[network]\ntopology = "torus:4x4"\n[routing]\nalgorithm = "teleport"\n')

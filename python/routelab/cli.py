@@ -476,7 +476,8 @@ def _sim(args: argparse.Namespace) -> int:
             for k in ("transits", "transit_peak_bytes", "transit_spills")
             if result.get("transits")
         ]
-        print(tables.key_value_table([(k, result.get(k)) for k in keys] + transit + flags))
+        rows = [(k, result.get(k)) for k in keys] + transit + flags
+        print(tables.key_value_table(rows, tables.SIM_UNITS))
     if result.get("drained") is False:
         left = result["packets_measured"] - result["packets_measured_delivered"]
         print(

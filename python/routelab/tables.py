@@ -15,10 +15,40 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def key_value_table(rows: list[tuple[str, Any]]) -> str:
-    """Two aligned columns."""
+def key_value_table(rows: list[tuple[str, Any]], units: dict[str, str] | None = None) -> str:
+    """Two aligned columns; with ``units``, a third saying what each value is
+    in (for the keys it names)."""
     width = max((len(k) for k, _ in rows), default=0)
-    return "\n".join(f"{k:<{width}}  {_fmt(v)}" for k, v in rows)
+    if not units:
+        return "\n".join(f"{k:<{width}}  {_fmt(v)}" for k, v in rows)
+    values = [_fmt(v) for _, v in rows]
+    vwidth = max((len(v) for v in values), default=0)
+    return "\n".join(
+        f"{k:<{width}}  {v:<{vwidth}}  {units.get(k, '')}".rstrip()
+        for (k, _), v in zip(rows, values, strict=True)
+    )
+
+
+#: What each number ``routelab sim`` prints is in, and what it means.
+SIM_UNITS = {
+    "offered": "flits/node/cycle generated during the measurement",
+    "accepted": "flits/node/cycle delivered during the measurement",
+    "accepted_min": "flits/cycle delivered to the least served source",
+    "accepted_max": "flits/cycle delivered to the most served source",
+    "latency_mean": "ns from generation to the last flit's delivery, mean",
+    "latency_p99": "ns, 99th percentile",
+    "avg_hops": "channels per packet, injection and ejection included",
+    "packets_delivered": "packets, whole run",
+    "flit_hops": "flit transmissions over channels, whole run",
+    "simulated_ps": "ps of simulated time",
+    "wall_seconds": "s of wall-clock time",
+    "events": "events processed",
+    "transits": "packets re-injected by terminals in transit",
+    "transit_peak_bytes": "bytes, most any NIC's in-transit buffer held",
+    "transit_spills": "in-transit packets kept in host memory",
+    "drained": "every packet delivered after the measurement",
+    "converged": "the warm-up reached a steady state",
+}
 
 
 def summary_table(summary: dict[str, Any]) -> str:
