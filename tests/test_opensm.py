@@ -20,8 +20,10 @@ FABRICS = {
     "tree3": "kary-ntree:k=2,n=3",
     "torus": "torus:4x4",
     "random": "random:switches=8,ports=6,hosts=2,seed=1",
+    # Two cables between each leaf and spine, as real fat trees cable them.
+    "trunked": "xgft:m=4,w=2,terminals=12,trunks=2",
 }
-TREES = ("tree2", "tree3")
+TREES = ("tree2", "tree3", "trunked")
 
 
 @pytest.fixture(scope="module")

@@ -10,13 +10,22 @@
 //! - going up from its leaf, every switch routes it down to the switch
 //!   below; at each step one parent takes the *main* path: the parent
 //!   group (all cables to one switch) with the fewest destinations routed
-//!   down through it, then the cable of that group with the fewest; its
-//!   counters grow. The other parents get the destination too, by their
-//!   least-loaded cable, without counting (the secondary paths);
-//! - going down from every switch that has a route, each child without a
-//!   shorter one routes it up to that switch, by the cable that carries
-//!   the fewest routes up, counted only where the child's own subtree
-//!   sends traffic.
+//!   down through it, ties to the parent of lowest index, then the cable
+//!   of that group with the fewest, ties to the lowest local port; both
+//!   counters grow. The other parents, in the same order, get the
+//!   destination too, by their least-loaded cable (same tie-break),
+//!   without counting (the secondary paths);
+//! - going down from every switch that has a route, its child groups are
+//!   taken fewest routes up first, ties to the child of lowest index, and
+//!   each child without a shorter route routes it up to that switch by the
+//!   cable that carries the fewest routes up (ties to the parent's lowest
+//!   port), counted only where the child's own subtree sends traffic.
+//!
+//! (OpenSM's `port_group_compare_load_down` would break a tie between
+//! parent groups first by the parents' least-loaded group down, but it
+//! counts routes down on the child's side of a link only, so that load is
+//! always 0 there and the index decides; counting it on the parents' side
+//! instead picks other parents on trunked trees.)
 //!
 //! Every route goes up, then down: deadlock-free on one lane. Links
 //! between switches of one rank are not used. OpenSM's tuple indexing
@@ -114,8 +123,14 @@ impl<'a, 'n> Router<'a, 'n> {
                 }
             }
         }
+        // Groups in remote switch order (OpenSM's qsort by index), the
+        // cables of a group in local port order (OpenSM adds them scanning
+        // ports 1, 2, ...).
         for g in up.iter_mut().chain(down.iter_mut()) {
             g.sort_by_key(|g| g.remote);
+            for g in g.iter_mut() {
+                g.ports.sort_by_key(|p| p.0);
+            }
         }
         Router {
             f,
@@ -187,20 +202,13 @@ impl<'a, 'n> Router<'a, 'n> {
         if self.rank[x] == 0 || self.up[x].is_empty() {
             return;
         }
-        // The least-loaded parent group first, ties by the parent's own
-        // least-loaded group down, then by index.
-        let mut order: Vec<usize> = (0..self.up[x].len()).collect();
-        order.sort_by_key(|&i| {
-            let g = &self.up[x][i];
-            let below = self.down[g.remote]
-                .iter()
-                .map(|h| h.counter)
-                .min()
-                .unwrap_or(0);
-            (g.counter, below, g.remote)
-        });
-        for (k, &i) in order.iter().enumerate() {
-            let is_main = main && k == 0;
+        // The parent group with the fewest routes down first, ties by
+        // index. (OpenSM breaks ties first by the parent's least-loaded
+        // group down, but counts routes down on the child's side of a
+        // link only, so that load is always 0 and never decides.)
+        self.up[x].sort_by_key(|g| (g.counter, g.remote));
+        for i in 0..self.up[x].len() {
+            let is_main = main && i == 0;
             let y = self.up[x][i].remote;
             if !is_main && self.hops[y] != u32::MAX && hops + 1 >= self.hops[y] {
                 continue;
@@ -290,5 +298,32 @@ mod tests {
         // ftree needs no structure; dmodk gets it recognised from the cabling.
         let d = routing::route(&net, "dmodk", &o).unwrap();
         assert!(d.is_minimal(&net).unwrap());
+    }
+
+    #[test]
+    fn trunked_tree_matches_opensm_entry_for_entry() {
+        // OpenSM 3.3.23's ftree on this fabric under ibsim: the tables of
+        // the leaves s0-0..s0-3 and spines s1-0, s1-1 towards h0..h11.
+        // Leaf s0-i reaches s1-0 by ports 1, 3 and s1-1 by ports 2, 4.
+        let net = spec::build("xgft:m=4,w=2,terminals=12,trunks=2").unwrap();
+        let r = routing::route(&net, "ftree", &RoutingOptions::default()).unwrap();
+        let opensm: [(&str, [u16; 12]); 6] = [
+            ("s0-0", [5, 6, 7, 1, 2, 3, 1, 4, 3, 1, 2, 3]),
+            ("s0-1", [1, 2, 3, 5, 6, 7, 1, 4, 3, 1, 2, 3]),
+            ("s0-2", [1, 2, 3, 1, 4, 3, 5, 6, 7, 1, 2, 3]),
+            ("s0-3", [1, 2, 3, 1, 4, 3, 1, 2, 3, 5, 6, 7]),
+            ("s1-0", [1, 5, 5, 2, 6, 6, 3, 7, 7, 4, 8, 8]),
+            ("s1-1", [1, 1, 5, 2, 2, 6, 3, 3, 7, 4, 4, 8]),
+        ];
+        for (sw, ports) in opensm {
+            let x = net.kind_index(net.find_node(sw).unwrap());
+            let got: Vec<u16> = (0..12)
+                .map(|h| {
+                    let d = net.kind_index(net.find_node(&format!("h{h}")).unwrap());
+                    r.port(x, d).map_or(0, |p| p.0)
+                })
+                .collect();
+            assert_eq!(got, ports, "{sw}");
+        }
     }
 }
