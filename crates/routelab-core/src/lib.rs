@@ -16,6 +16,7 @@ pub mod network;
 pub mod rng;
 pub mod routing;
 pub mod sim;
+pub mod suggest;
 pub mod text;
 pub mod traffic;
 pub mod units;

@@ -5,14 +5,20 @@ use thiserror::Error;
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum TopologyError {
-    #[error("unknown topology family '{name}'; valid families: {valid}")]
-    UnknownFamily { name: String, valid: String },
+    #[error("unknown topology family '{name}'{hint}; valid families: {valid}")]
+    UnknownFamily {
+        name: String,
+        valid: String,
+        /// ` (did you mean 'x'?)` or empty.
+        hint: String,
+    },
 
-    #[error("unknown key '{key}' for {family}; valid keys: {valid}")]
+    #[error("unknown key '{key}' for {family}{hint}; valid keys: {valid}")]
     UnknownKey {
         family: String,
         key: String,
         valid: String,
+        hint: String,
     },
 
     #[error("{family} needs '{key}' ({hint})")]

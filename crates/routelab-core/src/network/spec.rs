@@ -56,14 +56,19 @@ pub fn build(spec: &str) -> Result<Network, TopologyError> {
             (spec, "")
         }
     };
-    let fam =
-        FAMILIES
-            .iter()
-            .find(|f| f.name == family)
-            .ok_or_else(|| TopologyError::UnknownFamily {
-                name: family.to_string(),
-                valid: format!("{} (or a .json / .ibnet file)", family_names()),
-            })?;
+    let fam = FAMILIES
+        .iter()
+        .find(|f| f.name == family)
+        .or_else(|| {
+            FAMILIES
+                .iter()
+                .find(|f| f.name.eq_ignore_ascii_case(family))
+        })
+        .ok_or_else(|| TopologyError::UnknownFamily {
+            name: family.to_string(),
+            valid: format!("{} (or a .json / .ibnet file)", family_names()),
+            hint: crate::suggest::did_you_mean(family, FAMILIES.iter().map(|f| f.name)),
+        })?;
     let mut args = SpecArgs::parse(fam, args)?;
     let net = (fam.generate)(&mut args)?;
     Ok(net)
@@ -100,6 +105,7 @@ impl SpecArgs {
                     if !fam.keys.contains(&k.as_str()) {
                         return Err(TopologyError::UnknownKey {
                             family: fam.name.to_string(),
+                            hint: crate::suggest::did_you_mean(&k, fam.keys.iter().copied()),
                             key: k,
                             valid: fam.keys.join(", "),
                         });

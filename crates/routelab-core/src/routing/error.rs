@@ -5,8 +5,13 @@ use thiserror::Error;
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum RoutingError {
-    #[error("unknown routing engine '{name}'; valid engines: {valid}")]
-    UnknownEngine { name: String, valid: String },
+    #[error("unknown routing engine '{name}'{hint}; valid engines: {valid}")]
+    UnknownEngine {
+        name: String,
+        valid: String,
+        /// ` (did you mean 'x'?)` or empty.
+        hint: String,
+    },
 
     /// An OpenSM engine name that no routelab engine reproduces.
     #[error("'{name}' is OpenSM's engine, which routelab does not reproduce: {why}")]

@@ -363,10 +363,22 @@ pub const ALIASES: &[(&str, &str)] = &[("dim_order", "dor"), ("torus-2QoS", "tor
 
 /// The engine `name` stands for: itself, or the engine it is an alias of.
 pub fn canonical(name: &str) -> &str {
-    ALIASES
+    // OpenSM's and BookSim's spellings in any letter case (`DFSSSP`,
+    // `torus-2QoS`, `MinHop`) where only one name matches.
+    let exact = ENGINES
         .iter()
-        .find(|(a, _)| *a == name)
-        .map_or(name, |(_, n)| *n)
+        .map(|(n, ..)| (*n, *n))
+        .chain(ALIASES.iter().copied());
+    if let Some((_, n)) = exact.clone().find(|(a, _)| *a == name) {
+        return n;
+    }
+    let mut targets = exact
+        .filter(|(a, _)| a.eq_ignore_ascii_case(name))
+        .map(|(_, n)| n);
+    match targets.next() {
+        Some(n) if targets.all(|m| m == n) => n,
+        _ => name,
+    }
 }
 
 /// `(name, one line)` of every engine, as `routelab route --list` shows.
@@ -413,6 +425,13 @@ fn registered(name: &str) -> Result<EngineFactory, RoutingError> {
         .ok_or_else(|| RoutingError::UnknownEngine {
             name: name.to_string(),
             valid: engine_names(),
+            hint: crate::suggest::did_you_mean(
+                name,
+                ENGINES
+                    .iter()
+                    .map(|(n, ..)| *n)
+                    .chain(ALIASES.iter().map(|(a, _)| *a)),
+            ),
         })
 }
 

@@ -532,13 +532,40 @@ impl Spec {
             set_dotted(&mut table, key, value)?;
         }
         let spec: Spec = Spec::deserialize(toml::Value::Table(table))
-            .map_err(|e| ConfigError::Parse(one_line(&e.to_string())))?;
+            .map_err(|e| ConfigError::Parse(readable(one_line(&e.to_string()))))?;
         Ok(spec)
     }
 
     /// The spec as TOML text.
     pub fn to_toml_string(&self) -> String {
         toml::to_string(self).expect("a spec always serialises")
+    }
+}
+
+/// A type error in a user's words: serde's "invalid type: string "abc",
+/// expected f64 in `traffic.load`" becomes "traffic.load must be a number,
+/// got "abc"". Other messages are kept.
+fn readable(msg: String) -> String {
+    let Some((found, tail)) = msg
+        .strip_prefix("invalid type: ")
+        .and_then(|r| r.split_once(", expected "))
+    else {
+        return msg;
+    };
+    let (expected, key) = match tail.split_once(" in `") {
+        Some((e, k)) => (e, Some(k.trim_end_matches('`'))),
+        None => (tail, None),
+    };
+    let want = match expected {
+        "f64" | "f32" => "a number",
+        "u8" | "u16" | "u32" | "u64" | "usize" | "i32" | "i64" => "a whole number",
+        "a boolean" => "true or false",
+        other => other,
+    };
+    let got = found.strip_prefix("string ").unwrap_or(found);
+    match key {
+        Some(k) => format!("{k} must be {want}, got {got}"),
+        None => format!("expected {want}, got {got}"),
     }
 }
 
@@ -605,6 +632,21 @@ packet_bytes = "512B"
 [run]
 seed = 7
 "#;
+
+    #[test]
+    fn a_value_of_the_wrong_type_is_named_in_words() {
+        let e = Spec::from_toml_with(SPEC, &[("traffic.load", "abc")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("traffic.load must be a number, got \"abc\""),
+            "{e}"
+        );
+        let e = Spec::from_toml_with(SPEC, &[("router.vcs", "2.5")])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("router.vcs must be a whole number, got"), "{e}");
+    }
 
     #[test]
     fn reads_a_spec_and_round_trips() {

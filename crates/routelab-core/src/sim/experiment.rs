@@ -280,8 +280,8 @@ impl Experiment {
         let opts = router_options(&spec.routing, spec.run.seed)?;
         let router =
             adaptive::build(&net, &spec.routing.algorithm, &opts).map_err(|e| match e {
-                crate::routing::RoutingError::UnknownEngine { name, valid } => {
-                    ConfigError::invalid("routing.algorithm", name, format!("one of {valid}"))
+                crate::routing::RoutingError::UnknownEngine { name, valid, hint } => {
+                    ConfigError::invalid("routing.algorithm", name, format!("one of {valid}{hint}"))
                         .into()
                 }
                 e => SimError::from(e),

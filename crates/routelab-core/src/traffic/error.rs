@@ -5,14 +5,20 @@ use thiserror::Error;
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum TrafficError {
-    #[error("unknown traffic pattern '{name}'; valid patterns: {valid}")]
-    UnknownPattern { name: String, valid: String },
+    #[error("unknown traffic pattern '{name}'{hint}; valid patterns: {valid}")]
+    UnknownPattern {
+        name: String,
+        valid: String,
+        /// ` (did you mean 'x'?)` or empty.
+        hint: String,
+    },
 
-    #[error("unknown parameter '{key}' for {pattern}; valid parameters: {valid}")]
+    #[error("unknown parameter '{key}' for {pattern}{hint}; valid parameters: {valid}")]
     UnknownParam {
         pattern: String,
         key: String,
         valid: String,
+        hint: String,
     },
 
     #[error("{pattern} needs '{key}' ({expected})")]

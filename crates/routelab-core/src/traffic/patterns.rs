@@ -240,6 +240,13 @@ impl Pattern {
             .ok_or_else(|| TrafficError::UnknownPattern {
                 name: name.clone(),
                 valid: pattern_names(),
+                hint: crate::suggest::did_you_mean(
+                    &name,
+                    PATTERNS
+                        .iter()
+                        .map(|p| p.name)
+                        .chain(ALIASES.iter().map(|(a, _)| *a)),
+                ),
             })?;
         let args = Args::parse(info, args)?;
         let pattern = match info.name {
@@ -392,6 +399,7 @@ impl Args {
                     } else {
                         info.keys.join(", ")
                     },
+                    hint: crate::suggest::did_you_mean(&key, info.keys.iter().copied()),
                     key,
                 });
             }

@@ -836,9 +836,15 @@ pub fn build(net: &Network, name: &str, opts: &RouterOptions) -> Result<AnyRoute
         return r;
     }
     if !super::ENGINES.iter().any(|(n, ..)| *n == name) {
+        let about = router_about();
+        let known = about
+            .iter()
+            .map(|(n, _)| *n)
+            .chain(super::ALIASES.iter().map(|(a, _)| *a));
         return Err(RoutingError::UnknownEngine {
             name: name.to_string(),
             valid: router_names(),
+            hint: crate::suggest::did_you_mean(name, known),
         });
     }
     opts.only(&[])?;
