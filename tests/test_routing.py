@@ -269,6 +269,12 @@ def test_loads_cli_bounds_minimal_routings(run_cli):
     assert split["bound_gamma0"] > dor["bound_gamma0"] > 0
     net = routelab.topology("torus:8x8")
     assert dor["bound_bps"] == pytest.approx(dor["bound_gamma0"] * net.gamma0_bps())
+    # Only what was asked: with an engine no max-concurrent-flow bound is
+    # computed unless --bound names one.
+    assert "minimal_bound_bps" in split and "minimal_bound_bps" not in dor
+    args = ["loads", "torus:8x8", "--pattern", "transpose", "--engine", "dor", "--json"]
+    both = json.loads(run_cli(*args, "--bound", "minimal").stdout)
+    assert both["minimal_bound_gamma0"] >= dor["bound_gamma0"]
     r = run_cli("loads", "torus:4x4", "--pattern", "nonsense")
     assert r.returncode == 2 and "unknown traffic pattern" in r.stderr
 

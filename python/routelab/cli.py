@@ -390,25 +390,32 @@ def _ebb(args: argparse.Namespace) -> int:
 
 
 def _loads(args: argparse.Namespace) -> int:
+    from routelab.progress import Progress
+
     net = _fabric(args.spec, args)
     seed = 1 if args.seed is None else args.seed
     flows = [(s, d) for s, d in routelab.pattern(args.pattern, net, seed=seed) if s != d]
-    if args.engine:
-        routes = routelab.route(net, args.engine, **_routing_options(args))
-        loads, routing = routelab.channel_loads(routes, flows), routes.engine
-    else:
-        loads, routing = routelab.minimal_split_loads(net, flows), "even split"
-    result = {
-        "network": net.name,
-        "pattern": args.pattern,
-        "routing": routing,
-        **routelab.throughput_bound(net, flows, loads),
-    }
-    rules = {"both": ["minimal", "any"], "none": []}.get(args.bound, [args.bound])
-    for paths in rules:
-        best = routelab.max_concurrent_flow(net, flows, paths=paths)
-        for key in ("bound_bps", "bound_gamma0", "reached_bps", "reached_gamma0", "gap"):
-            result[f"{paths}_{key}"] = best[key]
+    # What was asked: an engine's loads alone, unless a bound is named too.
+    bound = args.bound or ("none" if args.engine else "minimal")
+    rules = {"both": ["minimal", "any"], "none": []}.get(bound, [bound])
+    with Progress("channel loads", total=1 + len(rules)) as bar:
+        if args.engine:
+            routes = routelab.route(net, args.engine, **_routing_options(args))
+            loads, routing = routelab.channel_loads(routes, flows), routes.engine
+        else:
+            loads, routing = routelab.minimal_split_loads(net, flows), "even split"
+        result = {
+            "network": net.name,
+            "pattern": args.pattern,
+            "routing": routing,
+            **routelab.throughput_bound(net, flows, loads),
+        }
+        bar.advance()
+        for paths in rules:
+            best = routelab.max_concurrent_flow(net, flows, paths=paths)
+            for key in ("bound_bps", "bound_gamma0", "reached_bps", "reached_gamma0", "gap"):
+                result[f"{paths}_{key}"] = best[key]
+            bar.advance()
     if args.json:
         print(json.dumps(result, indent=2))
     else:
@@ -731,9 +738,10 @@ def _parser() -> argparse.ArgumentParser:
     ld.add_argument(
         "--bound",
         choices=["minimal", "any", "both", "none"],
-        default="minimal",
+        default=None,
         help="also the best any routing over minimal paths / all paths gives (maximum "
-        "concurrent flow: a certified bound and a rate a routing reaches; default minimal)",
+        "concurrent flow: a certified bound and a rate a routing reaches; default minimal "
+        "without --engine, none with it)",
     )
     ld.set_defaults(run=_loads)
 
