@@ -104,7 +104,7 @@ def test_sim_runs_measure_latency_and_throughput(tmp_path):
     names = [p.name for p in plot.standard_figures(out, tmp_path / "figs")]
     assert names == [
         "latency_mean-vs-traffic.load.png",
-        "accepted-vs-offered.png",
+        "accepted-vs-traffic.load.png",
         "latency-cdf.png",
     ]
 

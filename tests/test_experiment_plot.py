@@ -148,7 +148,7 @@ def test_standard_figures_of_a_simulation(tmp_path):
     names = [p.name for p in paths]
     assert names == [
         "latency_mean-vs-traffic.load.png",
-        "accepted-vs-offered.png",
+        "accepted-vs-traffic.load.png",
         "latency-cdf.png",
     ]
     for p in paths:

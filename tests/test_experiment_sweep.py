@@ -84,6 +84,13 @@ def test_a_route_sweep_end_to_end_through_the_command_line(tmp_path, run_cli):
     rows = [json.loads(line) for line in table.stdout.splitlines()]
     assert len(rows) == 5 and all(row["status"] == "ok" for row in rows)
 
+    # The text table leads with what varies and what was measured; the
+    # parameters every run shares are said once above it.
+    text = run_cli("results", str(out), "--status", "ok").stdout.splitlines()
+    header = text[1].split() if text[0].startswith("every run: ") else text[0].split()
+    assert header[0] == "status" and header[1] in ("network.topology", "routing.algorithm")
+    assert header.index("deadlock_free") < header.index("key")
+
     # Nothing left to run; the failed run stays failed unless asked.
     again = run_cli("sweep", str(spec), "--out", str(out), "--quiet")
     assert again.returncode == 0 and again.stderr == ""

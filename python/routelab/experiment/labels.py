@@ -31,6 +31,7 @@ LABELS = {
     "accepted_total": "accepted load, whole network (flits/cycle)",
     "offered_gbps": "offered load (Gb/s per node)",
     "accepted_gbps": "accepted load (Gb/s per node)",
+    "accepted_normalised": "accepted load (gamma0)",
     "accepted_total_gbps": "accepted load, whole network (Gb/s)",
     "latency_histogram": "packet latency (ns)",
     "latency_samples": "packet latency (ns)",

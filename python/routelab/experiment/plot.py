@@ -670,6 +670,25 @@ def plot(
     return save(fig, out)
 
 
+def _accepted_in_load_unit(df: pd.DataFrame, cols: set[str]) -> tuple[str, bool]:
+    """The accepted-load column in the unit of ``traffic.load``, and whether
+    there is one (else flits/node/cycle)."""
+    units = set()
+    for column in ("traffic.load_unit", "load_unit"):
+        if column in cols:
+            units = set(df[column].dropna().astype(str))
+            break
+    unit = units.pop() if len(units) == 1 else "flits"
+    column = {
+        "flits": "accepted",
+        "gbps": "accepted_gbps",
+        "bisection": "accepted_normalised",
+    }.get(unit)
+    if column in cols and df[column].notna().any():
+        return column, True
+    return "accepted", unit == "flits"
+
+
 def standard_specs(df: pd.DataFrame, store: Store | None = None) -> list[FigureSpec]:
     """The usual figures of the experiment's kind, from the columns it has."""
     if not len(df):
@@ -716,15 +735,19 @@ def standard_specs(df: pd.DataFrame, store: Store | None = None) -> list[FigureS
                 )
             )
         if kind == "sim" and {"offered", "accepted"} <= cols:
+            # One x quantity per sweep: the load swept, as in the latency
+            # figure; accepted in the same unit where the runs give it, so
+            # that y = x is the offered load.
+            accepted, same = _accepted_in_load_unit(df, cols)
             specs.append(
                 FigureSpec(
                     "line",
-                    "accepted",
-                    "offered",
+                    accepted,
+                    load or "offered",
                     hue,
                     facet,
                     "accepted against offered load",
-                    diagonal=True,
+                    diagonal=same or not load,
                 )
             )
         if kind == "sim" and "latency_histogram" in _artefact_names(df) and load:
