@@ -230,52 +230,14 @@ def _results(args: argparse.Namespace) -> int:
         df.to_csv(sys.stdout, index=False)
     else:
         if not args.columns and not args.all:
-            df, same = _run_table(df)
+            from routelab.experiment.plot import reading_order
+
+            df, same = reading_order(df)
             if same:
                 print("every run: " + ", ".join(f"{k}={v}" for k, v in same.items()))
         with pd.option_context("display.max_rows", None, "display.max_columns", None):
             print(df.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     return 0
-
-
-#: Measured columns a reader looks for first, in this order.
-_LEADING_METRICS = (
-    "accepted",
-    "latency_mean",
-    "saturation",
-    "deadlock_free",
-    "lanes_needed",
-    "avg",
-    "min",
-    "max",
-)
-
-
-def _run_table(df):
-    """The run table as a person reads it: the parameters that vary, then
-    what was measured (the headline metrics first), then the rest; the
-    parameters that are the same for every run are returned apart, and a
-    metric that repeats a parameter (``load`` beside ``traffic.load``,
-    ``vcs`` beside ``router.vcs``) is left out."""
-    from routelab.experiment.plot import parameter_columns, varying_columns
-
-    params = parameter_columns(df)
-    moving = varying_columns(df)
-    same = {c: df[c].iloc[0] for c in params if c not in moving and len(df)}
-    by_last = {c.split(".")[-1]: c for c in params}
-    repeats = [
-        c
-        for c in df.columns
-        if c not in params
-        and c in by_last
-        and df[c].astype(str).tolist() == df[by_last[c]].astype(str).tolist()
-    ]
-    metrics = [c for c in df.columns if c not in params and c not in repeats]
-    lead = [c for c in ("status", *_LEADING_METRICS) if c in metrics]
-    keys = [c for c in ("key", "error", "attempts", "wall_seconds") if c in metrics]
-    rest = [c for c in metrics if c not in lead and c not in keys]
-    order = ["status", *moving, *[c for c in lead if c != "status"], *rest, *keys]
-    return df[[c for c in order if c in df.columns]], same
 
 
 def _isna(v) -> bool:

@@ -97,6 +97,47 @@ def varying_columns(df: pd.DataFrame) -> list[str]:
     return [c for c in parameter_columns(df) if df[c].astype(str).nunique() > 1]
 
 
+#: Measured columns a reader looks for first, in this order.
+_LEADING_METRICS = (
+    "accepted",
+    "latency_mean",
+    "saturation",
+    "deadlock_free",
+    "lanes_needed",
+    "avg",
+    "min",
+    "max",
+)
+
+
+def reading_order(df: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """The run table as a person reads it: the parameters that vary, then
+    what was measured (the headline metrics first), then the rest; the
+    parameters that are the same for every run are returned apart, and a
+    metric that repeats a parameter (``load`` beside ``traffic.load``,
+    ``vcs`` beside ``router.vcs``) is left out."""
+    params = parameter_columns(df)
+    moving = varying_columns(df)
+    same = {c: df[c].iloc[0] for c in params if c not in moving and len(df)}
+    by_last = {c.split(".")[-1]: c for c in params}
+    repeats = [
+        c
+        for c in df.columns
+        if c not in params
+        and c in by_last
+        and df[c].astype(str).tolist() == df[by_last[c]].astype(str).tolist()
+    ]
+    metrics = [c for c in df.columns if c not in params and c not in repeats]
+    lead = [c for c in ("status", *_LEADING_METRICS) if c in metrics]
+    keys = [c for c in ("key", "error", "attempts", "wall_seconds") if c in metrics]
+    rest = [c for c in metrics if c not in lead and c not in keys]
+    # Measurements that differ between runs before those that do not.
+    fixed = [c for c in rest if df[c].astype(str).nunique() <= 1]
+    rest = [c for c in rest if c not in fixed] + fixed
+    order = ["status", *moving, *[c for c in lead if c != "status"], *rest, *keys]
+    return df[[c for c in order if c in df.columns]], same
+
+
 def resolve_column(df: pd.DataFrame, name: str) -> str:
     """The column ``name`` means: itself; else the one column whose last dotted
     part is ``name`` (``load`` -> ``traffic.load``); else the one varying

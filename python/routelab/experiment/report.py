@@ -321,6 +321,9 @@ def _section(store: Store, top: int, prefix: str) -> tuple[list[str], pd.DataFra
             columns=[c for c in plot.BOOKKEEPING if c in df.columns and c not in ("key", "status")]
         )
         shown = shown.assign(wall_seconds=df["wall_seconds"])
+        # What varies and what was measured first; the shared parameters
+        # are in the spec below.
+        shown, _ = plot.reading_order(shown)
         if len(shown) > MAX_TABLE_ROWS:
             parts.append(
                 f"<p>The first {MAX_TABLE_ROWS} of {len(shown)} runs; all of them are in "
