@@ -457,6 +457,11 @@ def compare(net, osm_dir: Path, engine: str, out_dir: Path, **options: Any) -> d
 FABRICS = [
     ("2-level fat tree", "kary-ntree:k=4,n=2", ["minhop", "ftree", "updn", "sssp", "dfsssp"]),
     ("3-level fat tree", "kary-ntree:k=4,n=3", ["minhop", "ftree", "updn", "sssp", "dfsssp"]),
+    (
+        "leaf-spine, 3 cables per leaf and spine",
+        "xgft:m=6,w=3,terminals=18,trunks=3",
+        ["minhop", "ftree", "updn", "sssp", "dfsssp"],
+    ),
     ("4x4 torus", "torus:4x4", ["minhop", "updn", "sssp", "dfsssp", "torus-2QoS"]),
     (
         "random network",
