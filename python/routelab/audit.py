@@ -266,10 +266,7 @@ tr.ok td { background: #e8f6e8; color: #145214; }
 
 def write_html(result: dict[str, Any], out: str | Path) -> Path:
     """Writes the audit as a page a browser opens without network access."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     from routelab.experiment.report import _CSS, html_table, svg_of
 
@@ -326,7 +323,10 @@ def write_html(result: dict[str, Any], out: str | Path) -> Path:
             parts.append(html_table(df.reset_index()))
     loads = result["loads"]
     if loads is not None and len(loads):
-        fig, ax = plt.subplots(figsize=(7, 3.2))
+        # A Figure of its own: the page is drawn without touching pyplot's
+        # backend (a notebook keeps showing its figures).
+        fig = Figure(figsize=(7, 3.2))
+        ax = fig.subplots()
         ax.hist(loads, bins=min(50, max(5, len(set(loads.tolist())))), color="#4c72b0")
         ax.set_xlabel("routes per channel, all-to-all")
         ax.set_ylabel("channels")
@@ -335,7 +335,6 @@ def write_html(result: dict[str, Any], out: str | Path) -> Path:
             f"<figure>{svg_of(fig, 'loads')}<figcaption>How evenly the routes use the "
             "channels: a long right tail is a hot spot.</figcaption></figure>"
         )
-        plt.close(fig)
     title = f"Route audit: {dict(result['summary']).get('fabric', '')}"
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
     page = (

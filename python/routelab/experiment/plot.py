@@ -16,20 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 
-matplotlib.use("Agg")
-
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter  # noqa: E402
-
-from routelab._core import ConfigError  # noqa: E402
-from routelab.experiment import kinds  # noqa: E402
-from routelab.experiment.labels import label  # noqa: E402
-from routelab.experiment.store import Store  # noqa: E402
-from routelab.sim import SUSTAINED  # noqa: E402
+from routelab._core import ConfigError
+from routelab.experiment import kinds
+from routelab.experiment.labels import label
+from routelab.experiment.store import Store
+from routelab.sim import SUSTAINED
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
