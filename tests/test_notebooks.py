@@ -8,11 +8,11 @@ import sys
 import time
 from pathlib import Path
 
+# requirements-dev.txt installs these: a missing one fails the run.
+import ipykernel  # noqa: F401
+import nbclient
+import nbformat
 import pytest
-
-nbformat = pytest.importorskip("nbformat", reason="needs nbformat (requirements-dev.txt)")
-nbclient = pytest.importorskip("nbclient", reason="needs nbclient (requirements-dev.txt)")
-pytest.importorskip("ipykernel", reason="needs ipykernel (requirements-dev.txt)")
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 KERNEL = "python3"

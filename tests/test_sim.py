@@ -73,30 +73,28 @@ def test_saturate_finds_a_load_below_the_bound():
     assert len(r.points) >= 3
 
 
-def test_sim_cli_on_the_example(run_cli):
-    r = run_cli(
+def _sim_example(run_cli, *extra):
+    """`routelab sim` on the torus example, shrunk to a 4x4x4 torus."""
+    return run_cli(
         "sim",
         str(EXAMPLES / "torus-dor.toml"),
         "--set",
         'network.topology="torus:4x4x4"',
         "--set",
         "run.measure_cycles=1000",
-        "--json",
+        *extra,
     )
+
+
+def test_sim_cli_on_the_example(run_cli):
+    r = _sim_example(run_cli, "--json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["accepted"] > 0 and out["events"] > 0
 
 
 def test_sim_cli_table_gives_each_number_its_unit(run_cli):
-    r = run_cli(
-        "sim",
-        str(EXAMPLES / "torus-dor.toml"),
-        "--set",
-        'network.topology="torus:4x4x4"',
-        "--set",
-        "run.measure_cycles=1000",
-    )
+    r = _sim_example(run_cli)
     assert r.returncode == 0, r.stderr
     rows = {line.split()[0]: line.split(None, 2)[2] for line in r.stdout.splitlines() if line}
     assert rows["latency_mean"].startswith("ns")
