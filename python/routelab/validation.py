@@ -61,8 +61,15 @@ HOP_ROUTERS: dict[str, tuple[str, ...] | None] = {
 #: variant claims what its router claims; its dependencies are checked by the
 #: router's own tests, not by an engine's tables.
 VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
-    # BookSim2's input-queued router and dim_order_torus.
-    "dor:booksim": ("dor", {"route_at_front": True}, {"ties": "random", "classes": "wrapping"}),
+    # BookSim2's input-queued router (iSLIP switch allocation) and
+    # dim_order_torus.
+    "dor:booksim": (
+        "dor",
+        {"route_at_front": True, "allocator": "islip"},
+        {"ties": "random", "classes": "wrapping"},
+    ),
+    # Adaptive routing under one iSLIP iteration per cycle.
+    "duato:islip": ("duato", {"allocator": "islip"}, {}),
     # Adaptive VCs allocated only when a head reaches the front of its VC.
     "duato:route-at-front": ("duato", {"route_at_front": True}, {}),
 }

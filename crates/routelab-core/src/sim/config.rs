@@ -13,6 +13,7 @@
 //! flit_bytes = 16
 //! routing_delay = "0ns"        # input pipeline of a switch, paid by every flit
 //! speedup = 1                  # crossbar input speedup
+//! allocator = "greedy"         # greedy (maximal matching) | islip (one iteration, per cycle)
 //! selection = "max-credits"    # first | random | max-credits
 //! flow_control = "credit"      # credit | stop-go (Myrinet; wormhole only)
 //! stop_threshold = 56          # stop-go: send stop above this many flits
@@ -131,6 +132,29 @@ pub enum FlowControl {
     StopGo,
 }
 
+/// How a switch matches the input VCs that have a flit to send to its
+/// output ports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Allocator {
+    /// Each output, as soon as it is idle, serves round robin one of its
+    /// held VCs whose input port is free, and the first output to serve
+    /// an input takes it: no output stays idle while an input that could
+    /// feed it does, a maximal matching (within 3% of BookSim2's
+    /// `max_size` on its mesh and fat tree references).
+    Greedy,
+    /// iSLIP with one iteration, BookSim2's default: once per cycle each
+    /// input port picks one of its VCs that has a flit to send (round
+    /// robin), then each output grants one of the inputs that picked it
+    /// (round robin); a pointer moves past a grant only. An input whose
+    /// pick loses sends nothing that cycle, even when another of its VCs
+    /// could have used an idle output. A switch runs its round when a
+    /// flit may cross, after the events of that instant, and at most one
+    /// round per instant; losers retry a cycle later. VC allocation is
+    /// unchanged.
+    Islip,
+}
+
 /// `[router]`: switch micro-architecture.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -167,6 +191,8 @@ pub struct RouterSpec {
     /// BookSim2's `iq`. By default the queued head went through the
     /// pipeline while it waited and follows the tail at once.
     pub route_at_front: bool,
+    /// Switch allocation: how inputs are matched to outputs each cycle.
+    pub allocator: Allocator,
     /// How a switch picks among the candidates the router offers.
     pub selection: Selection,
     /// Link-level flow control.
@@ -195,6 +221,7 @@ impl Default for RouterSpec {
             routing_delay: "0ns".into(),
             speedup: 1,
             route_at_front: false,
+            allocator: Allocator::Greedy,
             selection: Selection::MaxCredits,
             flow_control: FlowControl::Credit,
             stop_threshold: None,

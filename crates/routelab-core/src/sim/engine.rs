@@ -39,6 +39,9 @@ pub(super) enum Kind {
     /// The head at the front of input buffer `obj` has been through the
     /// routing pipeline (`route_at_front`).
     Route,
+    /// iSLIP allocation at switch `obj`: a round (`idx` 1), or a call for
+    /// one after the events already due now (`idx` 0).
+    Allocate,
 }
 
 /// One event: 32 bytes. A flit in flight travels inside its `Arrive`

@@ -8,7 +8,7 @@
 //! `run.drain_cycles`). Closed loop: the workload runs from time 0 until
 //! every pair completes.
 
-use super::config::{FlowControl, LoadUnit, RoutingSpec, Spec, Switching, Workload};
+use super::config::{Allocator, FlowControl, LoadUnit, RoutingSpec, Spec, Switching, Workload};
 use super::engine::Kind;
 use super::error::{ConfigError, SimError};
 use super::link::MAX_BUFFER_FLITS;
@@ -532,6 +532,8 @@ impl Experiment {
             routing_delay_ps,
             speedup: u64::from(r.speedup),
             route_at_front: r.route_at_front,
+            allocator: r.allocator,
+            lone_leaves: r.allocator == Allocator::Greedy && !stop_go,
             selection: r.selection,
             stop_go,
             stop_at,

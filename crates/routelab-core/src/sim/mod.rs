@@ -40,7 +40,8 @@
 //!    packet for store-and-forward) is routed and allocated an output VC
 //!    (`switch.rs`); flits then cross the crossbar one at a time per
 //!    output (round robin among the VCs holding it) and per input (the
-//!    input is busy `s / speedup`).
+//!    input is busy `s / speedup`), matched greedily as they free up or
+//!    by one iSLIP round per cycle (`router.allocator`).
 //! 4. When a flit leaves a switch's input buffer, a credit for its slot
 //!    reaches the upstream sender `L` later (a sender short of credits
 //!    resumes when it lands: one VC of `B` flits carries at most
@@ -104,8 +105,8 @@ pub use crate::routing::adaptive::{
     LocalView, Resources, RouterCtx, RouterOptions, TableRouter, ADAPTIVE,
 };
 pub use config::{
-    Arrivals, FlowControl, LinkSpec, LoadUnit, NetworkSpec, PathChoice, RouterSpec, RoutingSpec,
-    RunSpec, Selection, Size, Spec, Switching, TrafficSpec, Workload,
+    Allocator, Arrivals, FlowControl, LinkSpec, LoadUnit, NetworkSpec, PathChoice, RouterSpec,
+    RoutingSpec, RunSpec, Selection, Size, Spec, Switching, TrafficSpec, Workload,
 };
 pub use error::{ConfigError, DeadlockInfo, SimError, WaitingBuffer};
 pub use experiment::{build_network, router_options, Experiment, MAX_OFFERED_FLITS};

@@ -9,7 +9,7 @@
 //! | vc`); per terminal its NIC ([`Nic`]). The behaviour of switches is in
 //! [`super::switch`], of terminals in [`super::nic`].
 
-use super::config::{Selection, Switching};
+use super::config::{Allocator, Selection, Switching};
 use super::engine::{Ahead, Calendar, Event, Kind};
 use super::error::{ConfigError, SimError, WaitingBuffer};
 use super::link::{
@@ -39,6 +39,11 @@ pub(super) struct Params {
     pub speedup: u64,
     /// [`super::config::RouterSpec::route_at_front`].
     pub route_at_front: bool,
+    pub allocator: Allocator,
+    /// A lone one-flit packet may leave a switch as it is routed when
+    /// nothing contends, switch allocation in the same step (greedy
+    /// allocation under credits).
+    pub lone_leaves: bool,
     pub selection: Selection,
     /// Stop & go flow control, and its thresholds in flits.
     pub stop_go: bool,
@@ -169,6 +174,8 @@ pub(super) struct Sim<'a> {
     /// `route_at_front`: per buffer, when its front head may be routed;
     /// empty otherwise.
     pub front_ready: Vec<u64>,
+    /// `islip` allocation's state, empty otherwise.
+    pub islip: Islip,
     /// Per switch (by index among switches): its node and port count.
     pub switches: Vec<SwitchAt>,
     /// Per channel: busy time during the measurement.
@@ -215,6 +222,56 @@ pub(super) struct Sim<'a> {
     /// `(ln(1 - rate), rate)`: the logarithm geometric gaps divide by,
     /// kept for the rate it was computed for.
     pub log_idle: (f64, f64),
+}
+
+/// Switch allocation by iSLIP rounds ([`super::switch`]).
+#[derive(Debug, Default)]
+pub(super) struct Islip {
+    /// Per channel: the switch it leaves (`NONE` from a terminal).
+    pub tx_sw: Vec<u32>,
+    /// Per channel: as an input, the VC its pointer is at; as an output,
+    /// the input port its pointer is at.
+    pub in_ptr: Vec<u8>,
+    pub out_ptr: Vec<u16>,
+    /// Per switch: the time of its pending round, of its last round, and
+    /// of its pending call for a round (`u64::MAX`: none).
+    pub pending: Vec<u64>,
+    pub last: Vec<u64>,
+    pub wake: Vec<u64>,
+    /// Scratch of a round: the requests `(buffer, output, vc)`, and per
+    /// channel the request it picked (as an input) or granted (as an
+    /// output), `NONE` between rounds.
+    pub reqs: Vec<(u32, u32, u32)>,
+    pub pick_in: Vec<u32>,
+    pub pick_out: Vec<u32>,
+}
+
+impl Islip {
+    fn new(net: &Network, sws: usize) -> Self {
+        let nch = net.channel_count();
+        let tx_sw = net
+            .channels()
+            .iter()
+            .map(|c| {
+                if net.is_switch(c.src) {
+                    net.kind_index(c.src) as u32
+                } else {
+                    NONE
+                }
+            })
+            .collect();
+        Islip {
+            tx_sw,
+            in_ptr: vec![0; nch],
+            out_ptr: vec![0; nch],
+            pending: vec![u64::MAX; sws],
+            last: vec![u64::MAX; sws],
+            wake: vec![u64::MAX; sws],
+            reqs: Vec::new(),
+            pick_in: vec![NONE; nch],
+            pick_out: vec![NONE; nch],
+        }
+    }
 }
 
 /// How many events ahead [`Sim::run_until`] prefetches.
@@ -484,6 +541,11 @@ impl<'a> Sim<'a> {
             } else {
                 Vec::new()
             },
+            islip: if p.allocator == Allocator::Islip {
+                Islip::new(net, switches.len())
+            } else {
+                Islip::default()
+            },
             switches,
             util: vec![0; nch],
             port_ch,
@@ -719,6 +781,7 @@ impl<'a> Sim<'a> {
             Kind::Arrive => self.arrive(ev),
             Kind::Credit => self.credit(ev.obj, ev.vc, ev.idx),
             Kind::Route => self.try_route(ev.obj),
+            Kind::Allocate => self.allocate_event(ev.obj, ev.idx),
         }
     }
 
