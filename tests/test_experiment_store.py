@@ -100,6 +100,25 @@ def test_records_artefacts_and_the_run_table(tmp_path):
     assert not (store.root / "artefacts" / r1.key).exists()
 
 
+def test_the_run_table_has_one_column_per_quantity(tmp_path):
+    # A result that repeats its parameter in every row is left out; one that
+    # differs somewhere (the lanes used against routing.max_lanes) is kept
+    # under result.<name>; the consolidated table keeps every result.
+    spec = SPEC.replace('["minhop", "dfsssp"]', '"minhop"\nmax_lanes = 4')
+    exp = specs.parse(spec)
+    store = Store.create_or_resume(tmp_path / "x", exp)
+    for run, used in zip(exp.runs, (4, 2), strict=True):
+        topology = run.params["network"]["topology"]
+        metrics = {"network": topology, "router": "minhop", "max_lanes": used, "lanes": 1}
+        store.write_run(run, outcome(**metrics), attempts=1, session="s")
+    df = routelab.results(store.root)
+    assert not {"network", "router", "max_lanes"} & set(df.columns), list(df.columns)
+    assert list(df["routing.max_lanes"]) == [4, 4]
+    assert list(df["result.max_lanes"]) == [4, 2]
+    assert list(df["lanes"]) == [1, 1]
+    assert {"network", "router", "max_lanes"} <= set(store.consolidate().columns)
+
+
 def test_the_parquet_table_matches_the_records_and_stays_fresh(tmp_path):
     exp = specs.parse(SPEC)
     store = Store.create_or_resume(tmp_path / "x", exp)

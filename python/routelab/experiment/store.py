@@ -333,7 +333,7 @@ class Store:
         import pandas as pd
 
         records = list(self._current_records())
-        df = _frame(records, first=self._varying())
+        df = _without_echoes(_frame(records, first=self._varying()))
         for name in artefacts:
             df[name] = [self.artefact(k, name) for k in df["key"]] if len(df) else []
         return df if len(df) else pd.DataFrame(columns=HEAD_COLUMNS + TAIL_COLUMNS)
@@ -474,6 +474,33 @@ def _frame(records: list[dict[str, Any]], first: list[str] = ()) -> pd.DataFrame
     columns = HEAD_COLUMNS + params + metrics + TAIL_COLUMNS + ["kind", "artefacts"]
     df = pd.DataFrame(rows, columns=columns)
     return df.reset_index(drop=True)
+
+
+#: Results that repeat a parameter under another name.
+_ECHOED_AS = {"network": "network.topology", "router": "routing.algorithm"}
+
+
+def _without_echoes(df: pd.DataFrame) -> pd.DataFrame:
+    """The run table with one column per quantity: a result that repeats its
+    parameter (``load`` of ``traffic.load``, ``network`` of
+    ``network.topology``) in every row is left out; one that differs somewhere
+    (``vcs`` resolved from ``router.vcs = 0``) is kept as ``result.<name>``."""
+    params = [c for c in df.columns if "." in c and not c.startswith("result.")]
+    renames: dict[str, str] = {}
+    drops: list[str] = []
+    for col in df.columns:
+        if "." in col or col in HEAD_COLUMNS or col in TAIL_COLUMNS:
+            continue
+        echoed = [p for p in params if p.rsplit(".", 1)[1] == col or _ECHOED_AS.get(col) == p]
+        if len(echoed) != 1:
+            continue
+        mine, theirs = df[col], df[echoed[0]]
+        same = (mine.isna() & theirs.isna()) | (mine.astype(object) == theirs.astype(object))
+        if bool(same.all()):
+            drops.append(col)
+        elif f"result.{col}" not in df.columns:
+            renames[col] = f"result.{col}"
+    return df.drop(columns=drops).rename(columns=renames)
 
 
 def _records_of_frame(df: pd.DataFrame) -> Iterator[dict[str, Any]]:
