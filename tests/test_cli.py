@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 
 def test_topo_json(run_cli):
     r = run_cli("topo", "torus:8x8x8", "--json")
@@ -132,3 +134,32 @@ def test_path_records_give_the_audit_its_sls(run_cli, tmp_path):
     s = json.loads(r.stdout)
     assert r.returncode == 1 and not s["deadlock_free"] and s["cycle"], s
     assert "check failed: the routes can deadlock" in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "last"),
+    [
+        (["route", "torus:8x8", "--engine", "dfsssp"], "checking lanes"),
+        (["deadlock", "torus:8x8", "--engine", "dor"], "channel dependency graph"),
+        (["audit", "kary-ntree:k=4,n=2", "--engine", "ftree"], "auditing"),
+        (["ebb", "kary-ntree:k=4,n=2", "--engine", "dmodk", "--patterns", "5"], "effective"),
+    ],
+)
+def test_slow_commands_name_each_step_on_stderr(argv, last, monkeypatch, capsys):
+    # Shown at once here (no delay), as a watched terminal sees it after 2 s.
+    import routelab.cli
+    from routelab import progress
+
+    seen: list[str] = []
+    real = progress.Progress.stage
+
+    def stage(self, description):
+        seen.append(description)
+        real(self, description)
+
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    monkeypatch.setenv("ROUTELAB_PROGRESS", "1")
+    monkeypatch.setattr(progress.Progress, "stage", stage)
+    assert routelab.cli.main([*argv, "--json"]) == 0
+    assert seen and seen[-1].startswith(last), seen
+    json.loads(capsys.readouterr().out)  # stdout holds the JSON alone

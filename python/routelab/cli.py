@@ -192,16 +192,22 @@ def _route(args: argparse.Namespace) -> int:
             "routelab route needs a SPEC and --engine NAME, "
             "e.g. torus:8x8 --engine dor (see --list)"
         )
-    net = _fabric(args.spec, args)
-    routes = routelab.route(net, args.engine, **_routing_options(args))
-    stats = routes.stats()
-    if args.output:
-        stats["files"] = [str(p) for p in routes.save(args.output, paths=args.paths)]
-        lanes = stats.get("lanes_used") or 1
-        if lanes > 1:
-            deploy = _deploy_lanes(net, routes, lanes, args.output)
-            stats["files"] += deploy
-            print(_lanes_warning(routes.engine, lanes, args.output, deploy), file=sys.stderr)
+    from routelab.progress import Progress
+
+    with Progress(f"reading {args.spec}", total=3 + bool(args.output)) as bar:
+        net = _fabric(args.spec, args)
+        bar.stage(f"routing {net.name} with {args.engine}")
+        routes = routelab.route(net, args.engine, **_routing_options(args))
+        bar.stage("checking lanes, deadlock freedom and minimality")
+        stats = routes.stats()
+        if args.output:
+            bar.stage(f"writing {args.output}")
+            stats["files"] = [str(p) for p in routes.save(args.output, paths=args.paths)]
+            lanes = stats.get("lanes_used") or 1
+            if lanes > 1:
+                deploy = _deploy_lanes(net, routes, lanes, args.output)
+                stats["files"] += deploy
+                print(_lanes_warning(routes.engine, lanes, args.output, deploy), file=sys.stderr)
     if args.json:
         print(json.dumps(stats, indent=2))
     else:
@@ -315,9 +321,14 @@ def _routes_of(args: argparse.Namespace, net: routelab.Network, what: str) -> ro
 
 
 def _deadlock(args: argparse.Namespace) -> int:
-    net = _fabric(args.spec, args)
-    routes = _routes_of(args, net, "deadlock")
-    report = routes.deadlock()
+    from routelab.progress import Progress
+
+    with Progress(f"reading {args.spec}", total=3) as bar:
+        net = _fabric(args.spec, args)
+        bar.stage(f"routes of {net.name}")
+        routes = _routes_of(args, net, "deadlock")
+        bar.stage("channel dependency graph: looking for cycles")
+        report = routes.deadlock()
     report = {"engine": routes.engine, "network": net.name, **report}
     if args.json:
         print(json.dumps(report, indent=2))
@@ -335,12 +346,17 @@ def _deadlock(args: argparse.Namespace) -> int:
 
 def _audit(args: argparse.Namespace) -> int:
     from routelab import audit
+    from routelab.progress import Progress
 
-    net = _fabric(args.spec, args)
-    routes = _routes_of(args, net, "audit")
-    result = audit.audit(net, routes, patterns=args.patterns, seed=args.seed or 0, top=args.top)
-    if args.html:
-        audit.write_html(result, args.html)
+    with Progress(f"reading {args.spec}", total=3 + bool(args.html)) as bar:
+        net = _fabric(args.spec, args)
+        bar.stage(f"routes of {net.name}")
+        routes = _routes_of(args, net, "audit")
+        bar.stage("auditing: lanes, deadlock, minimality, link loads")
+        result = audit.audit(net, routes, patterns=args.patterns, seed=args.seed or 0, top=args.top)
+        if args.html:
+            bar.stage(f"writing {args.html}")
+            audit.write_html(result, args.html)
     findings = audit.failures(result)
     if args.json:
         print(audit.to_json(result))
@@ -370,16 +386,21 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _ebb(args: argparse.Namespace) -> int:
-    net = _fabric(args.spec, args)
-    routes = routelab.route(net, args.engine, **_routing_options(args))
-    result = routelab.ebb(
-        net,
-        routes,
-        patterns=args.patterns,
-        pattern=args.pattern,
-        metric=args.metric,
-        seed=args.seed or 0,
-    )
+    from routelab.progress import Progress
+
+    with Progress(f"reading {args.spec}", total=3) as bar:
+        net = _fabric(args.spec, args)
+        bar.stage(f"routing {net.name} with {args.engine}")
+        routes = routelab.route(net, args.engine, **_routing_options(args))
+        bar.stage(f"effective bisection bandwidth over {args.patterns} patterns")
+        result = routelab.ebb(
+            net,
+            routes,
+            patterns=args.patterns,
+            pattern=args.pattern,
+            metric=args.metric,
+            seed=args.seed or 0,
+        )
     result = {"engine": routes.engine, "network": net.name, **result}
     if args.json:
         print(json.dumps(result, indent=2))

@@ -57,6 +57,7 @@ class Progress:
         return self
 
     def _start(self) -> None:
+        from rich.console import Console
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -72,7 +73,9 @@ class Progress:
             columns = [SpinnerColumn(), TextColumn("{task.description}")]
             if self.total is not None:
                 columns += [BarColumn(), MofNCompleteColumn()]
-            self._bar = RichProgress(*columns, TimeElapsedColumn(), transient=True)
+            # On stderr, so that output piped from stdout stays clean.
+            console = Console(file=sys.stderr)
+            self._bar = RichProgress(*columns, TimeElapsedColumn(), console=console, transient=True)
             self._bar.start()
             self._task = self._bar.add_task(self.description, total=self.total, completed=self.done)
 
@@ -85,6 +88,14 @@ class Progress:
             self.done += steps
             if self._bar is not None:
                 self._bar.update(self._task, completed=self.done)
+
+    def stage(self, description: str) -> None:
+        """Completes the step under way and names the next one."""
+        self.advance()
+        with self._lock:
+            self.description = description
+            if self._bar is not None:
+                self._bar.update(self._task, description=description)
 
     def __exit__(
         self,
