@@ -68,8 +68,9 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
         {"route_at_front": True, "allocator": "islip"},
         {"ties": "random", "classes": "wrapping"},
     ),
-    # Adaptive routing under one iSLIP iteration per cycle.
+    # Adaptive routing under switch allocation in rounds, one per cycle.
     "duato:islip": ("duato", {"allocator": "islip"}, {}),
+    "duato:separable": ("duato", {"allocator": "separable-input-first"}, {}),
     # Adaptive VCs allocated only when a head reaches the front of its VC.
     "duato:route-at-front": ("duato", {"route_at_front": True}, {}),
 }

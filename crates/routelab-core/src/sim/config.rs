@@ -13,7 +13,7 @@
 //! flit_bytes = 16
 //! routing_delay = "0ns"        # input pipeline of a switch, paid by every flit
 //! speedup = 1                  # crossbar input speedup
-//! allocator = "greedy"         # greedy (maximal matching) | islip (one iteration, per cycle)
+//! allocator = "greedy"         # greedy | islip | separable-input-first
 //! selection = "max-credits"    # first | random | max-credits
 //! flow_control = "credit"      # credit | stop-go (Myrinet; wormhole only)
 //! stop_threshold = 56          # stop-go: send stop above this many flits
@@ -140,19 +140,22 @@ pub enum Allocator {
     /// Each output, as soon as it is idle, serves round robin one of its
     /// held VCs whose input port is free, and the first output to serve
     /// an input takes it: no output stays idle while an input that could
-    /// feed it does, a maximal matching (within 3% of BookSim2's
-    /// `max_size` on its mesh and fat tree references).
+    /// feed it is free, a maximal matching (the throughput of BookSim2's
+    /// `max_size` allocator).
     Greedy,
-    /// iSLIP with one iteration, BookSim2's default: once per cycle each
-    /// input port picks one of its VCs that has a flit to send (round
-    /// robin), then each output grants one of the inputs that picked it
-    /// (round robin); a pointer moves past a grant only. An input whose
-    /// pick loses sends nothing that cycle, even when another of its VCs
-    /// could have used an idle output. A switch runs its round when a
-    /// flit may cross, after the events of that instant, and at most one
-    /// round per instant; losers retry a cycle later. VC allocation is
-    /// unchanged.
+    /// BookSim2's default switch allocator: iSLIP, one iteration per
+    /// cycle. Each input asks each output it has a flit for (one VC per
+    /// output, round robin); each output grants one asking input and each
+    /// input accepts one granting output, both round robin from pointers
+    /// that move past a match only. An input that accepts one grant
+    /// leaves the other outputs that granted it idle that cycle.
+    /// `speedup = 1` only.
     Islip,
+    /// BookSim2's `separable_input_first`, one iteration per cycle: each
+    /// input picks one output it has a flit for, then each output grants
+    /// one of the inputs that picked it, both round robin. An input whose
+    /// pick loses sends nothing that cycle. `speedup = 1` only.
+    SeparableInputFirst,
 }
 
 /// `[router]`: switch micro-architecture.

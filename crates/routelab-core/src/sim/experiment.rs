@@ -463,6 +463,13 @@ impl Experiment {
         if r.speedup == 0 {
             return Err(bad("router.speedup", "0".into(), "at least 1"));
         }
+        if r.speedup != 1 && r.allocator != Allocator::Greedy {
+            return Err(bad(
+                "router.speedup",
+                r.speedup.to_string(),
+                "1 with allocation in rounds (router.allocator = \"greedy\" allows more)",
+            ));
+        }
         let cycle_ps = load::cycle_ps(&net, r.flit_bytes)?;
         if !(t.load.is_finite() && t.load >= 0.0) {
             return Err(bad("traffic.load", t.load.to_string(), "a number >= 0"));

@@ -91,6 +91,7 @@ mod link;
 pub mod load;
 mod nic;
 mod packet;
+mod rounds;
 pub mod roundtrip;
 mod saturate;
 pub mod spec_doc;

@@ -16,6 +16,7 @@ use super::link::{
     Chan, ChannelTiming, Vc, FROM_TERM, NO_RETURN, SINK_CREDITS, SWITCHES, TAG_CREDIT, TO_TERM,
 };
 use super::packet::{Packets, Queue, NONE};
+use super::rounds::Rounds;
 use super::stats::Counters;
 use super::workload::Closed;
 use crate::network::{Network, PortId};
@@ -174,8 +175,9 @@ pub(super) struct Sim<'a> {
     /// `route_at_front`: per buffer, when its front head may be routed;
     /// empty otherwise.
     pub front_ready: Vec<u64>,
-    /// `islip` allocation's state, empty otherwise.
-    pub islip: Islip,
+    /// Allocation in rounds (`router.allocator` other than greedy): its
+    /// state, empty otherwise.
+    pub rounds: Rounds,
     /// Per switch (by index among switches): its node and port count.
     pub switches: Vec<SwitchAt>,
     /// Per channel: busy time during the measurement.
@@ -222,56 +224,6 @@ pub(super) struct Sim<'a> {
     /// `(ln(1 - rate), rate)`: the logarithm geometric gaps divide by,
     /// kept for the rate it was computed for.
     pub log_idle: (f64, f64),
-}
-
-/// Switch allocation by iSLIP rounds ([`super::switch`]).
-#[derive(Debug, Default)]
-pub(super) struct Islip {
-    /// Per channel: the switch it leaves (`NONE` from a terminal).
-    pub tx_sw: Vec<u32>,
-    /// Per channel: as an input, the VC its pointer is at; as an output,
-    /// the input port its pointer is at.
-    pub in_ptr: Vec<u8>,
-    pub out_ptr: Vec<u16>,
-    /// Per switch: the time of its pending round, of its last round, and
-    /// of its pending call for a round (`u64::MAX`: none).
-    pub pending: Vec<u64>,
-    pub last: Vec<u64>,
-    pub wake: Vec<u64>,
-    /// Scratch of a round: the requests `(buffer, output, vc)`, and per
-    /// channel the request it picked (as an input) or granted (as an
-    /// output), `NONE` between rounds.
-    pub reqs: Vec<(u32, u32, u32)>,
-    pub pick_in: Vec<u32>,
-    pub pick_out: Vec<u32>,
-}
-
-impl Islip {
-    fn new(net: &Network, sws: usize) -> Self {
-        let nch = net.channel_count();
-        let tx_sw = net
-            .channels()
-            .iter()
-            .map(|c| {
-                if net.is_switch(c.src) {
-                    net.kind_index(c.src) as u32
-                } else {
-                    NONE
-                }
-            })
-            .collect();
-        Islip {
-            tx_sw,
-            in_ptr: vec![0; nch],
-            out_ptr: vec![0; nch],
-            pending: vec![u64::MAX; sws],
-            last: vec![u64::MAX; sws],
-            wake: vec![u64::MAX; sws],
-            reqs: Vec::new(),
-            pick_in: vec![NONE; nch],
-            pick_out: vec![NONE; nch],
-        }
-    }
 }
 
 /// How many events ahead [`Sim::run_until`] prefetches.
@@ -541,10 +493,10 @@ impl<'a> Sim<'a> {
             } else {
                 Vec::new()
             },
-            islip: if p.allocator == Allocator::Islip {
-                Islip::new(net, switches.len())
+            rounds: if p.allocator == Allocator::Greedy {
+                Rounds::default()
             } else {
-                Islip::default()
+                Rounds::new(net, switches.len())
             },
             switches,
             util: vec![0; nch],

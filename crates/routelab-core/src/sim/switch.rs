@@ -12,9 +12,11 @@
 //! when one of them releases a VC or receives credits. The packet then
 //! holds that output VC until its tail has been sent.
 //!
-//! *Switch allocation* is per output port: when the port is idle it
-//! serves, round robin over its VCs, the holders whose front flit is
-//! present, has a credit, and whose input port is free. Sending a flit
+//! *Switch allocation* (the greedy allocator) is per output port: when the
+//! port is idle it serves, round robin over its VCs, the holders whose
+//! front flit is present, has a credit, and whose input port is free.
+//! The other allocators match inputs to outputs in rounds instead
+//! ([`super::rounds`]). Sending a flit
 //! occupies the output for one flit time on its channel and the input
 //! port for that time divided by the crossbar speedup; the flit is usable
 //! downstream after serialisation + latency + the next switch's routing
@@ -27,9 +29,10 @@
 //! as it leaves this one (its header does not change on the way) and
 //! travels in its `Arrive` event, so the output records it will read are
 //! fetched before it arrives. A head reaching an empty buffer with such a
-//! decision is allocated its VC at once, and a lone one-flit packet whose
-//! output is idle with no VC held leaves at once without entering the
-//! buffer: the same outcomes as the steps above, in fewer of them.
+//! decision is allocated its VC at once, and (under the greedy allocator)
+//! a lone one-flit packet whose output is idle with no VC held leaves at
+//! once without entering the buffer: the same outcomes as the steps
+//! above, in fewer of them.
 //!
 //! Under stop & go the receiver counts the flits that have physically
 //! entered each buffer (routing pipeline included) and sends stop or go
@@ -574,7 +577,7 @@ impl<'a> super::state::Sim<'a> {
     /// After a send: if another flit may go on output `o` once it is free,
     /// wake it then. (Flits short of credits are woken by the credits.)
     #[inline]
-    fn arm(&mut self, o: u32) {
+    pub(super) fn arm(&mut self, o: u32) {
         let k = &self.ch[o as usize];
         if k.held == 0 || k.busy <= self.now {
             return;
@@ -628,8 +631,8 @@ impl<'a> super::state::Sim<'a> {
         if held == 0 {
             return;
         }
-        if self.p.allocator == Allocator::Islip {
-            self.request_round(self.islip.tx_sw[o as usize]);
+        if self.p.allocator != Allocator::Greedy && !self.rounds.matched {
+            self.request_round(self.rounds.tx_sw[o as usize]);
             return;
         }
         let start = wrap(u32::from(k.rr) + 1, self.p.vcs as u32);
@@ -657,140 +660,14 @@ impl<'a> super::state::Sim<'a> {
         }
     }
 
-    /// iSLIP: switch `sw` has a flit that may cross; it is matched in a
-    /// round now, after the events already due (those arriving now take
-    /// part), or at the next cycle if this instant's round is over.
-    #[cold]
-    #[inline(never)]
-    fn request_round(&mut self, sw: u32) {
-        let (now, s) = (self.now, sw as usize);
-        if self.islip.pending[s] == now {
-            return;
-        }
-        if self.islip.last[s] == now {
-            self.call_round_at(sw, now + self.p.cycle_ps);
-            return;
-        }
-        self.islip.pending[s] = now;
-        self.q.push(Event {
-            idx: 1,
-            ..Event::new(now, Kind::Allocate, sw)
-        });
-    }
-
-    /// iSLIP: asks switch `sw` for a round at `t`, unless an earlier call
-    /// is pending.
-    fn call_round_at(&mut self, sw: u32, t: u64) {
-        let w = &mut self.islip.wake[sw as usize];
-        if *w >= self.now && *w <= t {
-            return;
-        }
-        *w = t;
-        self.q.push(Event::new(t, Kind::Allocate, sw));
-    }
-
-    /// An `Allocate` event: a round at switch `sw` (`idx` 1) or a call
-    /// for one (`idx` 0).
-    pub(super) fn allocate_event(&mut self, sw: u32, idx: u16) {
-        if idx == 0 {
-            let w = &mut self.islip.wake[sw as usize];
-            if *w == self.now {
-                *w = u64::MAX;
-            }
-            self.request_round(sw);
-        } else {
-            let router: &'a AnyRouter = self.router;
-            dispatch!(router, r => self.islip_round(r, sw));
-        }
-    }
-
-    /// One iSLIP iteration at switch `sw`. Requests: the input buffers
-    /// holding a VC of an idle output that has a credit, whose input port
-    /// is free. Each input port picks one of its requesting VCs, round
-    /// robin from its pointer; each output grants one of the inputs that
-    /// picked it, round robin over input ports from its pointer; both
-    /// pointers move one past a grant. Requests left over ask for a round
-    /// next cycle (or when their input port frees).
-    fn islip_round<R: HopRouter + ?Sized>(&mut self, router: &R, sw: u32) {
-        let (now, s) = (self.now, sw as usize);
-        self.islip.pending[s] = u64::MAX;
-        self.islip.last[s] = now;
-        let mut reqs = std::mem::take(&mut self.islip.reqs);
-        reqs.clear();
-        let mut retry = u64::MAX;
-        for slot in self.out_ports(sw) {
-            let o = self.port_ch[slot];
-            if o == NONE || self.ch[o as usize].busy > now {
-                // A busy output calls for a round when it frees (`arm`).
-                continue;
-            }
-            let mut held = self.ch[o as usize].held;
-            while held != 0 {
-                let vc = held.trailing_zeros();
-                held &= held - 1;
-                let x = &self.vc[self.p.iv(o, vc) as usize];
-                let h = x.held;
-                if x.credits_at(now) == 0 || self.vc[h as usize].len == 0 {
-                    continue;
-                }
-                let ib = self.ch[self.p.ch_of(h) as usize].in_busy;
-                if ib > now {
-                    retry = retry.min(ib);
-                    continue;
-                }
-                reqs.push((h, o, vc));
-            }
-        }
+    /// Sends on output `o` the flit of its VC `vc` that a round matched
+    /// ([`super::rounds`]): switch allocation served from that VC on.
+    pub(super) fn serve_matched(&mut self, o: u32, vc: u32) {
         let vcs = self.p.vcs as u32;
-        let ports = self.switches[s].ports;
-        // Input stage.
-        let in_key = |p: &Self, h: u32| {
-            let ptr = u32::from(p.islip.in_ptr[p.p.ch_of(h) as usize]);
-            (u32::from(p.p.vc_of(h)) + vcs - ptr) % vcs
-        };
-        for (i, &(h, _, _)) in reqs.iter().enumerate() {
-            let ich = self.p.ch_of(h) as usize;
-            let cur = self.islip.pick_in[ich];
-            if cur == NONE || in_key(self, h) < in_key(self, reqs[cur as usize].0) {
-                self.islip.pick_in[ich] = i as u32;
-            }
-        }
-        // Output stage, over the inputs' picks.
-        let out_key = |p: &Self, h: u32, o: u32| {
-            let port = u32::from(p.ch[p.p.ch_of(h) as usize].in_port) - 1;
-            (port + ports - u32::from(p.islip.out_ptr[o as usize])) % ports
-        };
-        for (i, &(h, o, _)) in reqs.iter().enumerate() {
-            if self.islip.pick_in[self.p.ch_of(h) as usize] != i as u32 {
-                continue;
-            }
-            let cur = self.islip.pick_out[o as usize];
-            if cur == NONE || out_key(self, h, o) < out_key(self, reqs[cur as usize].0, o) {
-                self.islip.pick_out[o as usize] = i as u32;
-            }
-        }
-        let mut grants = 0;
-        for (i, &(h, o, vc)) in reqs.iter().enumerate() {
-            self.islip.pick_in[self.p.ch_of(h) as usize] = NONE;
-            if self.islip.pick_out[o as usize] != i as u32 {
-                continue;
-            }
-            self.islip.pick_out[o as usize] = NONE;
-            grants += 1;
-            let ich = self.p.ch_of(h) as usize;
-            self.islip.in_ptr[ich] = ((u32::from(self.p.vc_of(h)) + 1) % vcs) as u8;
-            self.islip.out_ptr[o as usize] = (u32::from(self.ch[ich].in_port) % ports) as u16;
-            self.ch[o as usize].rr = vc as u8;
-            self.send_from_buffer(router, h, o, vc);
-            self.arm(o);
-        }
-        if grants < reqs.len() {
-            retry = retry.min(now + self.p.cycle_ps);
-        }
-        self.islip.reqs = reqs;
-        if retry != u64::MAX {
-            self.call_round_at(sw, retry);
-        }
+        self.ch[o as usize].rr = ((vc + vcs - 1) % vcs) as u8;
+        self.rounds.matched = true;
+        self.serve_output(o);
+        self.rounds.matched = false;
     }
 
     /// Sends the front flit of buffer `h` on output `o`, VC `vc`.
