@@ -39,8 +39,8 @@ pub(super) enum Kind {
     /// The head at the front of input buffer `obj` has been through the
     /// routing pipeline (`route_at_front`).
     Route,
-    /// iSLIP allocation at switch `obj`: a round (`idx` 1), or a call for
-    /// one after the events already due now (`idx` 0).
+    /// Switch allocation in rounds at switch `obj`: a round (`idx` 1), or
+    /// a call for one after the events already due now (`idx` 0).
     Allocate,
 }
 

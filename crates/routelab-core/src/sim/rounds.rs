@@ -30,8 +30,9 @@ use crate::network::Network;
 /// The state of allocation in rounds.
 #[derive(Debug, Default)]
 pub(super) struct Rounds {
-    /// A round is sending what it matched.
-    pub matched: bool,
+    /// The output a round is sending its match on (`NONE` otherwise):
+    /// switch allocation serves it, and only it, at once.
+    pub matched: u32,
     /// Per channel: the switch it leaves (`NONE` from a terminal) and the
     /// port there, from 0.
     pub tx_sw: Vec<u32>,
@@ -47,19 +48,25 @@ pub(super) struct Rounds {
     pending: Vec<u64>,
     last: Vec<u64>,
     wake: Vec<u64>,
-    /// Scratch of a round: the requests (input channel, output channel,
-    /// buffer, output VC), and per channel the request it picked as an
-    /// input or granted as an output (`NONE` between rounds).
+    /// Scratch of a round: its requests and its matches, and per channel
+    /// the request it picked as an input or granted as an output (`NONE`
+    /// between rounds).
     reqs: Vec<Request>,
+    won: Vec<Request>,
     by_input: Vec<u32>,
     by_output: Vec<u32>,
 }
 
-#[derive(Debug, Clone, Copy)]
+/// A request of a round: input channel and port, output channel and port,
+/// the input buffer and its VC, the output VC it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Request {
     input: u32,
+    in_port: u32,
     output: u32,
+    out_port: u32,
     buffer: u32,
+    in_vc: u32,
     vc: u32,
 }
 
@@ -77,7 +84,7 @@ impl Rounds {
             tx_port.push(c.src_port.0.saturating_sub(1));
         }
         Rounds {
-            matched: false,
+            matched: NONE,
             tx_sw,
             tx_port,
             vc_ptr: vec![0; nch],
@@ -87,8 +94,102 @@ impl Rounds {
             last: vec![u64::MAX; switches],
             wake: vec![u64::MAX; switches],
             reqs: Vec::new(),
+            won: Vec::new(),
             by_input: vec![NONE; nch],
             by_output: vec![NONE; nch],
+        }
+    }
+
+    /// iSLIP's grant and accept over `reqs` at a switch of `ports` ports:
+    /// leaves in `by_output` the request each output is matched by.
+    fn grant_accept(&mut self, reqs: &[Request], ports: u32) {
+        // Grant: per output, the input first from its pointer.
+        for (i, r) in reqs.iter().enumerate() {
+            let ptr = u32::from(self.in_ptr[r.output as usize]);
+            let cur = self.by_output[r.output as usize];
+            if cur == NONE
+                || after(r.in_port, ptr, ports) < after(reqs[cur as usize].in_port, ptr, ports)
+            {
+                self.by_output[r.output as usize] = i as u32;
+            }
+        }
+        // Accept: per input, the granting output first from its pointer.
+        for (i, r) in reqs.iter().enumerate() {
+            if self.by_output[r.output as usize] != i as u32 {
+                continue;
+            }
+            let ptr = u32::from(self.out_ptr[r.input as usize]);
+            let cur = self.by_input[r.input as usize];
+            if cur == NONE
+                || after(r.out_port, ptr, ports) < after(reqs[cur as usize].out_port, ptr, ports)
+            {
+                self.by_input[r.input as usize] = i as u32;
+            }
+        }
+        // A grant not accepted is no match.
+        for (i, r) in reqs.iter().enumerate() {
+            if self.by_output[r.output as usize] == i as u32
+                && self.by_input[r.input as usize] != i as u32
+            {
+                self.by_output[r.output as usize] = NONE;
+            }
+        }
+    }
+
+    /// Separable input-first over `reqs`: leaves in `by_output` the
+    /// request each output is matched by.
+    fn input_first(&mut self, reqs: &[Request], ports: u32) {
+        // Per input, the output first from its pointer.
+        for (i, r) in reqs.iter().enumerate() {
+            let ptr = u32::from(self.out_ptr[r.input as usize]);
+            let cur = self.by_input[r.input as usize];
+            if cur == NONE
+                || after(r.out_port, ptr, ports) < after(reqs[cur as usize].out_port, ptr, ports)
+            {
+                self.by_input[r.input as usize] = i as u32;
+            }
+        }
+        // Per output, among the inputs that picked it, the first from its
+        // pointer.
+        for (i, r) in reqs.iter().enumerate() {
+            if self.by_input[r.input as usize] != i as u32 {
+                continue;
+            }
+            let ptr = u32::from(self.in_ptr[r.output as usize]);
+            let cur = self.by_output[r.output as usize];
+            if cur == NONE
+                || after(r.in_port, ptr, ports) < after(reqs[cur as usize].in_port, ptr, ports)
+            {
+                self.by_output[r.output as usize] = i as u32;
+            }
+        }
+    }
+
+    /// The matches of a round over `reqs` (`allocator` other than
+    /// greedy), each pointer moved one past its match; the scratch is
+    /// clean again afterwards.
+    fn matches(
+        &mut self,
+        allocator: Allocator,
+        reqs: &[Request],
+        ports: u32,
+        vcs: u32,
+        out: &mut Vec<Request>,
+    ) {
+        match allocator {
+            Allocator::Islip => self.grant_accept(reqs, ports),
+            _ => self.input_first(reqs, ports),
+        }
+        for (i, r) in reqs.iter().enumerate() {
+            self.by_input[r.input as usize] = NONE;
+            if self.by_output[r.output as usize] != i as u32 {
+                continue;
+            }
+            self.by_output[r.output as usize] = NONE;
+            self.in_ptr[r.output as usize] = ((r.in_port + 1) % ports) as u16;
+            self.out_ptr[r.input as usize] = ((r.out_port + 1) % ports) as u16;
+            self.vc_ptr[r.input as usize] = ((r.in_vc + 1) % vcs) as u8;
+            out.push(*r);
         }
     }
 }
@@ -154,45 +255,26 @@ impl Sim<'_> {
         self.rounds.pending[s] = u64::MAX;
         self.rounds.last[s] = now;
         let mut reqs = std::mem::take(&mut self.rounds.reqs);
+        let mut won = std::mem::take(&mut self.rounds.won);
         reqs.clear();
+        won.clear();
         let retry = self.collect_requests(sw, &mut reqs);
-        let ports = self.switches[s].ports;
-        match self.p.allocator {
-            Allocator::Islip => self.grant_accept(&reqs, ports),
-            _ => self.input_first(&reqs, ports),
-        }
-        let vcs = self.p.vcs as u32;
-        let mut matched = 0;
-        for (i, r) in reqs.iter().enumerate() {
-            self.rounds.by_input[r.input as usize] = NONE;
-            if self.rounds.by_output[r.output as usize] != i as u32 {
-                continue;
-            }
-            self.rounds.by_output[r.output as usize] = NONE;
-            matched += 1;
-            let (ip, op) = self.ports_of(r);
-            self.rounds.in_ptr[r.output as usize] = ((ip + 1) % ports) as u16;
-            self.rounds.out_ptr[r.input as usize] = ((op + 1) % ports) as u16;
-            let v = u32::from(self.p.vc_of(r.buffer));
-            self.rounds.vc_ptr[r.input as usize] = ((v + 1) % vcs) as u8;
+        let (ports, vcs) = (self.switches[s].ports, self.p.vcs as u32);
+        self.rounds
+            .matches(self.p.allocator, &reqs, ports, vcs, &mut won);
+        for r in &won {
             self.serve_matched(r.output, r.vc);
         }
-        let retry = if matched < reqs.len() {
+        let retry = if won.len() < reqs.len() {
             retry.min(now + self.p.cycle_ps)
         } else {
             retry
         };
         self.rounds.reqs = reqs;
+        self.rounds.won = won;
         if retry != u64::MAX {
             self.call_round_at(sw, retry);
         }
-    }
-
-    /// The input and output port (from 0) of a request.
-    #[inline]
-    fn ports_of(&self, r: &Request) -> (u32, u32) {
-        let ip = u32::from(self.ch[r.input as usize].in_port) - 1;
-        (ip, u32::from(self.rounds.tx_port[r.output as usize]))
     }
 
     /// The requests at switch `sw`, one per input and output (the input's
@@ -226,22 +308,25 @@ impl Sim<'_> {
                 }
                 let r = Request {
                     input,
+                    in_port: u32::from(self.ch[input as usize].in_port) - 1,
                     output: o,
+                    out_port: u32::from(self.rounds.tx_port[o as usize]),
                     buffer: h,
+                    in_vc: u32::from(self.p.vc_of(h)),
                     vc,
                 };
-                let key = |p: &Self, b: u32| {
-                    let ptr = u32::from(p.rounds.vc_ptr[input as usize]);
-                    after(u32::from(p.p.vc_of(b)), ptr, vcs)
-                };
+                // One request per input and output: the VC first from the
+                // input's VC pointer.
+                let ptr = u32::from(self.rounds.vc_ptr[input as usize]);
                 match self.rounds.by_input[input as usize] {
                     NONE => {
                         self.rounds.by_input[input as usize] = reqs.len() as u32;
                         reqs.push(r);
                     }
                     j => {
-                        if key(self, h) < key(self, reqs[j as usize].buffer) {
-                            reqs[j as usize] = r;
+                        let other = &mut reqs[j as usize];
+                        if after(r.in_vc, ptr, vcs) < after(other.in_vc, ptr, vcs) {
+                            *other = r;
                         }
                     }
                 }
@@ -252,65 +337,94 @@ impl Sim<'_> {
         }
         retry
     }
+}
 
-    /// iSLIP's grant and accept: leaves in `by_output` the request each
-    /// output was matched by.
-    fn grant_accept(&mut self, reqs: &[Request], ports: u32) {
-        // Grant: per output, the input first from its pointer.
-        for (i, r) in reqs.iter().enumerate() {
-            let ptr = u32::from(self.rounds.in_ptr[r.output as usize]);
-            let key = |p: &Self, r: &Request| after(p.ports_of(r).0, ptr, ports);
-            let cur = self.rounds.by_output[r.output as usize];
-            if cur == NONE || key(self, r) < key(self, &reqs[cur as usize]) {
-                self.rounds.by_output[r.output as usize] = i as u32;
-            }
-        }
-        // Accept: per input, the granting output first from its pointer.
-        for (i, r) in reqs.iter().enumerate() {
-            if self.rounds.by_output[r.output as usize] != i as u32 {
-                continue;
-            }
-            let ptr = u32::from(self.rounds.out_ptr[r.input as usize]);
-            let key = |p: &Self, r: &Request| after(p.ports_of(r).1, ptr, ports);
-            let cur = self.rounds.by_input[r.input as usize];
-            if cur == NONE || key(self, r) < key(self, &reqs[cur as usize]) {
-                self.rounds.by_input[r.input as usize] = i as u32;
-            }
-        }
-        // A grant not accepted is no match.
-        for (i, r) in reqs.iter().enumerate() {
-            if self.rounds.by_output[r.output as usize] == i as u32
-                && self.rounds.by_input[r.input as usize] != i as u32
-            {
-                self.rounds.by_output[r.output as usize] = NONE;
-            }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 2-port switch: inputs are channels 0 and 1 (ports 0 and 1),
+    /// outputs channels 2 and 3 (ports 0 and 1).
+    fn switch() -> Rounds {
+        Rounds {
+            matched: NONE,
+            vc_ptr: vec![0; 4],
+            out_ptr: vec![0; 4],
+            in_ptr: vec![0; 4],
+            by_input: vec![NONE; 4],
+            by_output: vec![NONE; 4],
+            ..Rounds::default()
         }
     }
 
-    /// Separable input-first: leaves in `by_output` the request each
-    /// output was matched by.
-    fn input_first(&mut self, reqs: &[Request], ports: u32) {
-        // Per input, the output first from its pointer.
-        for (i, r) in reqs.iter().enumerate() {
-            let ptr = u32::from(self.rounds.out_ptr[r.input as usize]);
-            let key = |p: &Self, r: &Request| after(p.ports_of(r).1, ptr, ports);
-            let cur = self.rounds.by_input[r.input as usize];
-            if cur == NONE || key(self, r) < key(self, &reqs[cur as usize]) {
-                self.rounds.by_input[r.input as usize] = i as u32;
-            }
+    /// Input `i` asks output `o` from its VC `v`.
+    fn ask(i: u32, o: u32, v: u32) -> Request {
+        Request {
+            input: i,
+            in_port: i,
+            output: 2 + o,
+            out_port: o,
+            buffer: 10 * i + v,
+            in_vc: v,
+            vc: v,
         }
-        // Per output, among the inputs that picked it, the first from its
-        // pointer.
-        for (i, r) in reqs.iter().enumerate() {
-            if self.rounds.by_input[r.input as usize] != i as u32 {
-                continue;
-            }
-            let ptr = u32::from(self.rounds.in_ptr[r.output as usize]);
-            let key = |p: &Self, r: &Request| after(p.ports_of(r).0, ptr, ports);
-            let cur = self.rounds.by_output[r.output as usize];
-            if cur == NONE || key(self, r) < key(self, &reqs[cur as usize]) {
-                self.rounds.by_output[r.output as usize] = i as u32;
-            }
+    }
+
+    fn round(r: &mut Rounds, allocator: Allocator, reqs: &[Request]) -> Vec<(u32, u32)> {
+        let mut won = Vec::new();
+        r.matches(allocator, reqs, 2, 4, &mut won);
+        assert!(r.by_input.iter().chain(&r.by_output).all(|&x| x == NONE));
+        won.iter().map(|m| (m.in_port, m.out_port)).collect()
+    }
+
+    #[test]
+    fn islip_pointers_desynchronise_after_one_round() {
+        // Both inputs ask both outputs. Round 1: both outputs grant input
+        // 0, which accepts output 0: one match, output 1 idles. The
+        // pointers move past it (output 0 to input 1, input 0 to output
+        // 1), so round 2 matches both.
+        let mut r = switch();
+        let reqs = [ask(0, 0, 0), ask(0, 1, 1), ask(1, 0, 0), ask(1, 1, 1)];
+        assert_eq!(round(&mut r, Allocator::Islip, &reqs), [(0, 0)]);
+        assert_eq!((r.in_ptr[2], r.out_ptr[0], r.vc_ptr[0]), (1, 1, 1));
+        // Output 1 granted but was not accepted: its pointer stays.
+        assert_eq!(r.in_ptr[3], 0);
+        let mut two = round(&mut r, Allocator::Islip, &reqs);
+        two.sort_unstable();
+        assert_eq!(two, [(0, 1), (1, 0)]);
+    }
+
+    #[test]
+    fn separable_input_first_loses_the_inputs_whose_pick_loses() {
+        // Both inputs pick output 0 (their pointers at 0); it grants
+        // input 0. Input 1 sends nothing though output 1 idles.
+        let mut r = switch();
+        let reqs = [ask(0, 0, 0), ask(0, 1, 1), ask(1, 0, 2), ask(1, 1, 3)];
+        assert_eq!(
+            round(&mut r, Allocator::SeparableInputFirst, &reqs),
+            [(0, 0)]
+        );
+        // Input 1's pick lost: its pointer stays at output 0.
+        assert_eq!((r.out_ptr[0], r.out_ptr[1], r.in_ptr[2]), (1, 0, 1));
+        let mut two = round(&mut r, Allocator::SeparableInputFirst, &reqs);
+        two.sort_unstable();
+        assert_eq!(two, [(0, 1), (1, 0)]);
+    }
+
+    #[test]
+    fn a_lone_request_is_always_matched() {
+        for allocator in [Allocator::Islip, Allocator::SeparableInputFirst] {
+            let mut r = switch();
+            r.in_ptr[3] = 1;
+            r.out_ptr[1] = 1;
+            assert_eq!(round(&mut r, allocator, &[ask(1, 0, 2)]), [(1, 0)]);
         }
+    }
+
+    #[test]
+    fn round_robin_distance() {
+        assert_eq!(after(3, 3, 8), 0);
+        assert_eq!(after(2, 3, 8), 7);
+        assert_eq!(after(0, 9, 8), 7);
     }
 }

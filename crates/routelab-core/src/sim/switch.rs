@@ -631,9 +631,14 @@ impl<'a> super::state::Sim<'a> {
         if held == 0 {
             return;
         }
-        if self.p.allocator != Allocator::Greedy && !self.rounds.matched {
-            self.request_round(self.rounds.tx_sw[o as usize]);
-            return;
+        if self.p.allocator != Allocator::Greedy {
+            if self.rounds.matched != o {
+                self.request_round(self.rounds.tx_sw[o as usize]);
+                return;
+            }
+            // The match of a round: sent below, and nothing else (what
+            // the send sets off at other outputs waits for a round).
+            self.rounds.matched = NONE;
         }
         let start = wrap(u32::from(k.rr) + 1, self.p.vcs as u32);
         let above = held & (u64::MAX << start);
@@ -665,9 +670,12 @@ impl<'a> super::state::Sim<'a> {
     pub(super) fn serve_matched(&mut self, o: u32, vc: u32) {
         let vcs = self.p.vcs as u32;
         self.ch[o as usize].rr = ((vc + vcs - 1) % vcs) as u8;
-        self.rounds.matched = true;
+        self.rounds.matched = o;
         self.serve_output(o);
-        self.rounds.matched = false;
+        debug_assert!(
+            self.rounds.matched == NONE && self.ch[o as usize].rr == vc as u8,
+            "a round's match at output {o} VC {vc} was not sent"
+        );
     }
 
     /// Sends the front flit of buffer `h` on output `o`, VC `vc`.
