@@ -1,9 +1,11 @@
 """routelab: design, verify and simulate routing in HPC interconnection networks.
 
+```python
 >>> import routelab
 >>> net = routelab.topology("torus:4x4x4")
 >>> net.summary()["diameter"]
 6
+```
 """
 
 from routelab._core import (

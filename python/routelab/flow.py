@@ -83,7 +83,7 @@ def load_table(net: Network, loads: Sequence[float]) -> pd.DataFrame:
 def channel_loads(routes: Routes, flows: list[tuple[int, int]]) -> pd.DataFrame:
     """Flows crossing each channel for ``(source, destination)`` terminal
     pairs (a flow split over n paths counts 1/n on each), as the table of
-    :func:`load_table`: one row per channel, keyed by cable, direction and
+    `load_table`: one row per channel, keyed by cable, direction and
     endpoints, the count in ``load``."""
     return load_table(routes.network, routes._routes.channel_loads(flows))
 
@@ -92,9 +92,9 @@ def minimal_split_loads(net: Network, flows: list[tuple[int, int]]) -> pd.DataFr
     """Flows crossing each channel when every ``(source, destination)``
     terminal pair is split evenly over all its minimal paths (the fluid view
     of minimal adaptive routing, counted without listing the paths), as the
-    table of :func:`load_table`. ``capacity / (max load x rate per flow)`` is
+    table of `load_table`. ``capacity / (max load x rate per flow)`` is
     what this one even split sustains, not a bound: minimal routers that
-    spread unevenly can do better, up to :func:`max_concurrent_flow`."""
+    spread unevenly can do better, up to `max_concurrent_flow`."""
     return load_table(net, _core.minimal_split_loads(net._net, flows))
 
 
@@ -117,7 +117,7 @@ def max_concurrent_flow(
     ``tolerance`` unless ``max_phases`` ran out). ``bound_gamma0`` and
     ``reached_gamma0`` are the same in units of the bisection rate of uniform
     traffic when the network has one; ``loads`` (flows per channel, the table
-    of :func:`load_table`) are those of the routing found, ``phases`` and
+    of `load_table`) are those of the routing found, ``phases`` and
     ``seconds`` what it took. Without ``terminal_links`` only the links
     between switches limit the flows."""
     r = json.loads(
@@ -140,9 +140,9 @@ def max_concurrent_flow(
 def throughput_bound(
     net: Network, flows: list[tuple[int, int]], loads: pd.DataFrame | Sequence[float]
 ) -> dict[str, Any]:
-    """What channel ``loads`` (flows per channel, from :func:`channel_loads` or
-    :func:`minimal_split_loads`) allow: the throughput of that one routing (a
-    bound for it, not for other routings: :func:`max_concurrent_flow` gives the
+    """What channel ``loads`` (flows per channel, from `channel_loads` or
+    `minimal_split_loads`) allow: the throughput of that one routing (a
+    bound for it, not for other routings: `max_concurrent_flow` gives the
     best over all of them), the rate per flow at which the first
     channel saturates (its bandwidth over its load), that channel, and the
     rate in units of the bisection rate of uniform traffic (gamma0,

@@ -79,7 +79,7 @@ class Network:
 
     def terminal_index(self, name: str) -> int | None:
         """The index of the terminal called ``name`` (its place in
-        :attr:`terminals`, as traffic patterns number terminals), or None."""
+        `terminals`, as traffic patterns number terminals), or None."""
         if "_terminal_index" not in self.__dict__:
             nodes = self.nodes
             self.__dict__["_terminal_index"] = {
@@ -93,19 +93,19 @@ class Network:
         None without a bisection."""
         return self._net.gamma0_bps()
 
-    #: The stages of :meth:`summary`, in order.
+    #: The stages of `summary`, in order.
     SUMMARY_STAGES = ("components", "distances", "bisection")
 
     def summary(self, progress: Callable[[str], Any] | None = None) -> dict[str, Any]:
         """Counts, degrees, diameter, average distance, connectivity, bisection.
 
         ``progress``, if given, is called with the name of each stage of
-        :attr:`SUMMARY_STAGES` as it starts: on networks of 10^5 switches the
+        `SUMMARY_STAGES` as it starts: on networks of 10^5 switches the
         distances and the bisection take seconds to minutes each."""
         return json.loads(self._net.summary_json(progress))
 
     def save(self, path: str | Path, format: str | None = None) -> None:
-        """Writes the network in ``format`` (see :func:`fabric_formats`), else the one
+        """Writes the network in ``format`` (see `fabric_formats`), else the one
         the extension names (.json, .ibnet, .ports, .lst, .dot)."""
         self._net.save(str(path), format)
 
@@ -143,7 +143,7 @@ class Network:
         Node attributes: ``kind``, ``name``, ``guid``, ``lid``, ``ports``.
         Edge attributes: ``cable`` (its index), ``ends`` (``(node, port)`` of each
         end, first end first) and ``cls`` (the class name). Graph attributes:
-        ``name``, ``structure`` and ``classes``. :func:`from_networkx` inverts it.
+        ``name``, ``structure`` and ``classes``. `from_networkx` inverts it.
         """
         import networkx as nx
 
@@ -168,7 +168,7 @@ def topology(spec: str, format: str | None = None) -> Network:
     """Builds the network a spec names, e.g. ``"torus:8x8x8"``, ``"clos:ports=32,hosts=512"``
     or a fabric file (``.json``, ``.ibnet``, ``ibnetdiscover.out``, ...); ``"-"`` reads the
     fabric from standard input. ``format`` names the file's format when neither its
-    extension nor its content should decide. Raises :class:`TopologyError` on a bad spec."""
+    extension nor its content should decide. Raises `TopologyError` on a bad spec."""
     spec = str(spec)
     if spec == "-":
         return Network(_core.parse_fabric(sys.stdin.read(), format, "stdin"))
@@ -246,11 +246,11 @@ _DEFAULT_CLASSES = [("switch", 20_000_000_000, 100_000), ("terminal", 20_000_000
 def from_networkx(g: nx.Graph) -> Network:
     """Builds a network from a networkx graph.
 
-    Graphs made by :meth:`Network.to_networkx` come back exactly. Any other
+    Graphs made by `Network.to_networkx` come back exactly. Any other
     graph works too: a node is a switch unless its ``kind`` attribute says
     ``"terminal"``; ports are numbered in edge order unless an edge carries
     ``ends``; links get the ``switch`` or ``terminal`` class unless an edge
-    carries ``cls``. Raises :class:`TopologyError` when the result is not a
+    carries ``cls``. Raises `TopologyError` when the result is not a
     valid network (a port cabled twice, an unknown class).
     """
     order = list(g.nodes)

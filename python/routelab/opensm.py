@@ -1,15 +1,15 @@
 """A real subnet manager in the loop: OpenSM on an ibsim fabric.
 
-:class:`Subnet` starts ibsim on a fabric file (``ibsim -s -n FABRIC.net``)
+`Subnet` starts ibsim on a fabric file (``ibsim -s -n FABRIC.net``)
 and runs OpenSM once against it (``opensm -F CONF -o -e``, through
 umad2sim), with any routing engine, OpenSM's ``file`` engine included, so
 that routelab's tables can be deployed as OpenSM deploys them and read back
-from the simulated switches (``ibroute``). :func:`compare` puts OpenSM's
+from the simulated switches (``ibroute``). `compare` puts OpenSM's
 and routelab's tables for one engine side by side, and ``python -m
 routelab.opensm OUT.md`` writes the comparison page of ``docs/``.
 
 Needs Debian's ``opensm``, ``ibsim-utils`` and ``infiniband-diags``;
-:func:`ensure_tools` installs them with apt when run as root.
+`ensure_tools` installs them with apt when run as root.
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ class Subnet:
     @contextlib.contextmanager
     def sm(self, name: str, engine: str, **conf: Any) -> Iterator[Path]:
         """OpenSM running as the subnet's SM (not once), so that its SA answers
-        queries (:meth:`path_records`) while the ``with`` block lasts; yields
+        queries (`path_records`) while the ``with`` block lasts; yields
         the folder of its dumps."""
         out = self.dir / name
         out.mkdir(exist_ok=True)
@@ -328,7 +328,7 @@ def qos_policy(net, lanes_txt: str) -> str:
 
 def deploy_conf(lfts: str | Path, policy: str | Path, vls: int) -> dict[str, str]:
     """The ``opensm.conf`` lines that load routelab's tables (``file``
-    engine) and hand out its SLs (QoS with :func:`qos_policy`), SL i on
+    engine) and hand out its SLs (QoS with `qos_policy`), SL i on
     VL i for the ``vls`` lanes the routes use."""
     sl2vl = ",".join(str(min(i, vls - 1)) for i in range(16))
     return {

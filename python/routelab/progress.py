@@ -1,6 +1,6 @@
 """Progress display for long calls from Python: shown only when someone is
 watching (stderr is a terminal, or a Jupyter kernel runs the code) and only
-once the call has run for :data:`DELAY` seconds, so scripts, pipes, logs and
+once the call has run for `DELAY` seconds, so scripts, pipes, logs and
 quick calls stay quiet. ``ROUTELAB_PROGRESS=0`` (or ``1``) turns it off (on)."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def watched() -> bool:
 class Progress:
     """A bar of ``total`` steps (or, with ``total=None``, a spinner with the
     elapsed time) for one long call. ``show``: True always (at once), False
-    never, None when :func:`watched` and after :data:`DELAY` seconds."""
+    never, None when `watched` and after `DELAY` seconds."""
 
     def __init__(self, description: str, total: int | None = None, show: bool | None = None):
         self.description = description

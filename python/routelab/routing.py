@@ -28,7 +28,7 @@ class Routes:
     def lanes_used(self) -> int:
         """Lanes (virtual lanes / layers) the routes use: the highest lane plus
         one, after DFSSSP spreads its paths onto spare lanes; what deadlock
-        freedom requires is :attr:`lanes_needed`."""
+        freedom requires is `lanes_needed`."""
         return self._routes.lanes_used
 
     @property
@@ -65,10 +65,10 @@ class Routes:
         both ends included (the first path of a multipath pair).
 
         ``src`` and ``dst`` are terminals as traffic patterns number them (an
-        index into ``network.terminals``, as in :func:`routelab.pattern`) or
+        index into ``network.terminals``, as in `routelab.pattern`) or
         terminal names. The nodes come back by name (``names=True``) or as node
         ids, indices into ``network.nodes`` (``names=False``): a switch has a
-        node id but no terminal index. Raises :class:`RoutingError` for a
+        node id but no terminal index. Raises `RoutingError` for a
         terminal that does not exist.
         """
         ids = self._routes.path(self._terminal(src), self._terminal(dst))
@@ -118,10 +118,10 @@ class Routes:
 def route(net: Network, engine: str, **options: Any) -> Routes:
     """Computes routes for ``net`` with a named engine.
 
-    Options: ``max_lanes`` (1..15, default 8), ``seed``, ``root`` (up*/down*),
+    Options: ``max_lanes`` (1..15, default 8), ``seed``, ``root`` (``up*/down*``),
     ``heuristic`` (dfsssp: weakest, heaviest, first, online), ``datelines``
-    (dor on tori). Raises :class:`RoutingError` when the engine cannot serve
-    the network and :class:`DeadlockError` when the lanes allowed are too few.
+    (dor on tori). Raises `RoutingError` when the engine cannot serve
+    the network and `DeadlockError` when the lanes allowed are too few.
     """
     opts = {k: _option_text(v) for k, v in options.items() if v is not None}
     return Routes(_core.route(net._net, engine, opts), net)
@@ -134,7 +134,7 @@ def _option_text(value: Any) -> str:
 
 
 def deadlock(routes: Routes) -> dict[str, Any]:
-    """The deadlock report of ``routes`` (see :meth:`Routes.deadlock`)."""
+    """The deadlock report of ``routes`` (see `Routes.deadlock`)."""
     return routes.deadlock()
 
 
@@ -164,7 +164,7 @@ def read_lfts(
     and the subnet's SL-to-VL tables
     (``opensm-sl2vl.dump``): the lanes are then service levels and every hop's VL
     is the one the tables give, as on the real subnet. The routes can then be
-    audited (:meth:`Routes.deadlock`, :meth:`Routes.dropped_pairs`) and evaluated."""
+    audited (`Routes.deadlock`, `Routes.dropped_pairs`) and evaluated."""
     return Routes(
         _core.read_lfts(
             net._net,

@@ -67,7 +67,7 @@ def _sets(overrides: dict[str, Any] | None) -> list[tuple[str, str]]:
 
 
 def check(spec: SpecLike, overrides: dict[str, Any] | None = None) -> str:
-    """Validates a spec (unknown keys and bad values raise :class:`ConfigError`)
+    """Validates a spec (unknown keys and bad values raise `ConfigError`)
     and returns it normalised as TOML, defaults filled in."""
     return _core.sim_spec(spec_text(spec), _sets(overrides))
 
@@ -79,7 +79,7 @@ def simulate(
 
     ``overrides`` maps dotted keys to values, as ``--set`` does on the command
     line: ``{"traffic.load": 0.4, "router.vcs": 2}``. The GIL is released while
-    the engine runs. A run that deadlocks raises :class:`DeadlockError` naming a
+    the engine runs. A run that deadlocks raises `DeadlockError` naming a
     cycle of waiting buffers. ``progress``: a spinner with the elapsed time
     when a terminal or notebook watches and the run takes more than two
     seconds (None), always (True) or never (False).
@@ -121,7 +121,7 @@ def saturate(
     ``deadlocks`` and ``points``: every load measured with its ``status``
     (sustained, unsustained, undrained, unconverged, deadlock or failed; a run
     that deadlocks is a point that is not sustained, its ``error`` the waiting
-    cycle). ``progress`` as for :func:`simulate`. ``routelab saturate`` takes
+    cycle). ``progress`` as for `simulate`. ``routelab saturate`` takes
     the same options (``--low``, ``--high``, ``--tolerance``, ``--resolution``,
     ``--steps``)."""
     from routelab.progress import Progress
@@ -154,7 +154,7 @@ def load_latency(
 ) -> Any:
     """Latency and throughput against offered load, as a tidy pandas DataFrame.
 
-    Runs :func:`simulate` on ``spec`` once per load of ``loads`` (``traffic.load``,
+    Runs `simulate` on ``spec`` once per load of ``loads`` (``traffic.load``,
     in the spec's ``traffic.load_unit``), per combination of the values in
     ``vary`` (dotted keys to lists, ``{"routing.algorithm": ["dor", "duato"]}``)
     and per seed of ``seeds`` (``run.seed``). One row per run: the varied keys,
@@ -163,7 +163,7 @@ def load_latency(
     in ns, offered and accepted in flits/node/cycle), ``status`` (``ok``,
     ``undrained``: beyond saturation, ``deadlock`` or ``failed``: the run
     stopped, its metrics are missing and ``error`` says why), ``error`` and
-    ``sustained`` (accepted at least :data:`SUSTAINED` of offered and the run
+    ``sustained`` (accepted at least `SUSTAINED` of offered and the run
     drained). A run that deadlocks is a row, not an exception: every other
     run is kept. ``workers``
     threads run simulations side by side (the GIL is released while they run).

@@ -23,7 +23,7 @@ def pattern(name: str, net: Network, seed: int = 1) -> list[tuple[int, int]]:
     """The ``(source, destination)`` terminal-index pairs of a pattern on ``net``.
 
     ``name`` is a pattern spec such as ``"bit-reverse"``, ``"tornado"``,
-    ``"hotspot:f=0.1"`` or ``"bisect"``. Raises :class:`TrafficError` when the
+    ``"hotspot:f=0.1"`` or ``"bisect"``. Raises `TrafficError` when the
     pattern is unknown or does not fit the network.
     """
     return _core.pattern_pairs(net._net, name, seed)

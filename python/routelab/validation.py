@@ -136,7 +136,7 @@ class Case:
     vcs: int = 0
     switching: str = "wormhole"
     load: float = 0.0
-    #: A name of :data:`VARIANTS` (``router`` is then its router), or "".
+    #: A name of `VARIANTS` (``router`` is then its router), or "".
     variant: str = ""
     claims: bool = True
     status: str = "pending"  # pass, fail, not applicable

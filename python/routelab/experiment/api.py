@@ -27,9 +27,9 @@ def results(directory: str | Path, *, artefacts: Iterable[str] = ()) -> pd.DataF
 def sweep(spec: str | Path, out: str | Path | None = None, **options: Any) -> Outcome:
     """Runs or resumes the sweep of the spec file ``spec`` into ``out`` (default
     ``results/<name>``). Options: ``dask`` (scheduler address), ``slurm``
-    (:class:`routelab.experiment.cluster.SlurmOptions`), ``workers`` (local
+    (`routelab.experiment.cluster.SlurmOptions`), ``workers`` (local
     threads), ``retries``, ``retry_failed``, ``quiet`` (default True).
-    Returns an :class:`~routelab.experiment.sweep.Outcome` with the counts."""
+    Returns an `routelab.experiment.sweep.Outcome` with the counts."""
     from routelab.experiment.sweep import run_sweep
 
     return run_sweep(spec, out, **options)

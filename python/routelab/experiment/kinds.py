@@ -8,7 +8,7 @@ dicts and tables become per-run artefacts.
 
 ``ebb``, ``sim`` and ``saturate`` call ``routelab.ebb``, ``routelab.simulate``
 and ``routelab.saturate``; a build of routelab without them raises a
-:class:`ConfigError` that names the missing capability.
+`ConfigError` that names the missing capability.
 """
 
 from __future__ import annotations
@@ -286,7 +286,7 @@ def is_scalar(value: Any) -> bool:
 
 def execute(kind: str, params: dict[str, Any]) -> dict[str, Any]:
     """Runs one run where it is scheduled and never raises: the outcome is a
-    dict with ``status`` (one of :data:`STATUSES`), ``metrics``, ``artefacts``, ``error``,
+    dict with ``status`` (one of `STATUSES`), ``metrics``, ``artefacts``, ``error``,
     ``wall_seconds``, ``started``, ``finished``, ``host`` and the routelab version."""
     started = datetime.now(UTC)
     t0 = time.perf_counter()

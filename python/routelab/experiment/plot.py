@@ -419,7 +419,7 @@ def _stopped(part: pd.DataFrame) -> pd.Series:
 
 def saturation_load(part: pd.DataFrame, x: str, y: str) -> float | None:
     """The lowest load of one line's runs that is not sustained: a run that
-    deadlocked, accepted below :data:`SUSTAINED` times offered, or (without
+    deadlocked, accepted below `SUSTAINED` times offered, or (without
     those columns) a mean ``y`` above three times its value at the lowest
     load. None when every load is."""
     loads = sorted(part[x].dropna().unique())

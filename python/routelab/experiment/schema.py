@@ -1,6 +1,6 @@
 """Typed parameter keys of a run kind, and the checks that name the key at fault.
 
-A schema maps dotted keys (``routing.max_lanes``) to :class:`Field`\\ s. A closed
+A schema maps dotted keys (``routing.max_lanes``) to `Field`\\ s. A closed
 schema rejects keys it does not list; an open one (the packet simulator's, whose
 own validation is the authority) checks the keys it lists and passes the others on.
 """
@@ -54,7 +54,7 @@ class Field:
 
     def check(self, key: str, value: Any) -> Any:
         """The value in its normal form (ints become floats for a float key);
-        raises :class:`ConfigError` naming ``key`` when it does not fit."""
+        raises `ConfigError` naming ``key`` when it does not fit."""
         ok, normal = _coerce(self.type, value)
         if ok and self.type in ("int", "float"):
             ok = (self.min is None or normal >= self.min) and (

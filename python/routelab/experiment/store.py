@@ -113,7 +113,7 @@ class Store:
     @classmethod
     @contextlib.contextmanager
     def locked(cls, root: str | Path, exp: specs.Experiment) -> Iterator[Store]:
-        """The directory for ``exp`` (see :meth:`create_or_resume`), held
+        """The directory for ``exp`` (see `create_or_resume`), held
         under the lock: the spec is checked and written only by the holder,
         so two sweeps cannot both pass the check."""
         store = cls(root)
@@ -136,7 +136,7 @@ class Store:
     def create_or_resume(cls, root: str | Path, exp: specs.Experiment) -> Store:
         """A new directory for ``exp``, or the existing one if it holds the same
         spec; a directory holding a different spec is refused. A sweep calls
-        it through :meth:`locked`."""
+        it through `locked`."""
         store = cls(root)
         spec_path = store.root / SPEC
         if spec_path.exists():
@@ -224,8 +224,8 @@ class Store:
 
     def records(self) -> dict[str, dict[str, Any]]:
         """Every finished run's valid record, by key. Files that are not a
-        valid record (see :func:`record_problem`) are left out and listed in
-        :meth:`invalid_records`; a sweep runs those runs again."""
+        valid record (see `record_problem`) are left out and listed in
+        `invalid_records`; a sweep runs those runs again."""
         return self.scan()[0]
 
     def invalid_records(self) -> dict[str, str]:

@@ -2,9 +2,9 @@
 
 Each reproduction is a module with ``run(out: Path, quick: bool) -> Path`` that
 writes CSV tables, PNG plots and a ``summary.md`` putting the measured numbers
-beside the paper's into ``out`` and returns the summary's path; :func:`run` then
+beside the paper's into ``out`` and returns the summary's path; `run` then
 writes ``report.html``, which joins the paper's published values
-(``papers/<name>.toml``, see :mod:`routelab.reproduce.expected`) onto those
+(``papers/<name>.toml``, see `routelab.reproduce.expected`) onto those
 tables. Fixed grids of runs are sweep specs (``specs/``) run with
 ``routelab.sweep`` into subdirectories of ``out``, so a second run resumes.
 ``REGISTRY`` maps a name to its module; modules are imported only when run.

@@ -17,7 +17,7 @@ Each reproduction keeps what its paper reports in ``papers/<name>.toml``::
     aggregate = "mean"            # mean (default), min, max or median of the rows
     source = "Section IV"
 
-:func:`join` lines each expected value up with the rows of its table whose key
+`join` lines each expected value up with the rows of its table whose key
 columns equal its keys, and gives measured, published and difference columns.
 """
 
@@ -112,7 +112,7 @@ class Paper:
 
 
 def parse(doc: Mapping[str, Any], name: str = "<paper>") -> Paper:
-    """A :class:`Paper` from a parsed document; errors name the entry at fault."""
+    """A `Paper` from a parsed document; errors name the entry at fault."""
     meta = doc.get("paper", {})
     values = []
     for i, entry in enumerate(doc.get("expected", []), start=1):

@@ -843,7 +843,7 @@ def summarise(
         "- A host memory spill costs 10 us more (no figure in the paper); the run reports "
         "how often it happened (`transit_spills`).",
         "- Local traffic (`local:l=L,along=updown`): destinations within L switch hops of "
-        "the source along the shortest legal up*/down* route, the length of a Myrinet route. "
+        "the source along the shortest legal up\\*/down\\* route, the length of a Myrinet route. "
         "Counted along shortest paths instead, L = 3 covers most of a 64-switch network of "
         "these 4-regular switches (mean distance 3.1), and ITB's routes would cross 0.35 "
         "in-transit hosts per message for l = 3 and 0.41 for l = 5 where the paper reports "
@@ -912,7 +912,7 @@ def run(
 
     ``quick``: 16 and 32 switches, three networks, 512-byte messages, uniform
     and bit-reversal; ``tiny``: seconds, for tests; ``cfg``: any other
-    :class:`Config` (e.g. ``dataclasses.replace(config(), patterns=...)``)."""
+    `Config` (e.g. ``dataclasses.replace(config(), patterns=...)``)."""
     cfg = config(quick=quick, tiny=tiny, workers=workers) if cfg is None else cfg
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -23,7 +23,7 @@ Outputs: ``latency.csv`` and ``bandwidth.csv`` (one row per sender and run),
 ``fig3_latency_rdr.png``, ``fig4_latency_dor_rdr.png``,
 ``fig5_bandwidth.png``, ``latency_abr_ofr.png`` and ``summary.md``.
 
-What the paper leaves open is set here (see :data:`SPEC`): CODES's torus
+What the paper leaves open is set here (see `SPEC`): CODES's torus
 node injects straight into its six links, so the node link runs at 12 GB/s
 (six links' worth) and the router's crossbar input speedup is 6; a packet
 can only leave its source over more than one link at a time that way, which

@@ -24,7 +24,7 @@ _CAPTION = re.compile(r"^\s*[-*]\s+`([^`]+)`\s*:\s*(.+?)\s*$")
 
 
 def tables_section(tables: dict[str, pd.DataFrame]) -> str:
-    """Every CSV table of the reproduction, the first :data:`MAX_ROWS` rows each."""
+    """Every CSV table of the reproduction, the first `MAX_ROWS` rows each."""
     parts = ['<h2 id="tables">Result tables</h2>']
     for name, df in tables.items():
         parts.append(f"<h3>{html.escape(name)}.csv</h3>")

@@ -1,9 +1,9 @@
 """Versaci and Bilardi (2013), "OutFlank Routing: Increasing Throughput in
 Toroidal Interconnection Networks": the simulations of Section 4.
 
-Every run is the Table 1 spec (:data:`TABLE1`) with a network, a router, a
+Every run is the Table 1 spec (`TABLE1`) with a network, a router, a
 pattern and a load put in; the paper's numbers are typed in below
-(:data:`PAPER_TABLE2`, :data:`PAPER_TABLE3`) and ``summary.md`` puts them
+(`PAPER_TABLE2`, `PAPER_TABLE3`) and ``summary.md`` puts them
 beside the measured ones.
 
 Outputs:
@@ -21,7 +21,7 @@ Outputs:
 5. ``butterfly_stages.csv``, ``fig_butterfly_stages.png``: butterfly's
    lifetime against gamma on the smallest network for every router, beside
    the loads up to which its k/2 stages fit in their period one way and both
-   ways (:func:`stage_capacity`): where the paper's butterfly gamma* comes
+   ways (`stage_capacity`): where the paper's butterfly gamma* comes
    from.
 
 How a load counts as sustained: a load gamma is simulated (warm-up, then a
@@ -30,8 +30,8 @@ is delivered within the drain limit (twice the window), accepted throughput
 is within 5% of offered and the mean latency and throughput of the window's
 two halves agree within 10% (the test ``routelab.saturate`` applies, with a
 looser convergence: messages of 96 packets make short windows noisy;
-:func:`sustained` is that test). For each router, pattern and size the search
-(:func:`search`) starts at the grid load at or just below the expected gamma*
+`sustained` is that test). For each router, pattern and size the search
+(`search`) starts at the grid load at or just below the expected gamma*
 (the paper's Table 2 value when it has one, else gamma* on the smaller
 network, else 0.3), steps by 0.1 up while loads are sustained and down while
 they are not until a sustained load sits just below one that is not, then
@@ -41,7 +41,7 @@ the right place runs three loads. gamma* is the highest load
 sustained below the lowest one that was not (the paper: "the largest shown
 offered load ... is its maximum sustained throughput"); a gamma* at the top
 of the grid means at least that much. Butterfly, whose stages run in step,
-is measured over an even number of whole rounds of them (:func:`windows`).
+is measured over an even number of whole rounds of them (`windows`).
 
 The load unit is the paper's: gamma = 1 is the per-node rate at which uniform
 traffic saturates the bisection (``load_unit = "bisection"``). Transposition
@@ -498,7 +498,7 @@ DEFAULT_START = 0.3
 def expected_gamma(router: str, pattern: str, k: int, smaller: float | None = None) -> float:
     """Where the search for gamma* starts: the paper's Table 2 value when it
     has one, else ``smaller`` (gamma* on the next smaller network), else
-    :data:`DEFAULT_START`."""
+    `DEFAULT_START`."""
     paper = PAPER_TABLE2.get((pattern, router, k))
     if paper is not None:
         return paper
@@ -574,7 +574,7 @@ def searches(
     router: str, pattern: str, sizes: tuple[int, ...], cfg: Config
 ) -> list[dict[str, Any]]:
     """The searches for one router and pattern over ``sizes``, smallest first,
-    each starting at :func:`expected_gamma` (so at the smaller network's gamma*
+    each starting at `expected_gamma` (so at the smaller network's gamma*
     when the paper has no value)."""
     rows: list[dict[str, Any]] = []
     smaller = None
@@ -629,7 +629,7 @@ def stage_capacity(k: int, ways: int) -> float:
 
 def butterfly_stages(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
     """Lifetime against load for butterfly on every network of the mode
-    (routers: :func:`stage_routers`): where each one's lifetime leaves its low-load level (the k/2
+    (routers: `stage_routers`): where each one's lifetime leaves its low-load level (the k/2
     stages no longer fit in their period) and how far it stays bounded.
     Loads the gamma* searches ran already are kept, not simulated again."""
     jobs = [
@@ -666,7 +666,7 @@ def butterfly_stages(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
 
 def stage_routers(k: int, cfg: Config) -> tuple[str, ...]:
     """The routers of butterfly's stage sweep on the k x k x k network: every
-    one on the smallest network, :attr:`Config.stage_routers_larger` above."""
+    one on the smallest network, `Config.stage_routers_larger` above."""
     if k == min(cfg.sizes):
         return cfg.routers
     return tuple(r for r in cfg.routers if r in cfg.stage_routers_larger)
@@ -682,7 +682,7 @@ def by_size(rows: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
 
 def stage_summary(rows: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
     """Per router: the knee (the highest load up to which every load is
-    sustained with a lifetime at most :data:`KNEE` times the lowest load's)
+    sustained with a lifetime at most `KNEE` times the lowest load's)
     and the highest load up to which every load is sustained."""
     out = {}
     for router in dict.fromkeys(r["router"] for r in rows):
@@ -779,9 +779,9 @@ def _bound_flows(pattern: str, k: int) -> tuple[routelab.Network, list[tuple[int
 def even_split(pattern: str, k: int) -> float:
     """The gamma* of one particular minimal routing, every flow split evenly
     over all its minimal paths: the load (gamma0 units) at which its busiest
-    link between routers saturates, from :func:`routelab.minimal_split_loads`.
+    link between routers saturates, from `routelab.minimal_split_loads`.
     Not a bound: minimal routers that spread unevenly can do better, up to
-    :func:`routing_bound`. Uniform traffic gives 1 on these k x k x k tori: an
+    `routing_bound`. Uniform traffic gives 1 on these k x k x k tori: an
     even split loads the bisection evenly, which is how gamma0 is defined."""
     if pattern == "uniform":
         return 1.0
@@ -806,7 +806,7 @@ def routing_bound(pattern: str, k: int, paths: str = "minimal") -> tuple[float, 
     at best sustain; ``"any"``: derouting too) can exceed, and a gamma* that
     a routing over them reaches: the maximum concurrent flow's certified upper
     bound and the rate of the routing the method found, from
-    :func:`routelab.max_concurrent_flow` (links between routers; the node
+    `routelab.max_concurrent_flow` (links between routers; the node
     links are checked to stay below their 64 Gb/s). Uniform traffic gives 1:
     the even split reaches the bisection bound, which no routing beats."""
     if pattern == "uniform":
@@ -1449,7 +1449,7 @@ def run(
     ``quick`` runs 8x8x8 (and 16x8x8 for transposition) on a 0.1 load grid
     with short windows (minutes on two cores); ``tiny`` is a seconds-long
     configuration on 4x4x4 for tests. ``routers`` runs a subset of
-    :data:`ROUTERS`. Finished simulations are kept in ``out/points.jsonl``:
+    `ROUTERS`. Finished simulations are kept in ``out/points.jsonl``:
     running again into the same directory (after a kill, or with more
     routers) simulates only what is missing.
     """

@@ -173,7 +173,7 @@ pub struct RouterSpec {
     /// Capacity of each input buffer in packets (of `packet_flits`);
     /// exclusive with `buffer_flits`. Default: the credit round trip of
     /// the network's longest channel into a switch
-    /// ([`super::roundtrip`]; 33 flits on the default 100 ns, 20 Gb/s
+    /// (33 flits on the default 100 ns, 20 Gb/s
     /// links), at least 8 flits and 2 packets; under stop & go, a slack
     /// buffer whose default thresholds absorb that round trip. A smaller
     /// buffer is allowed and reported in the result's `warnings`.
@@ -262,8 +262,8 @@ pub struct RoutingSpec {
     #[serde(default = "default_path_choice")]
     pub path_choice: PathChoice,
     /// Source routes read from this file (`docs/formats.md`, "Source
-    /// routes": output ports per pair, `|` at in-transit hosts) instead of
-    /// computed; `algorithm` then only names them. A relative path is
+    /// routes": output ports per pair, a bar at in-transit hosts) instead
+    /// of computed; `algorithm` then only names them. A relative path is
     /// taken from the working directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub routes_file: Option<String>,
@@ -478,7 +478,8 @@ impl Default for NicSpec {
 }
 
 /// `[run]`: length of the phases, seed and safety limits. Cycles are
-/// flit times on the injection channel (see [`LoadUnit::Flits`]).
+/// flit times on the injection channel (the unit of `traffic.load_unit =
+/// "flits"`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunSpec {
