@@ -695,8 +695,8 @@ def summarise(
     cfg: Config, factors, latency, timing: Timing, sims: int, flit_hops: int, transits=()
 ) -> str:
     resumed = (
-        f"; this run took {duration(timing.seconds)} and found {timing.kept} sweeps in "
-        "`sweeps.jsonl` from before"
+        f"; this report was made from the {timing.kept} sweeps kept in `sweeps.jsonl` "
+        f"by earlier runs and {duration(timing.seconds)} of new simulation"
         if timing.kept
         else f" on {cfg.workers} workers, {duration(timing.seconds)} in all"
     )
