@@ -66,7 +66,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
     "dor:booksim": (
         "dor",
         {"route_at_front": True, "allocator": "islip"},
-        {"ties": "random", "classes": "wrapping"},
+        {"ties": "random", "classes": "wrapping", "injection": "any"},
     ),
     # Adaptive routing under switch allocation in rounds, one per cycle.
     "duato:islip": ("duato", {"allocator": "islip"}, {}),

@@ -724,3 +724,51 @@ fn bubble_routers_refuse_what_bubble_flow_control_cannot_work_with() {
         }
     }
 }
+
+/// `dor` with `injection = "any"`: a terminal injects on every VC of its
+/// link (BookSim2's dim_order_torus), not only on its packet's lane. On an
+/// 8x8 tornado past saturation with BookSim2's per-VC pipeline, the most
+/// served source then takes a third of a link (BookSim2: 0.33), not the two
+/// thirds its lane's two VCs gave it; a bad value names the choices.
+#[test]
+fn dor_injection_on_any_vc() {
+    let run = |injection: &str| {
+        let mut s = Spec::new("torus:8x8", "dor");
+        s.network.links = Some(sim::LinkSpec {
+            bandwidth: Some("128Gb/s".into()),
+            latency: Some("1ns".into()),
+        });
+        s.router.vcs = 4;
+        s.router.buffer_flits = Some(8);
+        s.router.routing_delay = "3ns".into();
+        s.router.route_at_front = true;
+        for (key, value) in [
+            ("ties", "random"),
+            ("classes", "wrapping"),
+            ("injection", injection),
+        ] {
+            s.routing
+                .options
+                .insert(key.into(), toml::Value::String(value.into()));
+        }
+        s.traffic.pattern = Some("tornado".into());
+        s.traffic.load = 1.0;
+        s.run.warmup_cycles = 1000;
+        s.run.measure_cycles = 4000;
+        sim::simulate(&s)
+    };
+    let lane = run("lane").unwrap();
+    let any = run("any").unwrap();
+    assert!(
+        lane.accepted_max > 0.6,
+        "lane: most served {}",
+        lane.accepted_max
+    );
+    assert!(
+        any.accepted_max < 0.35,
+        "any: most served {}",
+        any.accepted_max
+    );
+    let err = run("all").unwrap_err().to_string();
+    assert!(err.contains("injection") && err.contains("any"), "{err}");
+}

@@ -24,6 +24,11 @@
 //!   too: lane 0 never takes a wraparound link, and a minimal route crosses
 //!   at most k/2 hops, so on lane 1 no route runs on from channel
 //!   `k/2 - 1 -> k/2` (the `+` direction; the `-` one mirrors it).
+//! - `injection = "lane"` (default) or `"any"`: with `any` a terminal
+//!   injects on any VC of its link, whatever the packet's lane, as
+//!   BookSim2's `dim_order_torus` allows (the whole VC range at
+//!   injection). Deadlock-free too: no channel waits on an injection
+//!   channel, and the packet takes its lane from its first switch on.
 //!
 //! Networks that are not generated tori or meshes (hypercubes, fabrics
 //! with other terminal placements) get the engine's tables instead (the
@@ -61,13 +66,16 @@ pub struct DorRouter {
     random_ties: bool,
     /// [`TIE_PLUS`] when every tie goes `+`, else 0.
     plus_ties: u32,
+    /// `injection = "any"`: terminals inject on every VC.
+    inject_any: bool,
 }
 
 impl BuildRouter for DorRouter {
     fn build(net: &Network, opts: &RouterOptions) -> Result<AnyRouter, RoutingError> {
-        opts.only(&["ties", "classes"])?;
+        opts.only(&["ties", "classes", "injection"])?;
         let random_ties = opts.choice("ties", &["plus", "random"])? == "random";
         let wrapping = opts.choice("classes", &["after-dateline", "wrapping"])? == "wrapping";
+        let inject_any = opts.choice("injection", &["lane", "any"])? == "any";
         if let Structure::Torus {
             dims,
             wrap,
@@ -112,11 +120,18 @@ impl BuildRouter for DorRouter {
                     wrapping,
                     random_ties,
                     plus_ties: if random_ties { 0 } else { TIE_PLUS },
+                    inject_any,
                 }));
             }
         }
-        if random_ties || wrapping {
-            let option = if random_ties { "ties" } else { "classes" };
+        if random_ties || wrapping || inject_any {
+            let option = if random_ties {
+                "ties"
+            } else if wrapping {
+                "classes"
+            } else {
+                "injection"
+            };
             return Err(RoutingError::BadOption {
                 option: option.into(),
                 value: opts.params[option].clone(),
@@ -255,6 +270,9 @@ impl HopRouter for DorRouter {
 
     #[inline(always)]
     fn inject_lane(&self, hdr: &Header) -> Option<(u8, u8)> {
+        if self.inject_any {
+            return Some((0, 1));
+        }
         Some((hdr.lane, self.lanes))
     }
 
