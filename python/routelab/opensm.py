@@ -224,8 +224,9 @@ class Subnet:
         def record(pair: tuple[int, int]) -> str:
             slid, dlid = pair
             # A query can time out on a busy machine (the simulated MADs
-            # share it): ask again before calling the pair unreachable.
-            for attempt in range(4):
+            # share it): ask again, backing off up to 1 s a try (about 8 s
+            # in all), before calling the pair unreachable.
+            for attempt in range(10):
                 run = subprocess.run(
                     ["saquery", "PR", "--slid", str(slid), "--dlid", str(dlid)],
                     env=self.env,
@@ -236,7 +237,7 @@ class Subnet:
                 f = dict(re.findall(r"^\s*(sl|mtu|rate)\.+(0x[0-9a-fA-F]+)", run.stdout, re.M))
                 if run.returncode == 0 and "sl" in f:
                     break
-                time.sleep(0.2 * (attempt + 1))
+                time.sleep(min(1.0, 0.2 * (attempt + 1)))
             if run.returncode != 0 or "sl" not in f:
                 return f"0x{dlid:04x} : UNREACHABLE\n"
             mtu, rate = int(f["mtu"], 16) & 0x3F, int(f["rate"], 16) & 0x3F
