@@ -104,26 +104,17 @@ impl Rounds {
     /// leaves in `by_output` the request each output is matched by.
     fn grant_accept(&mut self, reqs: &[Request], ports: u32) {
         // Grant: per output, the input first from its pointer.
-        for (i, r) in reqs.iter().enumerate() {
-            let ptr = u32::from(self.in_ptr[r.output as usize]);
-            let cur = self.by_output[r.output as usize];
-            if cur == NONE
-                || after(r.in_port, ptr, ports) < after(reqs[cur as usize].in_port, ptr, ports)
-            {
-                self.by_output[r.output as usize] = i as u32;
-            }
+        for i in 0..reqs.len() {
+            let o = reqs[i].output as usize;
+            let ptr = u32::from(self.in_ptr[o]);
+            keep_first(&mut self.by_output[o], i, reqs, |r| r.in_port, ptr, ports);
         }
         // Accept: per input, the granting output first from its pointer.
         for (i, r) in reqs.iter().enumerate() {
-            if self.by_output[r.output as usize] != i as u32 {
-                continue;
-            }
-            let ptr = u32::from(self.out_ptr[r.input as usize]);
-            let cur = self.by_input[r.input as usize];
-            if cur == NONE
-                || after(r.out_port, ptr, ports) < after(reqs[cur as usize].out_port, ptr, ports)
-            {
-                self.by_input[r.input as usize] = i as u32;
+            if self.by_output[r.output as usize] == i as u32 {
+                let ptr = u32::from(self.out_ptr[r.input as usize]);
+                let best = &mut self.by_input[r.input as usize];
+                keep_first(best, i, reqs, |r| r.out_port, ptr, ports);
             }
         }
         // A grant not accepted is no match.
@@ -140,27 +131,25 @@ impl Rounds {
     /// request each output is matched by.
     fn input_first(&mut self, reqs: &[Request], ports: u32) {
         // Per input, the output first from its pointer.
-        for (i, r) in reqs.iter().enumerate() {
-            let ptr = u32::from(self.out_ptr[r.input as usize]);
-            let cur = self.by_input[r.input as usize];
-            if cur == NONE
-                || after(r.out_port, ptr, ports) < after(reqs[cur as usize].out_port, ptr, ports)
-            {
-                self.by_input[r.input as usize] = i as u32;
-            }
+        for i in 0..reqs.len() {
+            let input = reqs[i].input as usize;
+            let ptr = u32::from(self.out_ptr[input]);
+            keep_first(
+                &mut self.by_input[input],
+                i,
+                reqs,
+                |r| r.out_port,
+                ptr,
+                ports,
+            );
         }
         // Per output, among the inputs that picked it, the first from its
         // pointer.
         for (i, r) in reqs.iter().enumerate() {
-            if self.by_input[r.input as usize] != i as u32 {
-                continue;
-            }
-            let ptr = u32::from(self.in_ptr[r.output as usize]);
-            let cur = self.by_output[r.output as usize];
-            if cur == NONE
-                || after(r.in_port, ptr, ports) < after(reqs[cur as usize].in_port, ptr, ports)
-            {
-                self.by_output[r.output as usize] = i as u32;
+            if self.by_input[r.input as usize] == i as u32 {
+                let ptr = u32::from(self.in_ptr[r.output as usize]);
+                let best = &mut self.by_output[r.output as usize];
+                keep_first(best, i, reqs, |r| r.in_port, ptr, ports);
             }
         }
     }
@@ -191,6 +180,25 @@ impl Rounds {
             self.vc_ptr[r.input as usize] = ((r.in_vc + 1) % vcs) as u8;
             out.push(*r);
         }
+    }
+}
+
+/// Round-robin arbitration: keeps in `best` (an index into `reqs`, or
+/// `NONE`) whichever of it and request `i` has its `port` first from
+/// `ptr`, over `ports`.
+#[inline]
+fn keep_first(
+    best: &mut u32,
+    i: usize,
+    reqs: &[Request],
+    port: impl Fn(&Request) -> u32,
+    ptr: u32,
+    ports: u32,
+) {
+    if *best == NONE
+        || after(port(&reqs[i]), ptr, ports) < after(port(&reqs[*best as usize]), ptr, ports)
+    {
+        *best = i as u32;
     }
 }
 
