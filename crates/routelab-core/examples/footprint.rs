@@ -1,7 +1,10 @@
 //! Time and peak memory of the main steps on one network:
-//! `cargo run --release --example footprint -- [--engine NAME] [--max-lanes N] [--ebb N] SPEC [SPEC ...]`.
-//! Builds each network, summarises it, optionally routes it and evaluates N
-//! random bisections; prints one JSON object per spec. Peak RSS comes from
+//! `cargo run --release --example footprint -- [--engine NAME] [--max-lanes N] [--ebb N]
+//! [--verify] [--write DIR] [--no-summary] SPEC [SPEC ...]`.
+//! Builds each network, summarises it, optionally routes it, verifies the
+//! routes as `routelab route` does (LID view, deadlock check, minimality,
+//! hops), writes the OpenSM files and evaluates N random bisections; prints
+//! one JSON object per spec. Peak RSS comes from
 //! /proc (Linux) and covers the whole process, so run one spec per process
 //! for a clean figure.
 
@@ -22,6 +25,8 @@ fn main() {
     let mut engine: Option<String> = None;
     let mut max_lanes: u8 = 15;
     let mut ebb_patterns = 0usize;
+    let (mut verify, mut summary) = (false, true);
+    let mut write: Option<std::path::PathBuf> = None;
     let mut specs = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -39,6 +44,9 @@ fn main() {
                     .and_then(|n| n.parse().ok())
                     .unwrap_or_else(|| fail("--ebb takes a number of patterns".into()))
             }
+            "--verify" => verify = true,
+            "--no-summary" => summary = false,
+            "--write" => write = args.next().map(Into::into),
             _ => specs.push(a),
         }
     }
@@ -53,16 +61,18 @@ fn main() {
         out.push(format!("\"switches\": {}", net.switches().len()));
         out.push(format!("\"build_s\": {:.4}", start.elapsed().as_secs_f64()));
         out.push(format!("\"rss_mb_after_build\": {:.1}", peak_rss_mb()));
-        let start = Instant::now();
-        let s = metrics::summary(&net);
-        out.push(format!(
-            "\"summary_s\": {:.4}",
-            start.elapsed().as_secs_f64()
-        ));
-        out.push(format!(
-            "\"diameter\": {}, \"bisection\": {}",
-            s.diameter, s.bisection_width
-        ));
+        if summary {
+            let start = Instant::now();
+            let s = metrics::summary(&net);
+            out.push(format!(
+                "\"summary_s\": {:.4}",
+                start.elapsed().as_secs_f64()
+            ));
+            out.push(format!(
+                "\"diameter\": {}, \"bisection\": {}",
+                s.diameter, s.bisection_width
+            ));
+        }
         if let Some(engine) = &engine {
             let opts = RoutingOptions {
                 max_lanes,
@@ -77,10 +87,46 @@ fn main() {
             if let Some(e) = routes.escape_routed() {
                 out.push(format!("\"escape_routed\": {e}"));
             }
+            out.push(format!("\"rss_mb_after_route\": {:.1}", peak_rss_mb()));
+            let timed = |out: &mut Vec<String>, name: &str, start: Instant| {
+                out.push(format!(
+                    "\"{name}_s\": {:.4}",
+                    start.elapsed().as_secs_f64()
+                ));
+            };
+            let start = Instant::now();
             if let Ok(h) = routes.avg_hops(&net) {
                 out.push(format!("\"avg_hops\": {h:.3}"));
             }
-            out.push(format!("\"rss_mb_after_route\": {:.1}", peak_rss_mb()));
+            timed(&mut out, "avg_hops", start);
+            if verify {
+                let start = Instant::now();
+                let max = routes
+                    .max_hops(&net)
+                    .unwrap_or_else(|e| fail(e.to_string()));
+                let minimal = routes
+                    .is_minimal(&net)
+                    .unwrap_or_else(|e| fail(e.to_string()));
+                out.push(format!("\"max_hops\": {max}, \"minimal\": {minimal}"));
+                timed(&mut out, "hops_minimal", start);
+                let start = Instant::now();
+                let view =
+                    routing::LidRoutes::of(&net, &routes).unwrap_or_else(|e| fail(e.to_string()));
+                timed(&mut out, "lid_view", start);
+                out.push(format!("\"rss_mb_after_lid_view\": {:.1}", peak_rss_mb()));
+                let start = Instant::now();
+                let r = view
+                    .deadlock_report(&net)
+                    .unwrap_or_else(|e| fail(e.to_string()));
+                out.push(format!("\"deadlock_free\": {}", r.deadlock_free));
+                timed(&mut out, "deadlock", start);
+            }
+            if let Some(dir) = &write {
+                let start = Instant::now();
+                routing::formats::save_all(&net, &routes, dir, false)
+                    .unwrap_or_else(|e| fail(e.to_string()));
+                timed(&mut out, "write", start);
+            }
             if ebb_patterns > 0 {
                 let opts = EbbOptions {
                     patterns: ebb_patterns,

@@ -402,3 +402,38 @@ fn fix_counts(text: &str) -> String {
     }
     out
 }
+
+/// `hop_stats` per destination tree against every pair walked, on fabrics
+/// with dual-homed adapters (whose LIDs and distances are the odd cases).
+#[test]
+fn hop_stats_agree_with_every_pair_walked_on_dual_homed_fabrics() {
+    use routelab_core::network::metrics::bfs_distances;
+    for net in [read(&dual_homed_torus()), read(&dual_homed_tree())] {
+        for engine in ["minhop", "updown", "dfsssp", "lash"] {
+            let Ok(r) = routing::route(&net, engine, &RoutingOptions::default()) else {
+                continue;
+            };
+            let t = net.terminals().len();
+            let (mut max, mut sum, mut pairs, mut first) = (0, 0usize, 0usize, None);
+            for s in 0..t {
+                let path = |d| r.path(&net, s, d).unwrap();
+                let x = net.channel(path((s + 1) % t)[0]).dst;
+                let dist = bfs_distances(&net, x);
+                for d in (0..t).filter(|&d| d != s) {
+                    let h = path(d).len();
+                    max = usize::max(max, h - 2);
+                    sum += h - 2;
+                    pairs += 1;
+                    let expect = dist[net.terminal(d).index()] as usize + 1;
+                    if h != expect && first.is_none() {
+                        first = Some((s, d, h, expect));
+                    }
+                }
+            }
+            let got = r.hop_stats(&net).unwrap();
+            assert_eq!(got.max_hops, max, "{engine}");
+            assert!((got.avg_hops - sum as f64 / pairs as f64).abs() < 1e-12);
+            assert_eq!(got.first_non_minimal, first, "{engine} on {}", net.name());
+        }
+    }
+}

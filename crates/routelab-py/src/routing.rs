@@ -4,13 +4,13 @@ use crate::{ConfigError, DeadlockError, PyNetwork, RoutingError, TrafficError};
 use pyo3::prelude::*;
 use routelab_core::flow::{self, FlowError};
 use routelab_core::routing::{
-    self, formats, Routes, RoutingError as CoreRoutingError, RoutingOptions,
+    self, formats, LidRoutes, Routes, RoutingError as CoreRoutingError, RoutingOptions,
 };
 use routelab_core::Network;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 /// Lane limits and deadlock findings raise `DeadlockError`; the rest `RoutingError`.
@@ -37,6 +37,32 @@ pub(crate) struct PyRoutes {
     pub(crate) net: Arc<Network>,
     pub(crate) routes: Arc<Routes>,
     pub(crate) seconds: f64,
+    /// The routes per LID, built once for the checks and the files.
+    pub(crate) lid_view: Arc<OnceLock<Arc<LidRoutes>>>,
+}
+
+impl PyRoutes {
+    pub(crate) fn new(net: Arc<Network>, routes: Arc<Routes>, seconds: f64) -> Self {
+        PyRoutes {
+            net,
+            routes,
+            seconds,
+            lid_view: Arc::default(),
+        }
+    }
+}
+
+/// The routes per LID of `routes`, from `cell` or built into it.
+fn lid_view(
+    cell: &OnceLock<Arc<LidRoutes>>,
+    net: &Network,
+    routes: &Routes,
+) -> Result<Arc<LidRoutes>, CoreRoutingError> {
+    if let Some(v) = cell.get() {
+        return Ok(Arc::clone(v));
+    }
+    let v = Arc::new(LidRoutes::of(net, routes)?);
+    Ok(Arc::clone(cell.get_or_init(|| v)))
 }
 
 #[pymethods]
@@ -80,7 +106,8 @@ impl PyRoutes {
     /// The deadlock report as JSON: deadlock_free, lanes_needed, cycle, ...
     fn deadlock_json(&self, py: Python<'_>) -> PyResult<String> {
         let (net, routes) = (Arc::clone(&self.net), Arc::clone(&self.routes));
-        py.allow_threads(move || report_json(&net, &routes).map(|v| v.to_string()))
+        let cell = Arc::clone(&self.lid_view);
+        py.allow_threads(move || report_json(&net, &routes, &cell).map(|v| v.to_string()))
             .map_err(routing_err)
     }
 
@@ -155,8 +182,14 @@ impl PyRoutes {
     #[pyo3(signature = (dir, paths = false))]
     fn save(&self, py: Python<'_>, dir: PathBuf, paths: bool) -> PyResult<Vec<String>> {
         let (net, routes) = (Arc::clone(&self.net), Arc::clone(&self.routes));
+        let cell = Arc::clone(&self.lid_view);
         py.allow_threads(move || {
-            let files = formats::save_all(&net, &routes, &dir, paths)?;
+            let files = if routes.path_set().is_none() {
+                let view = lid_view(&cell, &net, &routes)?;
+                formats::save_all_of(&net, &routes, &view, &dir, paths)?
+            } else {
+                formats::save_all(&net, &routes, &dir, paths)?
+            };
             Ok(files.iter().map(|p| p.display().to_string()).collect())
         })
         .map_err(routing_err)
@@ -207,17 +240,19 @@ impl PyRoutes {
             Arc::clone(&self.routes),
             self.seconds,
         );
+        let cell = Arc::clone(&self.lid_view);
         py.allow_threads(move || -> Result<String, CoreRoutingError> {
-            let report = report_json(&net, &routes)?;
+            let report = report_json(&net, &routes, &cell)?;
+            let hops = routes.hop_stats(&net)?;
             let stats = json!({
                 "engine": routes.engine(),
                 "network": net.name(),
                 "lanes_used": routes.lanes(),
                 "lanes_needed": routes.lanes_needed(),
                 "deadlock_free": report["deadlock_free"],
-                "minimal": routes.is_minimal(&net)?,
-                "max_hops": routes.max_hops(&net)?,
-                "avg_hops": routes.avg_hops(&net)?,
+                "minimal": hops.first_non_minimal.is_none(),
+                "max_hops": hops.max_hops,
+                "avg_hops": hops.avg_hops,
                 "transit_hosts_mean": routes.transit_hosts_mean(&net)?,
                 "escape_routed": routes.escape_routed(),
                 "seconds": seconds,
@@ -232,9 +267,13 @@ impl PyRoutes {
     }
 }
 
-fn report_json(net: &Network, routes: &Routes) -> Result<serde_json::Value, CoreRoutingError> {
+fn report_json(
+    net: &Network,
+    routes: &Routes,
+    cell: &OnceLock<Arc<LidRoutes>>,
+) -> Result<serde_json::Value, CoreRoutingError> {
     let (r, coverage) = if routes.path_set().is_none() {
-        let view = routelab_core::routing::LidRoutes::of(net, routes)?;
+        let view = lid_view(cell, net, routes)?;
         let r = view.deadlock_report(net)?;
         let senders = view.senders.len();
         let switches = net.switches().len();
@@ -294,11 +333,7 @@ pub(crate) fn route(
             routing::route(&n, &engine, &opts).map(|r| (r, start.elapsed().as_secs_f64()))
         })
         .map_err(routing_err)?;
-    Ok(PyRoutes {
-        net,
-        routes: Arc::new(routes),
-        seconds,
-    })
+    Ok(PyRoutes::new(net, Arc::new(routes), seconds))
 }
 
 /// The name of every routing engine.
@@ -403,11 +438,7 @@ pub(crate) fn read_lfts(
             Ok(routes)
         })
         .map_err(routing_err)?;
-    Ok(PyRoutes {
-        net,
-        routes: Arc::new(routes),
-        seconds: 0.0,
-    })
+    Ok(PyRoutes::new(net, Arc::new(routes), 0.0))
 }
 
 /// Reads source routes (`source-routes.txt`) for `net`.
@@ -425,9 +456,5 @@ pub(crate) fn read_source_routes(
             formats::read_source_routes(&n, &text, &path.display().to_string())
         })
         .map_err(routing_err)?;
-    Ok(PyRoutes {
-        net,
-        routes: Arc::new(routes),
-        seconds: 0.0,
-    })
+    Ok(PyRoutes::new(net, Arc::new(routes), 0.0))
 }

@@ -293,6 +293,36 @@ impl<'n> CdgBuilder<'n> {
         Ok(())
     }
 
+    /// Adds one path whose dependencies the caller adds turn by turn
+    /// ([`CdgBuilder::add_turn`]): checks that collect the dependencies of
+    /// a whole destination tree at once instead of path by path.
+    pub fn add_path_lane(&mut self, lane: u8) -> Result<(), DeadlockError> {
+        if lane as usize >= MAX_LANES {
+            return Err(DeadlockError::LaneOutOfRange {
+                path: self.paths,
+                lane,
+            });
+        }
+        self.max_lane = Some(self.max_lane.map_or(lane, |m| m.max(lane)));
+        self.paths += 1;
+        Ok(())
+    }
+
+    /// Adds the dependency of a packet on lane `la` of channel `a` on lane
+    /// `lb` of channel `b` (`a` ending where `b` starts); nothing when the
+    /// two do not meet at a switch as switch-to-switch channels.
+    #[inline]
+    pub fn add_turn(&mut self, a: ChannelId, b: ChannelId, la: u8, lb: u8) {
+        if let Some(t) = self.turns.turn(a, b) {
+            let pair = la as usize * MAX_LANES + lb as usize;
+            let n = self.turns.len();
+            let bits = self.bits[pair].get_or_insert_with(|| TurnBits::new(n));
+            if bits.set(t) {
+                self.dependencies += 1;
+            }
+        }
+    }
+
     /// The number of paths added.
     pub fn path_count(&self) -> usize {
         self.paths

@@ -206,7 +206,7 @@ impl<'a, 'n> Router<'a, 'n> {
         // index. (OpenSM breaks ties first by the parent's least-loaded
         // group down, but counts routes down on the child's side of a
         // link only, so that load is always 0 and never decides.)
-        self.up[x].sort_by_key(|g| (g.counter, g.remote));
+        self.up[x].sort_unstable_by_key(|g| (g.counter, g.remote));
         for i in 0..self.up[x].len() {
             let is_main = main && i == 0;
             let y = self.up[x][i].remote;
@@ -245,7 +245,8 @@ impl<'a, 'n> Router<'a, 'n> {
             return false;
         }
         let mut order: Vec<usize> = (0..self.down[x].len()).collect();
-        order.sort_by_key(|&i| (self.down[x][i].counter, self.down[x][i].remote));
+        // Remote switches are distinct, so an unstable sort gives the same order.
+        order.sort_unstable_by_key(|&i| (self.down[x][i].counter, self.down[x][i].remote));
         let mut created = false;
         for i in order {
             let y = self.down[x][i].remote;

@@ -40,6 +40,7 @@
 //!
 //! [`write_lfts`]: super::formats::write_lfts
 
+use super::columns::{PortMap, NONE};
 use super::formats::lid_ports::{proxies, special_lid_ports};
 use super::formats::lids::{assign_lids, Lids};
 use super::{Datelines, LaneRule, Routes, RoutingError, SlToVl, DROP_VL};
@@ -124,6 +125,9 @@ pub struct LidRoutes {
     /// the component of the switch it hangs off (`u32::MAX`: none).
     comp: Vec<u32>,
     home: Vec<u32>,
+    /// The verdict of [`LidRoutes::deadlock_report`], kept: writing the
+    /// files and reporting on them ask for it again.
+    report: std::sync::OnceLock<DeadlockReport>,
 }
 
 impl LidRoutes {
@@ -198,6 +202,7 @@ impl LidRoutes {
             switches: s,
             comp: Vec::new(),
             home: Vec::new(),
+            report: std::sync::OnceLock::new(),
         };
         out.comp = switch_components(net);
         out.home = out
@@ -216,15 +221,18 @@ impl LidRoutes {
                 at.map_or(u32::MAX, |x| out.comp[net.kind_index(x)])
             })
             .collect();
-        out.sls = vec![0; out.senders.len() * l];
         if let Some(t) = file {
-            for (k, snd) in out.senders.iter().enumerate() {
-                let slid = out.lids.entries()[snd.entry].lid;
-                for (i, e) in out.lids.entries().iter().enumerate() {
-                    if let Some(&sl) = t.sls.get(&(slid, e.lid)) {
-                        out.sls[k * l + i] = sl;
+            if t.sls.values().any(|&sl| sl != 0) {
+                let mut sls = vec![0; out.senders.len() * l];
+                for (k, snd) in out.senders.iter().enumerate() {
+                    let slid = out.lids.entries()[snd.entry].lid;
+                    for (i, e) in out.lids.entries().iter().enumerate() {
+                        if let Some(&sl) = t.sls.get(&(slid, e.lid)) {
+                            sls[k * l + i] = sl;
+                        }
                     }
                 }
+                out.sls = sls;
             }
             return Ok(out);
         }
@@ -252,7 +260,18 @@ impl LidRoutes {
 
     /// The SL of sender `k` to LID entry `i`.
     pub fn sl(&self, k: usize, i: usize) -> u8 {
+        if self.sls.is_empty() {
+            return 0;
+        }
         self.sls[k * self.lid_count() + i]
+    }
+
+    /// The SL table, made dense for writing.
+    fn sls_mut(&mut self) -> &mut [u8] {
+        if self.sls.is_empty() {
+            self.sls = vec![0; self.senders.len() * self.lid_count()];
+        }
+        &mut self.sls
     }
 
     /// The highest SL any sender uses.
@@ -262,6 +281,9 @@ impl LidRoutes {
 
     /// SLs from the pair lanes of the terminals involved.
     fn natural_sls(&mut self, net: &Network, routes: &Routes) {
+        if routes.lanes.is_empty() {
+            return; // every pair on lane 0
+        }
         let l = self.lid_count();
         let proxy = proxies(net);
         // Per switch: a terminal injecting there.
@@ -286,6 +308,7 @@ impl LidRoutes {
             .iter()
             .map(|e| rep(e.node, false))
             .collect();
+        let mut sls = vec![0; self.senders.len() * l];
         for (k, snd) in self.senders.iter().enumerate() {
             let Some(s) = rep(self.lids.entries()[snd.entry].node, true) else {
                 continue;
@@ -293,11 +316,12 @@ impl LidRoutes {
             for (i, d) in dst_rep.iter().enumerate() {
                 if let Some(d) = *d {
                     if d != s {
-                        self.sls[k * l + i] = routes.lane(s, d);
+                        sls[k * l + i] = routes.lane(s, d);
                     }
                 }
             }
         }
+        self.sls = sls;
     }
 
     /// Follows the tables from switch `start` toward LID entry `i`,
@@ -437,7 +461,7 @@ impl LidRoutes {
                         continue;
                     }
                     pairs += 1;
-                    let sl = self.sls[k * l + i] & 15;
+                    let sl = self.sl(k, i) & 15;
                     if mask & (1 << sl) != 0 {
                         continue;
                     }
@@ -458,6 +482,208 @@ impl LidRoutes {
     /// The dependency graph of every sender to every LID of another node,
     /// on the VL of every hop; `paths` counts the (sender, LID) pairs.
     pub fn deadlock_report(&self, net: &Network) -> Result<DeadlockReport, RoutingError> {
+        if let Some(r) = self.report.get() {
+            return Ok(r.clone());
+        }
+        let tree = match self.rule {
+            LaneRule::Fixed => self.tree_report(net)?,
+            _ => None,
+        };
+        let r = match tree {
+            Some(r) => r,
+            None => self.path_report(net)?,
+        };
+        let _ = self.report.set(r.clone());
+        Ok(r)
+    }
+
+    /// [`LidRoutes::deadlock_report`] when every hop of a pair is on the
+    /// pair's SL, one LID at a time. A switch has one entry per LID, so
+    /// the walks of all senders toward a LID follow one tree: its
+    /// dependencies are those of each switch the walks reach, on each SL
+    /// that reaches it, found in time linear in the switches per LID
+    /// instead of in the senders times their path lengths. `None` when
+    /// some analysed walk fails: [`LidRoutes::path_report`] then names it.
+    fn tree_report(&self, net: &Network) -> Result<Option<DeadlockReport>, RoutingError> {
+        const OK: u8 = 1;
+        const BAD: u8 = 2;
+        let (l, s) = (self.lid_count(), self.switches);
+        let entries = self.lids.entries();
+        let map = PortMap::new(net);
+        let groups: Vec<(usize, Vec<usize>)> = self
+            .groups(net)
+            .into_iter()
+            .map(|(start, _, members)| (net.kind_index(start), members))
+            .collect();
+        // Per group: senders, and whether the switch itself is one.
+        let switch_member: Vec<bool> = groups
+            .iter()
+            .map(|(_, m)| m.iter().any(|&k| self.senders[k].inj.is_none()))
+            .collect();
+        // Per node: its senders (an adapter's ports, a switch's port 0).
+        let mut own: HashMap<NodeId, Vec<usize>> = HashMap::new();
+        for (k, snd) in self.senders.iter().enumerate() {
+            own.entry(entries[snd.entry].node).or_default().push(k);
+        }
+        let dense = !self.sls.is_empty();
+        let mut builder = CdgBuilder::new(net);
+        let mut pairs = 0usize;
+        let mut start = vec![0u16; s];
+        let mut count = vec![0usize; s];
+        let mut reached = vec![0u16; s];
+        let mut fate = vec![0u8; s];
+        let mut stamp = vec![0u32; s];
+        let mut touched: Vec<usize> = Vec::new();
+        let mut walk: Vec<usize> = Vec::new();
+        let mut failed = false;
+        let mut error = None;
+        super::columns::columns(&self.ports, l, |i, col| {
+            if failed || error.is_some() {
+                return;
+            }
+            let e = entries[i];
+            let to_switch = net.is_switch(e.node);
+            let mut starts: Vec<usize> = Vec::new();
+            for (g, (y, members)) in groups.iter().enumerate() {
+                if self.home[i] != self.comp[*y] {
+                    continue;
+                }
+                if dense {
+                    for &k in members {
+                        if !self.analysed(net, k, i) {
+                            continue;
+                        }
+                        pairs += 1;
+                        let sl = self.sl(k, i) & 15;
+                        if sl != DROP_VL {
+                            start[*y] |= 1 << sl;
+                        }
+                    }
+                } else {
+                    count[*y] = members.len() - usize::from(to_switch && switch_member[g]);
+                }
+                starts.push(*y);
+            }
+            if !dense && !to_switch {
+                // A node does not send to its own LIDs.
+                for &k in own.get(&e.node).into_iter().flatten() {
+                    let y = net.kind_index(self.senders[k].start);
+                    if self.home[i] == self.comp[y] {
+                        count[y] -= 1;
+                    }
+                }
+            }
+            if !dense {
+                for &y in &starts {
+                    pairs += count[y];
+                    if count[y] > 0 {
+                        start[y] = 1;
+                    }
+                    count[y] = 0;
+                }
+            }
+            let mut lanes = 0u16;
+            let mut walk_id = 0u32;
+            for &y in &starts {
+                let m = std::mem::take(&mut start[y]);
+                if m == 0 {
+                    continue;
+                }
+                lanes |= m;
+                walk_id += 1;
+                walk.clear();
+                let mut z = y;
+                let end = loop {
+                    if reached[z] & m == m && fate[z] != 0 {
+                        break fate[z];
+                    }
+                    if stamp[z] == walk_id {
+                        break BAD; // a loop
+                    }
+                    if reached[z] == 0 {
+                        touched.push(z);
+                    }
+                    stamp[z] = walk_id;
+                    reached[z] |= m;
+                    walk.push(z);
+                    let p = col[z];
+                    if p == NO_ENTRY {
+                        break BAD;
+                    }
+                    if p == 0 {
+                        break if net.switches()[z] == e.node { OK } else { BAD };
+                    }
+                    let Some(c) = map.channel(z, p) else {
+                        break BAD;
+                    };
+                    match map.next(z, p) {
+                        NONE => {
+                            let ch = net.channel(c);
+                            let own_port = e.port.is_none_or(|q| q == ch.dst_port);
+                            break if ch.dst == e.node && own_port {
+                                OK
+                            } else {
+                                BAD
+                            };
+                        }
+                        nx => z = nx as usize,
+                    }
+                };
+                for &w in &walk {
+                    fate[w] = end;
+                }
+                if end == BAD {
+                    failed = true;
+                    break;
+                }
+            }
+            if !failed {
+                for sl in (0..16u8).filter(|&b| lanes >> b & 1 == 1) {
+                    if let Err(err) = builder.add_path_lane(sl) {
+                        error = Some(err);
+                    }
+                }
+                for &z in &touched {
+                    let p = col[z];
+                    let nx = map.next(z, p);
+                    if nx == NONE {
+                        continue;
+                    }
+                    let (Some(a), Some(b)) = (
+                        map.channel(z, p),
+                        map.channel(nx as usize, col[nx as usize]),
+                    ) else {
+                        continue;
+                    };
+                    for sl in (0..16u8).filter(|&b| reached[z] >> b & 1 == 1) {
+                        builder.add_turn(a, b, sl, sl);
+                    }
+                }
+            }
+            for &z in &touched {
+                reached[z] = 0;
+                fate[z] = 0;
+                stamp[z] = 0;
+            }
+            touched.clear();
+        });
+        if let Some(e) = error {
+            return Err(e.into());
+        }
+        if failed {
+            return Ok(None);
+        }
+        let cdg = builder.finish();
+        let mut report = crate::deadlock::verify_cdg(net, &cdg);
+        report.paths = pairs;
+        if pairs > 0 {
+            report.lanes_used = report.lanes_used.max(1);
+        }
+        Ok(Some(report))
+    }
+
+    /// [`LidRoutes::deadlock_report`] path by path, for any lane rule.
+    fn path_report(&self, net: &Network) -> Result<DeadlockReport, RoutingError> {
         let mut builder = CdgBuilder::new(net);
         let mut lanes = Vec::new();
         let pairs = self.for_each_path(net, |_, _, sl, p| {
@@ -488,7 +714,7 @@ impl LidRoutes {
             return Ok(());
         }
         let l = self.lid_count();
-        let mut sls = vec![0u8; self.sls.len()];
+        let mut sls = vec![0u8; self.senders.len() * l];
         let mut path = Vec::new();
         for (start, _, members) in self.groups(net) {
             for i in 0..l {
@@ -509,6 +735,7 @@ impl LidRoutes {
             }
         }
         self.sls = sls;
+        self.report = std::sync::OnceLock::new();
         let mut table = SlToVl::new(net);
         for &x in net.switches() {
             let ports = net.node(x).ports;
@@ -567,7 +794,7 @@ impl LidRoutes {
                         && net.is_terminal(se.node)
                         && net.is_terminal(e.node)
                         && net.out_channels(e.node).len() == 1;
-                    let sl = self.sls[k * l + i];
+                    let sl = self.sl(k, i);
                     match by_sl.iter_mut().find(|(s, ..)| *s == sl) {
                         Some((_, v, o)) => {
                             v.push(k);
@@ -607,8 +834,9 @@ impl LidRoutes {
                 }
                 if let Some(lane) = placed {
                     if lane != *sl {
+                        self.report = std::sync::OnceLock::new();
                         for &k in members {
-                            self.sls[k * l + i] = lane;
+                            self.sls_mut()[k * l + i] = lane;
                             self.moved += 1;
                         }
                     }
@@ -725,4 +953,69 @@ fn switch_components(net: &Network) -> Vec<u32> {
         next += 1;
     }
     comp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::spec;
+    use crate::routing::{route, RoutingOptions};
+
+    fn same(net: &Network, routes: &Routes) -> DeadlockReport {
+        let view = LidRoutes::of(net, routes).unwrap();
+        let by_path = view.path_report(net).unwrap();
+        let by_tree = view.tree_report(net).unwrap().expect("the walks succeed");
+        assert_eq!(
+            by_tree.deadlock_free,
+            by_path.deadlock_free,
+            "{}",
+            net.name()
+        );
+        assert_eq!(by_tree.lanes_used, by_path.lanes_used, "{}", net.name());
+        assert_eq!(by_tree.paths, by_path.paths, "{}", net.name());
+        assert_eq!(by_tree.dependencies, by_path.dependencies, "{}", net.name());
+        by_tree
+    }
+
+    #[test]
+    fn one_tree_per_lid_finds_the_dependencies_of_every_walk() {
+        let mut cyclic = 0;
+        for seed in 1..=4 {
+            let net =
+                spec::build(&format!("random:switches=20,ports=6,hosts=2,seed={seed}")).unwrap();
+            // minhop can deadlock; updown and dfsssp (several SLs) cannot;
+            // lash within one lane fails or deadlocks.
+            for (engine, lanes) in [("minhop", 8), ("updown", 8), ("dfsssp", 8), ("sssp", 8)] {
+                let opts = RoutingOptions {
+                    max_lanes: lanes,
+                    ..RoutingOptions::default()
+                };
+                let Ok(routes) = route(&net, engine, &opts) else {
+                    continue;
+                };
+                let r = same(&net, &routes);
+                cyclic += usize::from(!r.deadlock_free);
+            }
+        }
+        assert!(cyclic > 0, "some routing with a cycle was compared");
+        // A 3-level tree, where up*/down* moves switch traffic to SL 1.
+        let net = spec::build("kary-ntree:k=4,n=3").unwrap();
+        for engine in ["updown", "ftree", "minhop"] {
+            let routes = route(&net, engine, &RoutingOptions::default()).unwrap();
+            same(&net, &routes);
+        }
+    }
+
+    #[test]
+    fn a_broken_walk_is_named_by_the_walk_that_breaks() {
+        let net = spec::build("kary-ntree:k=4,n=2").unwrap();
+        let mut routes = route(&net, "ftree", &RoutingOptions::default()).unwrap();
+        // Switch 0 loses its entry toward terminal 5.
+        routes.set_port(0, 5, None);
+        let view = LidRoutes::of(&net, &routes).unwrap();
+        assert!(view.tree_report(&net).unwrap().is_none());
+        let err = view.deadlock_report(&net).unwrap_err().to_string();
+        assert_eq!(err, view.path_report(&net).unwrap_err().to_string());
+        assert!(err.contains("no table entry"), "{err}");
+    }
 }

@@ -34,6 +34,7 @@
 //! `HopRouter` interface, its registry, and `Routes` wrapped as a router).
 
 mod canonical;
+mod columns;
 mod error;
 mod fabric;
 pub mod lid_routes;
@@ -64,7 +65,9 @@ pub use crate::deadlock::Heuristic;
 pub use error::RoutingError;
 pub use lid_routes::{LidAudit, LidRoutes, LidTables};
 pub use recognised::recognised_or;
-pub use routes::{transit_hosts, Datelines, LaneRule, PathKey, PathSet, Routes, SlToVl, DROP_VL};
+pub use routes::{
+    transit_hosts, Datelines, HopStats, LaneRule, PathKey, PathSet, Routes, SlToVl, DROP_VL,
+};
 
 use crate::network::Network;
 

@@ -547,6 +547,20 @@ pub struct Routes {
     lid_tables: Option<std::sync::Arc<super::lid_routes::LidTables>>,
 }
 
+/// Hop counts of the routes of every pair of distinct terminals.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HopStats {
+    /// The longest path in switch-to-switch hops.
+    pub max_hops: usize,
+    /// The mean switch-to-switch hops (with a path set, each pair counts
+    /// the mean of its paths).
+    pub avg_hops: f64,
+    /// The first pair (in source, destination order) whose path is longer
+    /// than the shortest: `(src, dst, hops, distance)`, terminal links
+    /// counted.
+    pub first_non_minimal: Option<(usize, usize, usize, usize)>,
+}
+
 /// Why a table walk stopped.
 enum Stop {
     Loop(NodeId),
@@ -1111,9 +1125,172 @@ impl Routes {
         }
     }
 
+    /// Hop counts and minimality of every pair at once: per destination,
+    /// the switches' tables form a tree toward it, so each switch's hops
+    /// are counted once per destination and every terminal injecting
+    /// there shares them. Time linear in destinations x switches, where
+    /// walking every pair costs the square of the terminals x path length
+    /// (2 x 10^9 pairs on 46,656 endpoints).
+    pub fn hop_stats(&self, net: &Network) -> Result<HopStats, RoutingError> {
+        self.check(net)?;
+        if let Some(s) = self.table_hop_stats(net) {
+            return Ok(s);
+        }
+        // Path sets, and tables some walk fails on: pair by pair, which
+        // also names the walk that fails.
+        Ok(HopStats {
+            max_hops: self.pairwise_max_hops(net)?,
+            avg_hops: self.pairwise_avg_hops(net)?,
+            first_non_minimal: self.pairwise_first_non_minimal(net)?,
+        })
+    }
+
+    /// [`Routes::hop_stats`] of tables, one destination tree at a time;
+    /// `None` with a path set or when some walk from a switch where
+    /// terminals inject fails.
+    fn table_hop_stats(&self, net: &Network) -> Option<HopStats> {
+        if self.paths.is_some() {
+            return None;
+        }
+        let (s, t) = (self.switches, self.terminals);
+        let inj = Self::injection_switches(net);
+        let mut injecting = vec![0usize; s];
+        // Per switch: the lowest terminal injecting there.
+        let mut lowest = vec![usize::MAX; s];
+        for (term, x) in inj.iter().enumerate() {
+            match x {
+                Some(x) => {
+                    let i = net.kind_index(*x);
+                    injecting[i] += 1;
+                    lowest[i] = lowest[i].min(term);
+                }
+                None if t > 1 => return None,
+                None => {}
+            }
+        }
+        let sources: Vec<usize> = (0..s).filter(|&y| injecting[y] > 0).collect();
+        let map = super::columns::PortMap::new(net);
+        const UNKNOWN: u32 = u32::MAX;
+        let mut hops = vec![UNKNOWN; s];
+        let mut walk: Vec<usize> = Vec::new();
+        let (mut max, mut sum, mut pairs) = (0usize, 0u64, 0u64);
+        let mut first: Option<(usize, usize, usize, usize)> = None;
+        // Distances from a destination's switch, kept while the terminals
+        // of one switch follow each other.
+        let mut dist_at: Option<(NodeId, Vec<u32>)> = None;
+        let mut ok = true;
+        super::columns::columns(&self.table, t, |d, col| {
+            if !ok {
+                return;
+            }
+            let target = net.terminal(d);
+            hops.fill(UNKNOWN);
+            for &y in &sources {
+                walk.clear();
+                let mut z = y;
+                let base = loop {
+                    if hops[z] != UNKNOWN {
+                        break hops[z];
+                    }
+                    if walk.len() > s {
+                        ok = false; // a loop
+                        return;
+                    }
+                    walk.push(z);
+                    let p = col[z];
+                    let Some(c) = map.channel(z, p) else {
+                        ok = false; // no entry, or an uncabled port
+                        return;
+                    };
+                    match map.next(z, p) {
+                        super::columns::NONE if net.channel(c).dst == target => break 0,
+                        super::columns::NONE => {
+                            ok = false; // delivered elsewhere
+                            return;
+                        }
+                        nx => z = nx as usize,
+                    }
+                };
+                for (k, &w) in walk.iter().rev().enumerate() {
+                    hops[w] = base + k as u32 + 1;
+                }
+            }
+            // Distances toward d: the network's cables run both ways, so
+            // they are the distances from d, and from its one switch plus
+            // one for a single-homed d.
+            let homes = net.out_channels(target);
+            let (from, extra) = match homes {
+                [c] if net.is_switch(net.channel(*c).dst) => (net.channel(*c).dst, 1),
+                _ => (target, 0),
+            };
+            if dist_at.as_ref().is_none_or(|(n, _)| *n != from) {
+                dist_at = Some((from, bfs_distances(net, from)));
+            }
+            let dist = &dist_at.as_ref().expect("just set").1;
+            let d_inj = inj[d].map(|x| net.kind_index(x));
+            for &y in &sources {
+                let n = injecting[y] - usize::from(d_inj == Some(y));
+                if n == 0 {
+                    continue;
+                }
+                // Channels from the source terminal: injection + hops[y].
+                let h = hops[y] as usize + 1;
+                max = max.max(h - TERMINAL_LINKS);
+                sum += (n * (h - TERMINAL_LINKS)) as u64;
+                pairs += n as u64;
+                let dy = dist[net.switches()[y].index()];
+                let expect = if dy == UNREACHABLE {
+                    usize::MAX
+                } else {
+                    dy as usize + extra + 1
+                };
+                if h != expect {
+                    let src = if lowest[y] == d {
+                        (0..t).find(|&u| u != d && d_inj == inj[u].map(|x| net.kind_index(x)))
+                    } else {
+                        Some(lowest[y])
+                    };
+                    if let Some(src) = src {
+                        if first.is_none_or(|(fs, fd, ..)| (src, d) < (fs, fd)) {
+                            first = Some((src, d, h, expect));
+                        }
+                    }
+                }
+            }
+        });
+        ok.then(|| HopStats {
+            max_hops: max,
+            avg_hops: if pairs == 0 {
+                0.0
+            } else {
+                sum as f64 / pairs as f64
+            },
+            first_non_minimal: first,
+        })
+    }
+
     /// The longest path in switch-to-switch hops (terminal links not
     /// counted, as in the network's diameter).
     pub fn max_hops(&self, net: &Network) -> Result<usize, RoutingError> {
+        Ok(self.hop_stats(net)?.max_hops)
+    }
+
+    /// The mean switch-to-switch hops over all pairs of distinct terminals
+    /// (with a path set, each pair counts the mean of its paths).
+    pub fn avg_hops(&self, net: &Network) -> Result<f64, RoutingError> {
+        Ok(self.hop_stats(net)?.avg_hops)
+    }
+
+    /// The first pair (in source, destination order) whose path is longer
+    /// than the shortest path between them: `(src, dst, hops, distance)`.
+    pub fn first_non_minimal(
+        &self,
+        net: &Network,
+    ) -> Result<Option<(usize, usize, usize, usize)>, RoutingError> {
+        Ok(self.hop_stats(net)?.first_non_minimal)
+    }
+
+    fn pairwise_max_hops(&self, net: &Network) -> Result<usize, RoutingError> {
         let mut m = 0;
         self.for_each_pair_hops(net, |_, _, h, _| {
             m = m.max(h - TERMINAL_LINKS);
@@ -1122,9 +1299,7 @@ impl Routes {
         Ok(m)
     }
 
-    /// The mean switch-to-switch hops over all pairs of distinct terminals
-    /// (with a path set, each pair counts the mean of its paths).
-    pub fn avg_hops(&self, net: &Network) -> Result<f64, RoutingError> {
+    fn pairwise_avg_hops(&self, net: &Network) -> Result<f64, RoutingError> {
         let (mut sum, mut pairs) = (0f64, 0f64);
         self.for_each_pair_hops(net, |_, _, h, n| {
             sum += (h - TERMINAL_LINKS) as f64 / n as f64;
@@ -1159,9 +1334,7 @@ impl Routes {
         Ok(if pairs == 0 { 0.0 } else { sum / pairs as f64 })
     }
 
-    /// The first pair (in source, destination order) whose path is longer
-    /// than the shortest path between them: `(src, dst, hops, distance)`.
-    pub fn first_non_minimal(
+    fn pairwise_first_non_minimal(
         &self,
         net: &Network,
     ) -> Result<Option<(usize, usize, usize, usize)>, RoutingError> {
@@ -1408,6 +1581,67 @@ impl Routes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Hop statistics pair by pair from [`Routes::path`] and breadth-first
+    /// distances: the oracle for [`Routes::hop_stats`].
+    pub(crate) fn hop_stats_by_pairs(net: &Network, routes: &Routes) -> HopStats {
+        let t = net.terminals().len();
+        let (mut max, mut sum, mut pairs, mut first) = (0, 0usize, 0usize, None);
+        for s in 0..t {
+            let dist = bfs_distances(net, net.terminal(s));
+            for d in (0..t).filter(|&d| d != s) {
+                let h = routes.path(net, s, d).unwrap().len();
+                max = usize::max(max, h - 2);
+                sum += h - 2;
+                pairs += 1;
+                let expect = dist[net.terminal(d).index()] as usize;
+                if h != expect && first.is_none() {
+                    first = Some((s, d, h, expect));
+                }
+            }
+        }
+        HopStats {
+            max_hops: max,
+            avg_hops: sum as f64 / pairs as f64,
+            first_non_minimal: first,
+        }
+    }
+
+    #[test]
+    fn hop_stats_per_destination_tree_agree_with_every_pair_walked() {
+        use crate::network::spec;
+        use crate::routing::{route, RoutingOptions};
+        let mut non_minimal = 0;
+        for (topology, engine) in [
+            ("kary-ntree:k=4,n=3", "ftree"),
+            ("kary-ntree:k=4,n=3", "updown"),
+            ("torus:5x4", "dor"),
+            ("mesh:4x3", "minhop"),
+            ("random:switches=24,ports=6,hosts=2,seed=3", "updown"),
+            ("random:switches=24,ports=6,hosts=2,seed=4", "updown"),
+            ("random:switches=24,ports=6,hosts=2,seed=4", "sssp"),
+        ] {
+            let net = spec::build(topology).unwrap();
+            let routes = route(&net, engine, &RoutingOptions::default()).unwrap();
+            let by_tree = routes.table_hop_stats(&net).expect("every walk succeeds");
+            let want = hop_stats_by_pairs(&net, &routes);
+            assert_eq!(by_tree.max_hops, want.max_hops, "{topology} {engine}");
+            assert!((by_tree.avg_hops - want.avg_hops).abs() < 1e-12);
+            assert_eq!(
+                by_tree.first_non_minimal, want.first_non_minimal,
+                "{topology} {engine}"
+            );
+            non_minimal += usize::from(want.first_non_minimal.is_some());
+        }
+        assert!(non_minimal > 0, "some non-minimal routing was compared");
+        // A broken table: the pair-by-pair walk names it.
+        let net = spec::build("kary-ntree:k=4,n=2").unwrap();
+        let mut routes = route(&net, "ftree", &RoutingOptions::default()).unwrap();
+        routes.set_port(0, 5, None);
+        assert!(routes.table_hop_stats(&net).is_none());
+        let err = routes.hop_stats(&net).unwrap_err().to_string();
+        assert!(err.contains("no table entry"), "{err}");
+    }
 
     #[test]
     fn dateline_lanes_change_after_the_dateline_and_reset_per_ring() {

@@ -18,7 +18,7 @@
 use super::lids::{assign_lids, Lids};
 use super::{check_size, clip, one_line, parse_error, parse_number};
 use crate::network::Network;
-use crate::routing::{Routes, RoutingError, MAX_LANES};
+use crate::routing::{LidRoutes, Routes, RoutingError, MAX_LANES};
 use std::collections::HashMap;
 use std::fmt::Write;
 
@@ -26,18 +26,26 @@ use std::fmt::Write;
 pub fn write_lanes(net: &Network, routes: &Routes) -> Result<String, RoutingError> {
     check_size(net, routes)?;
     let view = crate::routing::LidRoutes::of(net, routes)?;
+    Ok(write_lid_lanes(net, routes.engine(), &view))
+}
+
+/// [`write_lanes`] of routes already seen per LID.
+pub(crate) fn write_lid_lanes(net: &Network, engine: &str, view: &LidRoutes) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
         "# routelab lane table of '{}', routes '{}'",
         one_line(net.name()),
-        one_line(routes.engine())
+        one_line(engine)
     );
     let _ = writeln!(
         out,
         "# slid dlid lane (the SL); every sending port (switches and every adapter port) to \
          every LID; LIDs as in opensm-lfts.dump; pairs not listed are on lane 0"
     );
+    if view.max_sl() == 0 {
+        return out;
+    }
     let entries = view.lids.entries();
     for (k, snd) in view.senders.iter().enumerate() {
         let src = entries[snd.entry];
@@ -48,7 +56,7 @@ pub fn write_lanes(net: &Network, routes: &Routes) -> Result<String, RoutingErro
             }
         }
     }
-    Ok(out)
+    out
 }
 
 /// Reads a lane table into `routes` (computed for or read on `net`): every

@@ -33,7 +33,7 @@ use crate::network::{Network, NodeId, NodeKind, PortId};
 use crate::routing::lid_routes::{LidTables, NO_ENTRY};
 use crate::routing::{LidRoutes, Routes, RoutingError};
 use std::collections::HashMap;
-use std::fmt::Write;
+use std::io::Write;
 
 /// OpenSM's "no path" port.
 const NO_PATH: u64 = 255;
@@ -48,12 +48,25 @@ pub fn write_lfts(net: &Network, routes: &Routes) -> Result<String, RoutingError
 
 /// The LFT dump of routes per LID: every switch's entry for every LID.
 pub fn write_lid_lfts(net: &Network, engine: &str, view: &LidRoutes) -> String {
+    let mut out = Vec::new();
+    // Writing to memory cannot fail, and the text is UTF-8 by construction.
+    let _ = write_lid_lfts_to(net, engine, view, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`write_lid_lfts`] streamed to `out`: a fabric of 50,000 ports has
+/// 2 x 10^8 entries, gigabytes of text that are never held in memory.
+/// Each LID's line is the same at every switch but for the port, so its
+/// two halves are formatted once.
+pub fn write_lid_lfts_to(
+    net: &Network,
+    engine: &str,
+    view: &LidRoutes,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     let lids = &view.lids;
     let max = lids.max_lid();
-    let mut out =
-        String::with_capacity(net.switches().len() * (96 + lids.entries().len() * (64 + 16)) + 128);
-    // Writing to a String cannot fail.
-    let _ = writeln!(
+    writeln!(
         out,
         "# routelab LFT dump of '{}', routes '{}'; LIDs {}",
         one_line(net.name()),
@@ -63,37 +76,61 @@ pub fn write_lid_lfts(net: &Network, engine: &str, view: &LidRoutes) -> String {
         } else {
             "assigned: switches, terminals, then terminals' other ports, from 1"
         }
-    );
+    )?;
+    let heads: Vec<String> = lids
+        .entries()
+        .iter()
+        .map(|e| format!("0x{:04x} ", e.lid))
+        .collect();
+    let tails: Vec<String> = lids
+        .entries()
+        .iter()
+        .map(|e| {
+            let kind = match net.node(e.node).kind {
+                NodeKind::Switch => "Switch",
+                NodeKind::Terminal => "Channel Adapter",
+            };
+            format!(
+                " # {kind} portguid 0x{:016x}: '{}'\n",
+                e.port_guid,
+                one_line(&net.node(e.node).name)
+            )
+        })
+        .collect();
+    let mut line = Vec::with_capacity(256);
     for (x, &sw) in net.switches().iter().enumerate() {
         let node = net.node(sw);
-        let _ = writeln!(
+        writeln!(
             out,
             "Unicast lids [0-{max}] of switch Lid {} guid 0x{:016x} ('{}'):",
             lids.lid(sw),
             node.guid,
             one_line(&node.name)
-        );
+        )?;
         let mut count = 0usize;
-        for (i, e) in lids.entries().iter().enumerate() {
+        for i in 0..lids.entries().len() {
             let Some(port) = view.port(x, i) else {
                 continue;
             };
-            let kind = match net.node(e.node).kind {
-                NodeKind::Switch => "Switch",
-                NodeKind::Terminal => "Channel Adapter",
-            };
-            let _ = writeln!(
-                out,
-                "0x{:04x} {port:03} # {kind} portguid 0x{:016x}: '{}'",
-                e.lid,
-                e.port_guid,
-                one_line(&net.node(e.node).name)
-            );
+            line.clear();
+            line.extend_from_slice(heads[i].as_bytes());
+            // `{port:03}`: ports run to 254.
+            if port < 1000 {
+                line.extend_from_slice(&[
+                    b'0' + (port / 100) as u8,
+                    b'0' + (port / 10 % 10) as u8,
+                    b'0' + (port % 10) as u8,
+                ]);
+            } else {
+                line.extend_from_slice(port.to_string().as_bytes());
+            }
+            line.extend_from_slice(tails[i].as_bytes());
+            out.write_all(&line)?;
             count += 1;
         }
-        let _ = writeln!(out, "{count} lids dumped");
+        writeln!(out, "{count} lids dumped")?;
     }
-    out
+    Ok(())
 }
 
 /// GUIDs that name exactly one node or port; ambiguous ones are dropped.

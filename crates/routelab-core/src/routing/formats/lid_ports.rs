@@ -24,6 +24,7 @@
 
 use super::lids::{LidEntry, Lids};
 use crate::network::{Network, NodeId};
+use crate::routing::columns::{columns, PortMap, NONE};
 use crate::routing::Routes;
 
 /// Per switch, the terminal (index) whose only cable goes to it.
@@ -81,12 +82,82 @@ fn walk_passes(net: &Network, routes: &Routes, d: usize, mut x: usize, home: usi
     false
 }
 
+/// For the switches without a proxy: per such switch `x` and every switch
+/// `y`, the first terminal (in index order) whose walk from `y` passes `x`.
+/// One pass over the destinations, each walked from every switch: time
+/// linear in terminals x switches x path length, where asking per
+/// (`x`, `y`) would cost that for every switch `x` again.
+struct FirstPassing {
+    slot: Vec<u32>,
+    switches: usize,
+    first: Vec<u32>,
+}
+
+impl FirstPassing {
+    fn new(net: &Network, routes: &Routes, proxy: &[Option<usize>]) -> Self {
+        let s = net.switches().len();
+        let mut slot = vec![NONE; s];
+        let mut wanted = 0u32;
+        for (x, p) in proxy.iter().enumerate() {
+            if p.is_none() {
+                slot[x] = wanted;
+                wanted += 1;
+            }
+        }
+        let mut first = vec![NONE; wanted as usize * s];
+        if wanted > 0 {
+            let map = PortMap::new(net);
+            let mut next = vec![NONE; s];
+            columns(&routes.table, net.terminals().len(), |d, ports| {
+                for (y, n) in next.iter_mut().enumerate() {
+                    *n = map.next(y, ports[y]);
+                }
+                for y in 0..s {
+                    let mut x = next[y];
+                    // A loop in the tables: stop after as many hops as
+                    // there are switches, as any walk does.
+                    for _ in 0..s {
+                        if x == NONE {
+                            break;
+                        }
+                        let k = slot[x as usize];
+                        if k != NONE {
+                            let e = &mut first[k as usize * s + y];
+                            if *e == NONE {
+                                *e = d as u32;
+                            }
+                        }
+                        x = next[x as usize];
+                    }
+                }
+            });
+        }
+        FirstPassing {
+            slot,
+            switches: s,
+            first,
+        }
+    }
+
+    /// The first terminal whose walk from `y` passes `x`, if any.
+    fn get(&self, x: usize, y: usize) -> Option<usize> {
+        match self.slot[x] {
+            NONE => None,
+            k => match self.first[k as usize * self.switches + y] {
+                NONE => None,
+                d => Some(d as usize),
+            },
+        }
+    }
+}
+
 /// The LFT entries of one LID: per switch (index), the output port (0 at
 /// the switch that owns a switch LID), or `None` for no entry.
-pub(crate) fn lid_ports(
+fn lid_ports(
     net: &Network,
     routes: &Routes,
     proxy: &[Option<usize>],
+    passing: &FirstPassing,
     e: &LidEntry,
 ) -> Vec<Option<u16>> {
     let s = net.switches().len();
@@ -106,12 +177,10 @@ pub(crate) fn lid_ports(
                 (Some(d), None) if walk_passes(net, routes, d, y, x) => d,
                 // A switch without adapters of its own: along the routes
                 // of a terminal whose walk from here passes it.
-                (None, None) => {
-                    match (0..net.terminals().len()).find(|&d| walk_passes(net, routes, d, y, x)) {
-                        Some(d) => d,
-                        None => return tree.get_or_insert_with(|| min_hop_tree(net, x))[y],
-                    }
-                }
+                (None, None) => match passing.get(x, y) {
+                    Some(d) => d,
+                    None => return tree.get_or_insert_with(|| min_hop_tree(net, x))[y],
+                },
                 _ => return tree.get_or_insert_with(|| min_hop_tree(net, x))[y],
             };
             // A terminal without a route from here: the min-hop tree.
@@ -166,11 +235,12 @@ pub(crate) fn special_lid_ports(
     lids: &Lids,
 ) -> Vec<Option<Vec<Option<u16>>>> {
     let proxy = proxies(net);
+    let passing = FirstPassing::new(net, routes, &proxy);
     lids.entries()
         .iter()
         .map(|e| {
             (net.is_switch(e.node) || !single_homed(net, e.node))
-                .then(|| lid_ports(net, routes, &proxy, e))
+                .then(|| lid_ports(net, routes, &proxy, &passing, e))
         })
         .collect()
 }

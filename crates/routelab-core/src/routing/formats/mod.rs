@@ -74,19 +74,39 @@ pub fn save_all(
     dir: &Path,
     paths: bool,
 ) -> Result<Vec<std::path::PathBuf>, RoutingError> {
+    check_size(net, routes)?;
+    let view = crate::routing::LidRoutes::of(net, routes)?;
+    save_all_of(net, routes, &view, dir, paths)
+}
+
+/// [`save_all`] of routes already seen per LID (`view`, of these routes).
+pub fn save_all_of(
+    net: &Network,
+    routes: &Routes,
+    view: &crate::routing::LidRoutes,
+    dir: &Path,
+    paths: bool,
+) -> Result<Vec<std::path::PathBuf>, RoutingError> {
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, "cannot create the directory", e))?;
     check_size(net, routes)?;
-    let mut written = Vec::new();
+    let p = dir.join(LFTS_FILE);
+    let file = std::fs::File::create(&p).map_err(|e| io_error(&p, "cannot write", e))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    lfts::write_lid_lfts_to(net, routes.engine(), view, &mut w)
+        .and_then(|()| w.flush())
+        .map_err(|e| io_error(&p, "cannot write", e))?;
+    let mut written = vec![p];
     let mut put = |name: &str, text: String| -> Result<(), RoutingError> {
         let p = dir.join(name);
         std::fs::write(&p, text).map_err(|e| io_error(&p, "cannot write", e))?;
         written.push(p);
         Ok(())
     };
-    let view = crate::routing::LidRoutes::of(net, routes)?;
-    put(LFTS_FILE, lfts::write_lid_lfts(net, routes.engine(), &view))?;
-    put(LANES_FILE, write_lanes(net, routes)?)?;
-    if writes_sl2vl_of(&view) {
+    put(
+        LANES_FILE,
+        lanes::write_lid_lanes(net, routes.engine(), view),
+    )?;
+    if writes_sl2vl_of(view) {
         let text = match &view.rule {
             crate::routing::LaneRule::SlToVl(t) => write_sl2vl(net, t)?,
             _ => write_sl2vl(net, &crate::routing::SlToVl::new(net))?,
@@ -94,7 +114,7 @@ pub fn save_all(
         put(SL2VL_FILE, text)?;
         put(
             PATH_RECORDS_FILE,
-            path_records::write_lid_path_records(net, &view),
+            path_records::write_lid_path_records(net, view),
         )?;
     }
     if writes_source_routes(routes) {
