@@ -257,6 +257,7 @@ impl PyRoutes {
                 "escape_routed": routes.escape_routed(),
                 "seconds": seconds,
                 "cycle": report["cycle"],
+                "checked": report["checked"],
                 "lids_checked": report["lids_checked"],
                 "ports_sending": report["ports_sending"],
                 "sls_used": report["sls_used"],
@@ -272,8 +273,16 @@ fn report_json(
     routes: &Routes,
     cell: &OnceLock<Arc<LidRoutes>>,
 ) -> Result<serde_json::Value, CoreRoutingError> {
-    let (r, coverage) = if routes.path_set().is_none() {
-        let view = lid_view(cell, net, routes)?;
+    let view = match routes.path_set() {
+        Some(_) => None,
+        None => match lid_view(cell, net, routes) {
+            Ok(v) => Some(v),
+            // Too many ports for one subnet: checked per terminal pair.
+            Err(e) if routing::is_beyond_lid_space(&e) => None,
+            Err(e) => return Err(e),
+        },
+    };
+    let (r, coverage) = if let Some(view) = view {
         let r = view.deadlock_report(net)?;
         let senders = view.senders.len();
         let switches = net.switches().len();
@@ -288,7 +297,7 @@ fn report_json(
             })),
         )
     } else {
-        (routes.deadlock_report(net)?, None)
+        (routes.terminal_deadlock_report(net)?, None)
     };
     let dropped = routes.dropped_pairs(net)?;
     let name = |t: usize| net.node(net.terminals()[t]).name.clone();
@@ -305,6 +314,13 @@ fn report_json(
         "dependencies": r.dependencies,
         "cycle": r.cycle.as_ref().map(|c| c.text.clone()),
         "cycle_length": r.cycle.as_ref().map(|c| c.hops.len()),
+        "checked": if coverage.is_some() {
+            "every LID from every sending port"
+        } else if routes.path_set().is_some() {
+            "every path of every terminal pair"
+        } else {
+            "every terminal pair (more ports than the 49,151 LIDs of one subnet)"
+        },
         "lids_checked": coverage.as_ref().map(|c| c["lids_checked"].clone()),
         "ports_sending": coverage.as_ref().map(|c| c["ports_sending"].clone()),
         "sls_used": coverage.as_ref().map(|c| c["sls_used"].clone()),

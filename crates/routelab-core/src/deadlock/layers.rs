@@ -137,6 +137,36 @@ pub fn assign_layers(
             offline(&index, &tp, heuristic)
         }
     };
+    layer_assignment(layer, used, gave_up, heuristic, limit)
+}
+
+/// [`assign_layers`] of paths it may drop once read: the offline
+/// heuristics work on the turns of each path, and the paths themselves
+/// (1.2 GB for the 60 million switch paths of 46,656 endpoints) go before
+/// the cycle breaking allocates its own tables.
+pub fn assign_layers_owned(
+    net: &crate::Network,
+    paths: PathList,
+    heuristic: Heuristic,
+    limit: u8,
+) -> Result<LayerAssignment, DeadlockError> {
+    if heuristic == Heuristic::Online {
+        return assign_layers(net, &paths, heuristic, limit);
+    }
+    let index = Turns::new(net);
+    let tp = TurnPaths::new(net, &index, &paths)?;
+    drop(paths);
+    let (layer, used, gave_up) = offline(&index, &tp, heuristic);
+    layer_assignment(layer, used, gave_up, heuristic, limit)
+}
+
+fn layer_assignment(
+    layer: Vec<u8>,
+    used: u32,
+    gave_up: bool,
+    heuristic: Heuristic,
+    limit: u8,
+) -> Result<LayerAssignment, DeadlockError> {
     if gave_up || used > u32::from(limit) {
         return Err(DeadlockError::LayersExceeded {
             needed: used,

@@ -30,7 +30,8 @@ pub mod verify;
 pub use cdg::{Cdg, CdgBuilder, Turns};
 pub use cycles::{describe_cycle, find_cycle};
 pub use layers::{
-    assign_layers, spread_layers, spread_shares, Heuristic, IncrementalCdg, LayerAssignment,
+    assign_layers, assign_layers_owned, spread_layers, spread_shares, Heuristic, IncrementalCdg,
+    LayerAssignment,
 };
 pub use verify::{verify, verify_cdg, Cycle, DeadlockReport};
 

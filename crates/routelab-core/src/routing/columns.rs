@@ -1,4 +1,5 @@
-//! Forwarding tables read one destination at a time.
+//! Forwarding tables read one destination at a time, and the walks of all
+//! sources toward one destination taken together.
 //!
 //! Tables are stored switch-major (`table[x * cols + d]`: switch `x`'s
 //! port for destination `d`), as a switch holds them. Checks that follow
@@ -10,6 +11,7 @@
 //! is what keeps the walks over 10^8 table entries of a 50,000-endpoint
 //! fabric at memory speed.
 
+use crate::deadlock::CdgBuilder;
 use crate::network::{ChannelId, Network, PortId};
 
 /// No next switch: no entry, an uncabled port, or a port that leaves the
@@ -97,6 +99,135 @@ pub(crate) fn columns(table: &[u16], cols: usize, mut f: impl FnMut(usize, &[u16
         for j in 0..width {
             f(d0 + j, &block[j * switches..(j + 1) * switches]);
         }
+    }
+}
+
+/// How a walk toward a destination ends at switch `z` whose entry `port`
+/// leads out of the switches (to a terminal, or 0, or no entry): whether
+/// that is the destination.
+pub(crate) trait Delivery {
+    fn delivered(&self, z: usize, port: u16) -> bool;
+}
+
+impl<F: Fn(usize, u16) -> bool> Delivery for F {
+    fn delivered(&self, z: usize, port: u16) -> bool {
+        self(z, port)
+    }
+}
+
+/// The walks of every source toward one destination at once. A switch has
+/// one entry per destination, so those walks form a tree: each switch is
+/// walked from once per lane that reaches it, and the dependencies are
+/// those of each switch reached, on each lane reaching it. Lanes are bits
+/// of a mask (lanes fixed per pair, as in one SL per pair); [`WALK_ONLY`]
+/// checks a walk that carries no traffic.
+pub(crate) struct DestinationTree {
+    reached: Vec<u32>,
+    fate: Vec<u8>,
+    stamp: Vec<u32>,
+    touched: Vec<usize>,
+    walk: Vec<usize>,
+    walks: u32,
+}
+
+/// The mask bit of a walk that carries no lane.
+pub(crate) const WALK_ONLY: u32 = 1 << 31;
+
+const FATE_OK: u8 = 1;
+const FATE_BAD: u8 = 2;
+
+impl DestinationTree {
+    pub(crate) fn new(switches: usize) -> Self {
+        DestinationTree {
+            reached: vec![0; switches],
+            fate: vec![0; switches],
+            stamp: vec![0; switches],
+            touched: Vec::new(),
+            walk: Vec::new(),
+            walks: 0,
+        }
+    }
+
+    /// Walks from switch `y` along `ports` (this destination's entries)
+    /// with the lanes of `mask`, marking every switch passed; false when
+    /// the walk fails (no entry, an uncabled port, a loop, or delivery
+    /// elsewhere), so the caller can name it path by path.
+    pub(crate) fn spread(
+        &mut self,
+        map: &PortMap,
+        ports: &[u16],
+        y: usize,
+        mask: u32,
+        end: &impl Delivery,
+    ) -> bool {
+        self.walks += 1;
+        self.walk.clear();
+        let mut z = y;
+        let fate = loop {
+            if self.reached[z] & mask == mask && self.fate[z] != 0 {
+                break self.fate[z];
+            }
+            if self.stamp[z] == self.walks {
+                break FATE_BAD; // a loop
+            }
+            if self.reached[z] == 0 {
+                self.touched.push(z);
+            }
+            self.stamp[z] = self.walks;
+            self.reached[z] |= mask;
+            self.walk.push(z);
+            let p = ports[z];
+            match map.next(z, p) {
+                NONE if map.channel(z, p).is_some() || p == 0 => {
+                    break if end.delivered(z, p) {
+                        FATE_OK
+                    } else {
+                        FATE_BAD
+                    };
+                }
+                NONE => break FATE_BAD,
+                nx => z = nx as usize,
+            }
+        };
+        for &w in &self.walk {
+            self.fate[w] = fate;
+        }
+        fate == FATE_OK
+    }
+
+    /// Adds the dependencies of every switch reached (each lane reaching
+    /// it, from its channel into the next switch's) to `builder`, and
+    /// forgets the destination.
+    pub(crate) fn finish(&mut self, map: &PortMap, ports: &[u16], builder: &mut CdgBuilder<'_>) {
+        for &z in &self.touched {
+            let p = ports[z];
+            let nx = map.next(z, p);
+            if nx != NONE {
+                if let (Some(a), Some(b)) = (
+                    map.channel(z, p),
+                    map.channel(nx as usize, ports[nx as usize]),
+                ) {
+                    let mut m = self.reached[z] & !WALK_ONLY;
+                    while m != 0 {
+                        let lane = m.trailing_zeros() as u8;
+                        m &= m - 1;
+                        builder.add_turn(a, b, lane, lane);
+                    }
+                }
+            }
+        }
+        self.forget();
+    }
+
+    /// Forgets the destination without adding its dependencies.
+    pub(crate) fn forget(&mut self) {
+        for &z in &self.touched {
+            self.reached[z] = 0;
+            self.fate[z] = 0;
+            self.stamp[z] = 0;
+        }
+        self.touched.clear();
+        self.walks = 0;
     }
 }
 

@@ -19,7 +19,7 @@
 
 use super::fabric::{Capacity, Fabric};
 use super::{sssp, Routes, RoutingEngine, RoutingError, RoutingOptions};
-use crate::deadlock::{assign_layers, spread_layers, DeadlockError, Heuristic, PathList};
+use crate::deadlock::{assign_layers_owned, spread_layers, DeadlockError, Heuristic, PathList};
 use crate::network::{ChannelId, Network, PortId};
 
 pub struct Dfsssp {
@@ -43,7 +43,7 @@ impl RoutingEngine for Dfsssp {
 
     /// Tables and the pair lanes it assigns.
     fn memory_bytes(&self, net: &Network) -> u64 {
-        Routes::table_bytes(net) + Routes::pair_lane_bytes(net)
+        Routes::table_bytes(net) + Routes::switch_lane_bytes(net)
     }
 
     fn route(&self, net: &Network) -> Result<Routes, RoutingError> {
@@ -61,19 +61,17 @@ impl Dfsssp {
 
         // Switch-to-switch part of the path from each injecting switch.
         let sources: Vec<usize> = (0..s).filter(|&x| f.injecting[x] > 0).collect();
-        let mut unit_of = vec![u32::MAX; s];
         let mut paths = PathList::with_capacity(sources.len() * t, sources.len() * t * 4);
         let mut buf: Vec<ChannelId> = Vec::new();
-        for (u, &x) in sources.iter().enumerate() {
-            unit_of[x] = u as u32;
+        for &x in &sources {
             for d in 0..t {
                 switch_path(&f, &routes, x, d, &mut buf)?;
                 paths.push(&buf);
             }
         }
 
-        let a =
-            assign_layers(net, &paths, self.heuristic, self.max_lanes).map_err(|e| match e {
+        let a = assign_layers_owned(net, paths, self.heuristic, self.max_lanes).map_err(
+            |e| match e {
                 DeadlockError::LayersExceeded {
                     needed,
                     at_least,
@@ -95,15 +93,14 @@ impl Dfsssp {
                     },
                 },
                 e => RoutingError::Deadlock(e),
-            })?;
+            },
+        )?;
         let mut layer = a.layer;
         spread_layers(&mut layer, a.layers, self.max_lanes);
-        for src in 0..t {
-            let Some(&u) = unit_of.get(f.inject[src] as usize) else {
-                continue;
-            };
-            for d in (0..t).filter(|&d| d != src) {
-                routes.set_lane(src, d, layer[u as usize * t + d]);
+        // Lanes per injecting switch: its terminals share its paths.
+        for (u, &x) in sources.iter().enumerate() {
+            for d in 0..t {
+                routes.set_switch_lane(x, d, layer[u * t + d]);
             }
         }
         routes.set_lanes_needed(a.layers.max(1));

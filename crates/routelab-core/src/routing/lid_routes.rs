@@ -40,7 +40,7 @@
 //!
 //! [`write_lfts`]: super::formats::write_lfts
 
-use super::columns::{PortMap, NONE};
+use super::columns::{DestinationTree, PortMap};
 use super::formats::lid_ports::{proxies, special_lid_ports};
 use super::formats::lids::{assign_lids, Lids};
 use super::{Datelines, LaneRule, Routes, RoutingError, SlToVl, DROP_VL};
@@ -281,7 +281,7 @@ impl LidRoutes {
 
     /// SLs from the pair lanes of the terminals involved.
     fn natural_sls(&mut self, net: &Network, routes: &Routes) {
-        if routes.lanes.is_empty() {
+        if !routes.has_pair_lanes() {
             return; // every pair on lane 0
         }
         let l = self.lid_count();
@@ -505,8 +505,6 @@ impl LidRoutes {
     /// instead of in the senders times their path lengths. `None` when
     /// some analysed walk fails: [`LidRoutes::path_report`] then names it.
     fn tree_report(&self, net: &Network) -> Result<Option<DeadlockReport>, RoutingError> {
-        const OK: u8 = 1;
-        const BAD: u8 = 2;
         let (l, s) = (self.lid_count(), self.switches);
         let entries = self.lids.entries();
         let map = PortMap::new(net);
@@ -515,7 +513,7 @@ impl LidRoutes {
             .into_iter()
             .map(|(start, _, members)| (net.kind_index(start), members))
             .collect();
-        // Per group: senders, and whether the switch itself is one.
+        // Per group: whether the switch itself is one of the senders.
         let switch_member: Vec<bool> = groups
             .iter()
             .map(|(_, m)| m.iter().any(|&k| self.senders[k].inj.is_none()))
@@ -527,36 +525,31 @@ impl LidRoutes {
         }
         let dense = !self.sls.is_empty();
         let mut builder = CdgBuilder::new(net);
+        let mut tree = DestinationTree::new(s);
         let mut pairs = 0usize;
         let mut start = vec![0u16; s];
         let mut count = vec![0usize; s];
-        let mut reached = vec![0u16; s];
-        let mut fate = vec![0u8; s];
-        let mut stamp = vec![0u32; s];
-        let mut touched: Vec<usize> = Vec::new();
-        let mut walk: Vec<usize> = Vec::new();
-        let mut failed = false;
-        let mut error = None;
+        let mut starts: Vec<usize> = Vec::new();
+        let (mut failed, mut error) = (false, None);
         super::columns::columns(&self.ports, l, |i, col| {
             if failed || error.is_some() {
                 return;
             }
             let e = entries[i];
             let to_switch = net.is_switch(e.node);
-            let mut starts: Vec<usize> = Vec::new();
+            starts.clear();
             for (g, (y, members)) in groups.iter().enumerate() {
                 if self.home[i] != self.comp[*y] {
                     continue;
                 }
                 if dense {
                     for &k in members {
-                        if !self.analysed(net, k, i) {
-                            continue;
-                        }
-                        pairs += 1;
-                        let sl = self.sl(k, i) & 15;
-                        if sl != DROP_VL {
-                            start[*y] |= 1 << sl;
+                        if self.analysed(net, k, i) {
+                            pairs += 1;
+                            let sl = self.sl(k, i) & 15;
+                            if sl != DROP_VL {
+                                start[*y] |= 1 << sl;
+                            }
                         }
                     }
                 } else {
@@ -564,108 +557,51 @@ impl LidRoutes {
                 }
                 starts.push(*y);
             }
-            if !dense && !to_switch {
-                // A node does not send to its own LIDs.
-                for &k in own.get(&e.node).into_iter().flatten() {
-                    let y = net.kind_index(self.senders[k].start);
-                    if self.home[i] == self.comp[y] {
-                        count[y] -= 1;
+            if !dense {
+                if !to_switch {
+                    // A node does not send to its own LIDs.
+                    for &k in own.get(&e.node).into_iter().flatten() {
+                        let y = net.kind_index(self.senders[k].start);
+                        if self.home[i] == self.comp[y] {
+                            count[y] -= 1;
+                        }
                     }
                 }
-            }
-            if !dense {
                 for &y in &starts {
                     pairs += count[y];
-                    if count[y] > 0 {
-                        start[y] = 1;
-                    }
+                    start[y] = u16::from(count[y] > 0);
                     count[y] = 0;
                 }
             }
+            // Delivered: at the LID's own switch (port 0), or out of the
+            // port cabled to the LID's port.
+            let end = |z: usize, p: u16| -> bool {
+                if p == 0 {
+                    return net.switches()[z] == e.node;
+                }
+                map.channel(z, p).is_some_and(|c| {
+                    let ch = net.channel(c);
+                    ch.dst == e.node && e.port.is_none_or(|q| q == ch.dst_port)
+                })
+            };
             let mut lanes = 0u16;
-            let mut walk_id = 0u32;
             for &y in &starts {
                 let m = std::mem::take(&mut start[y]);
-                if m == 0 {
-                    continue;
-                }
-                lanes |= m;
-                walk_id += 1;
-                walk.clear();
-                let mut z = y;
-                let end = loop {
-                    if reached[z] & m == m && fate[z] != 0 {
-                        break fate[z];
-                    }
-                    if stamp[z] == walk_id {
-                        break BAD; // a loop
-                    }
-                    if reached[z] == 0 {
-                        touched.push(z);
-                    }
-                    stamp[z] = walk_id;
-                    reached[z] |= m;
-                    walk.push(z);
-                    let p = col[z];
-                    if p == NO_ENTRY {
-                        break BAD;
-                    }
-                    if p == 0 {
-                        break if net.switches()[z] == e.node { OK } else { BAD };
-                    }
-                    let Some(c) = map.channel(z, p) else {
-                        break BAD;
-                    };
-                    match map.next(z, p) {
-                        NONE => {
-                            let ch = net.channel(c);
-                            let own_port = e.port.is_none_or(|q| q == ch.dst_port);
-                            break if ch.dst == e.node && own_port {
-                                OK
-                            } else {
-                                BAD
-                            };
-                        }
-                        nx => z = nx as usize,
-                    }
-                };
-                for &w in &walk {
-                    fate[w] = end;
-                }
-                if end == BAD {
-                    failed = true;
-                    break;
+                if m != 0 && !failed {
+                    lanes |= m;
+                    failed = !tree.spread(&map, col, y, u32::from(m), &end);
                 }
             }
-            if !failed {
-                for sl in (0..16u8).filter(|&b| lanes >> b & 1 == 1) {
-                    if let Err(err) = builder.add_path_lane(sl) {
-                        error = Some(err);
-                    }
-                }
-                for &z in &touched {
-                    let p = col[z];
-                    let nx = map.next(z, p);
-                    if nx == NONE {
-                        continue;
-                    }
-                    let (Some(a), Some(b)) = (
-                        map.channel(z, p),
-                        map.channel(nx as usize, col[nx as usize]),
-                    ) else {
-                        continue;
-                    };
-                    for sl in (0..16u8).filter(|&b| reached[z] >> b & 1 == 1) {
-                        builder.add_turn(a, b, sl, sl);
-                    }
+            if failed {
+                tree.forget();
+                return;
+            }
+            for sl in (0..16u8).filter(|&b| lanes >> b & 1 == 1) {
+                if let Err(err) = builder.add_path_lane(sl) {
+                    error = Some(err);
                 }
             }
-            for &z in &touched {
-                reached[z] = 0;
-                fate[z] = 0;
-                stamp[z] = 0;
-            }
-            touched.clear();
+            tree.finish(&map, col, &mut builder);
         });
         if let Some(e) = error {
             return Err(e.into());

@@ -66,7 +66,8 @@ pub use error::RoutingError;
 pub use lid_routes::{LidAudit, LidRoutes, LidTables};
 pub use recognised::recognised_or;
 pub use routes::{
-    transit_hosts, Datelines, HopStats, LaneRule, PathKey, PathSet, Routes, SlToVl, DROP_VL,
+    is_beyond_lid_space, transit_hosts, Datelines, HopStats, LaneRule, PathKey, PathSet, Routes,
+    SlToVl, DROP_VL,
 };
 
 use crate::network::Network;
