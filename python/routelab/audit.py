@@ -48,10 +48,7 @@ def audit(
     lids_ok = lid_walk is None or not lid_walk["unreachable_lids"]
     deadlock = routes.deadlock() if walk["broken_pairs"] == 0 and lids_ok else None
     t = len(net.terminals)
-    everyone = [(s, d) for s in range(t) for d in range(t) if s != d]
-    all_loads = (
-        np.asarray(routes._routes.channel_loads(everyone)) if walk["broken_pairs"] == 0 else None
-    )
+    all_loads = np.asarray(routes._routes.all_to_all_loads()) if walk["broken_pairs"] == 0 else None
     busiest_all = _busiest(net, all_loads, top)
     odd = odd_links(net, all_loads)
     bisection = None

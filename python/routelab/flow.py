@@ -80,11 +80,19 @@ def load_table(net: Network, loads: Sequence[float]) -> pd.DataFrame:
     return df
 
 
-def channel_loads(routes: Routes, flows: list[tuple[int, int]]) -> pd.DataFrame:
+def channel_loads(routes: Routes, flows: list[tuple[int, int]] | str) -> pd.DataFrame:
     """Flows crossing each channel for ``(source, destination)`` terminal
     pairs (a flow split over n paths counts 1/n on each), as the table of
     `load_table`: one row per channel, keyed by cable, direction and
-    endpoints, the count in ``load``."""
+    endpoints, the count in ``load``. ``flows="all-to-all"`` is every
+    terminal to every other, counted without listing the pairs (their
+    number is the square of the terminals)."""
+    if isinstance(flows, str):
+        if flows != "all-to-all":
+            raise ValueError(
+                f"flows: a list of (source, destination) pairs or 'all-to-all', got {flows!r}"
+            )
+        return load_table(routes.network, routes._routes.all_to_all_loads())
     return load_table(routes.network, routes._routes.channel_loads(flows))
 
 

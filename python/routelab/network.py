@@ -56,7 +56,9 @@ class Network:
     def lids(self) -> list[int]:
         """Per node, the LID that routes, LFT files and audits use for it: the
         subnet's where the fabric gives them, else assigned (switches, then
-        adapter ports, from 1); an adapter's is its first port's."""
+        adapter ports, from 1); an adapter's is its first port's. All 0 (no
+        LID) when the network has more switches and ports than the 49,151
+        unicast LIDs of one subnet."""
         return self._net.lids()
 
     @cached_property

@@ -122,10 +122,16 @@ impl PyNetwork {
 
     /// Per node, the LID routes and audits use for it (the subnet's when
     /// the fabric gives them, else assigned: switches, then adapter ports,
-    /// from 1); an adapter's is its first port's.
+    /// from 1); an adapter's is its first port's. All 0 (no LID) on a
+    /// network with more ports than one subnet has LIDs.
     fn lids(&self) -> PyResult<Vec<u16>> {
-        let lids = routelab_core::routing::formats::assign_lids(&self.net)
-            .map_err(|e| RoutelabError::new_err(e.to_string()))?;
+        let lids = match routelab_core::routing::formats::assign_lids(&self.net) {
+            Ok(l) => l,
+            Err(e) if routelab_core::routing::is_beyond_lid_space(&e) => {
+                return Ok(vec![0; self.net.node_count()]);
+            }
+            Err(e) => return Err(RoutelabError::new_err(e.to_string())),
+        };
         Ok(self.net.node_ids().map(|v| lids.lid(v)).collect())
     }
 

@@ -114,22 +114,30 @@ impl PyRoutes {
     /// Black holes, loops and detours of every route, as JSON.
     fn audit_json(&self, py: Python<'_>, examples: usize) -> PyResult<String> {
         let (net, routes) = (Arc::clone(&self.net), Arc::clone(&self.routes));
+        let cell = Arc::clone(&self.lid_view);
         py.allow_threads(move || {
             let a = routelab_core::routing::audit::audit_routes(&net, &routes, examples)?;
-            let lids = formats::assign_lids(&net)?;
+            // A network with more ports than one subnet has LIDs has none.
+            let lids = match formats::assign_lids(&net) {
+                Ok(l) => Some(l),
+                Err(e) if routing::is_beyond_lid_space(&e) => None,
+                Err(e) => return Err(e),
+            };
             let name = |t: usize| net.node(net.terminals()[t]).name.clone();
             // Every LID (switches' and every adapter port's) from every switch.
-            let lid_walk = if routes.path_set().is_none() {
-                let w = routelab_core::routing::LidRoutes::of(&net, &routes)?.audit(&net, examples);
-                Some(w)
+            let lid_walk = if routes.path_set().is_none() && lids.is_some() {
+                Some(lid_view(&cell, &net, &routes)?.audit(&net, examples))
             } else {
                 None
             };
-            let mut unreachable_lids: Vec<u16> = a
-                .unreachable
-                .iter()
-                .map(|&d| lids.lid(net.terminal(d)))
-                .collect();
+            let mut unreachable_lids: Vec<u16> = match &lids {
+                Some(lids) => a
+                    .unreachable
+                    .iter()
+                    .map(|&d| lids.lid(net.terminal(d)))
+                    .collect(),
+                None => Vec::new(),
+            };
             if let Some(w) = &lid_walk {
                 unreachable_lids.extend(&w.unreachable);
             }
@@ -137,7 +145,7 @@ impl PyRoutes {
             unreachable_lids.dedup();
             let lid_names: Vec<String> = unreachable_lids
                 .iter()
-                .map(|&l| match lids.lookup(l) {
+                .map(|&l| match lids.as_ref().and_then(|lids| lids.lookup(l)) {
                     Some(e) if net.out_channels(e.node).len() > 1 && net.is_terminal(e.node) => {
                         format!("{} port {}", net.label(e.node), e.port.map_or(0, |p| p.0))
                     }
@@ -230,6 +238,14 @@ impl PyRoutes {
     fn channel_loads(&self, py: Python<'_>, flows: Vec<(usize, usize)>) -> PyResult<Vec<f64>> {
         let (net, routes) = (Arc::clone(&self.net), Arc::clone(&self.routes));
         py.allow_threads(move || flow::channel_loads(&net, &routes, &flows).map(|l| l.to_f64()))
+            .map_err(flow_err)
+    }
+
+    /// Load on every channel when every terminal sends to every other,
+    /// without listing the pairs.
+    fn all_to_all_loads(&self, py: Python<'_>) -> PyResult<Vec<f64>> {
+        let (net, routes) = (Arc::clone(&self.net), Arc::clone(&self.routes));
+        py.allow_threads(move || flow::all_to_all_loads(&net, &routes).map(|l| l.to_f64()))
             .map_err(flow_err)
     }
 

@@ -34,6 +34,6 @@ mod paths;
 pub use concurrent::{max_concurrent_flow, BoundOptions, ConcurrentFlow, PathRule};
 pub use ebb::{ebb, orcs, orcs_shares, pattern_seeds, EbbOptions, EbbResult, Metric};
 pub use error::FlowError;
-pub use loads::{channel_loads, max_channel_load, ChannelLoads};
+pub use loads::{all_to_all_loads, channel_loads, max_channel_load, ChannelLoads};
 pub use maxmin::{capacities, link_rate, max_min_rates, Capacity, MaxMin};
 pub use minimal::minimal_split_loads;

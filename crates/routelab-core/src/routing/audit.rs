@@ -42,6 +42,33 @@ pub fn audit_routes(
         pairs: t * t.saturating_sub(1),
         ..RouteAudit::default()
     };
+    // Intact tables: one destination tree at a time, linear in
+    // destinations x switches.
+    if let Some(d) = routes.table_detours(net, examples) {
+        a.non_minimal = d.pairs as usize;
+        a.extra_hops = d.extra_hops as usize;
+        a.non_minimal_examples = d
+            .examples
+            .iter()
+            .map(|&(s, d, h, expect)| (s, d, h - 2, expect - 2))
+            .collect();
+        return Ok(a);
+    }
+    audit_pairs(net, routes, examples)
+}
+
+/// [`audit_routes`] walking the route of every injecting switch to every
+/// destination: for path sets and broken tables, whose failures it names.
+fn audit_pairs(
+    net: &Network,
+    routes: &Routes,
+    examples: usize,
+) -> Result<RouteAudit, RoutingError> {
+    let t = net.terminals().len();
+    let mut a = RouteAudit {
+        pairs: t * t.saturating_sub(1),
+        ..RouteAudit::default()
+    };
     let mut cant_reach = vec![false; t];
     // Sources sharing an injection switch share a table walk.
     let per_pair = routes.path_set().is_some();
@@ -104,6 +131,35 @@ mod tests {
     use super::*;
     use crate::network::spec;
     use crate::routing::{self, RoutingOptions};
+
+    #[test]
+    fn detours_per_destination_tree_are_those_found_pair_by_pair() {
+        let o = RoutingOptions::default();
+        let mut longer = 0;
+        for (topology, engine) in [
+            ("random:switches=24,ports=6,hosts=2,seed=3", "updown"),
+            ("random:switches=24,ports=6,hosts=2,seed=4", "updown"),
+            ("kary-ntree:k=4,n=3", "updown"),
+            ("torus:6x5", "dor"),
+        ] {
+            let net = spec::build(topology).unwrap();
+            let r = routing::route(&net, engine, &o).unwrap();
+            let fast = audit_routes(&net, &r, 1000).unwrap();
+            let slow = audit_pairs(&net, &r, 1000).unwrap();
+            assert_eq!(
+                (fast.pairs, fast.non_minimal, fast.extra_hops),
+                (slow.pairs, slow.non_minimal, slow.extra_hops),
+                "{engine} on {topology}"
+            );
+            let mut a = fast.non_minimal_examples.clone();
+            let mut b = slow.non_minimal_examples.clone();
+            a.sort_unstable();
+            b.sort_unstable();
+            assert_eq!(a, b, "every detour listed, {engine} on {topology}");
+            longer += fast.non_minimal;
+        }
+        assert!(longer > 0);
+    }
 
     #[test]
     fn holes_loops_and_detours_are_found() {

@@ -86,7 +86,7 @@ impl PortMap {
 /// switch-major `table` (`switches * cols` entries), in order, where
 /// `ports[y]` is switch `y`'s entry for `d`.
 pub(crate) fn columns(table: &[u16], cols: usize, mut f: impl FnMut(usize, &[u16])) {
-    let switches = if cols == 0 { 0 } else { table.len() / cols };
+    let switches = table.len().checked_div(cols).unwrap_or(0);
     let mut block = vec![0u16; BLOCK * switches];
     for d0 in (0..cols).step_by(BLOCK) {
         let width = BLOCK.min(cols - d0);

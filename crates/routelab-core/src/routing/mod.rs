@@ -34,7 +34,7 @@
 //! `HopRouter` interface, its registry, and `Routes` wrapped as a router).
 
 mod canonical;
-mod columns;
+pub(crate) mod columns;
 mod error;
 mod fabric;
 pub mod lid_routes;

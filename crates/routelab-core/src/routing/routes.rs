@@ -573,6 +573,18 @@ pub struct HopStats {
     pub first_non_minimal: Option<(usize, usize, usize, usize)>,
 }
 
+/// Pairs whose routes are longer than their distance.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Detours {
+    pub stats: HopStats,
+    /// Pairs routed longer than the distance from their injection switch.
+    pub pairs: u64,
+    /// Hops beyond the distance, summed over those pairs.
+    pub extra_hops: u64,
+    /// Some of them: `(src, dst, hops, distance)`, terminal links counted.
+    pub examples: Vec<(usize, usize, usize, usize)>,
+}
+
 /// Why a table walk stopped.
 enum Stop {
     Loop(NodeId),
@@ -669,6 +681,12 @@ impl Routes {
     /// (0 = no route).
     pub fn table(&self, switch: usize) -> &[u16] {
         &self.table[switch * self.terminals..(switch + 1) * self.terminals]
+    }
+
+    /// Every switch's forwarding table, switch after switch
+    /// (`[x * terminals + d]`: switch `x`'s port toward terminal `d`).
+    pub fn tables(&self) -> &[u16] {
+        &self.table
     }
 
     /// Bytes of the forwarding tables of `net` (2 per switch and terminal).
@@ -1216,6 +1234,13 @@ impl Routes {
     /// `None` with a path set or when some walk from a switch where
     /// terminals inject fails.
     fn table_hop_stats(&self, net: &Network) -> Option<HopStats> {
+        self.table_detours(net, 0).map(|d| d.stats)
+    }
+
+    /// [`Routes::hop_stats`] of tables with the pairs routed longer than
+    /// their distance counted, and up to `examples` of them in destination
+    /// order; `None` as for [`Routes::hop_stats`]'s fast path.
+    pub(crate) fn table_detours(&self, net: &Network, examples: usize) -> Option<Detours> {
         if self.paths.is_some() {
             return None;
         }
@@ -1241,6 +1266,7 @@ impl Routes {
         let mut hops = vec![UNKNOWN; s];
         let mut walk: Vec<usize> = Vec::new();
         let (mut max, mut sum, mut pairs) = (0usize, 0u64, 0u64);
+        let (mut longer, mut beyond, mut listed) = (0u64, 0u64, Vec::new());
         let mut first: Option<(usize, usize, usize, usize)> = None;
         // Distances from a destination's switch, kept while the terminals
         // of one switch follow each other.
@@ -1312,6 +1338,15 @@ impl Routes {
                     dy as usize + extra + 1
                 };
                 if h != expect {
+                    longer += n as u64;
+                    beyond += (n * h.saturating_sub(expect)) as u64;
+                    if listed.len() < examples {
+                        let at = (0..t)
+                            .filter(|&u| u != d && inj[u].map(|x| net.kind_index(x)) == Some(y));
+                        for u in at.take(examples - listed.len()) {
+                            listed.push((u, d, h, expect));
+                        }
+                    }
                     let src = if lowest[y] == d {
                         (0..t).find(|&u| u != d && d_inj == inj[u].map(|x| net.kind_index(x)))
                     } else {
@@ -1325,14 +1360,19 @@ impl Routes {
                 }
             }
         });
-        ok.then(|| HopStats {
-            max_hops: max,
-            avg_hops: if pairs == 0 {
-                0.0
-            } else {
-                sum as f64 / pairs as f64
+        ok.then(|| Detours {
+            stats: HopStats {
+                max_hops: max,
+                avg_hops: if pairs == 0 {
+                    0.0
+                } else {
+                    sum as f64 / pairs as f64
+                },
+                first_non_minimal: first,
             },
-            first_non_minimal: first,
+            pairs: longer,
+            extra_hops: beyond,
+            examples: listed,
         })
     }
 
@@ -1482,8 +1522,8 @@ impl Routes {
         } else if !self.switch_lanes.is_empty() {
             for (i, &x) in from.switches().iter().enumerate() {
                 let xo = to.kind_index(node[x.index()]);
-                for d in 0..t {
-                    out.set_switch_lane(xo, term[d], self.switch_lanes[i * t + d]);
+                for (d, &lane) in self.switch_lanes[i * t..(i + 1) * t].iter().enumerate() {
+                    out.set_switch_lane(xo, term[d], lane);
                 }
             }
         }
