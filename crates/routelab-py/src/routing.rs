@@ -187,14 +187,20 @@ impl PyRoutes {
     /// Writes `opensm-lfts.dump`, `lanes.txt`, the SL-to-VL tables and path
     /// records when some SL is not 0, source routes for source routing,
     /// and `paths.jsonl` when `paths`, into `dir`; returns the files.
-    #[pyo3(signature = (dir, paths = false))]
-    fn save(&self, py: Python<'_>, dir: PathBuf, paths: bool) -> PyResult<Vec<String>> {
+    #[pyo3(signature = (dir, paths = false, lft_comments = None))]
+    fn save(
+        &self,
+        py: Python<'_>,
+        dir: PathBuf,
+        paths: bool,
+        lft_comments: Option<bool>,
+    ) -> PyResult<Vec<String>> {
         let (net, routes) = (Arc::clone(&self.net), Arc::clone(&self.routes));
         let cell = Arc::clone(&self.lid_view);
         py.allow_threads(move || {
             let files = if routes.path_set().is_none() {
                 let view = lid_view(&cell, &net, &routes)?;
-                formats::save_all_of(&net, &routes, &view, &dir, paths)?
+                formats::save_all_of(&net, &routes, &view, &dir, paths, lft_comments)?
             } else {
                 formats::save_all(&net, &routes, &dir, paths)?
             };

@@ -323,6 +323,35 @@ impl<'n> CdgBuilder<'n> {
         }
     }
 
+    /// Adds everything `other` (built on the same network) collected: the
+    /// merge of builders filled on several threads.
+    pub fn merge(&mut self, other: CdgBuilder<'_>) {
+        for (pair, bits) in other.bits.into_iter().enumerate() {
+            let Some(bits) = bits else { continue };
+            match &mut self.bits[pair] {
+                Some(mine) => {
+                    for (w, o) in mine.0.iter_mut().zip(&bits.0) {
+                        self.dependencies += (o & !*w).count_ones() as usize;
+                        *w |= o;
+                    }
+                }
+                slot @ None => {
+                    self.dependencies += bits
+                        .0
+                        .iter()
+                        .map(|w| w.count_ones() as usize)
+                        .sum::<usize>();
+                    *slot = Some(bits);
+                }
+            }
+        }
+        self.max_lane = match (self.max_lane, other.max_lane) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        self.paths += other.paths;
+    }
+
     /// The number of paths added.
     pub fn path_count(&self) -> usize {
         self.paths

@@ -102,6 +102,46 @@ pub(crate) fn columns(table: &[u16], cols: usize, mut f: impl FnMut(usize, &[u16
     }
 }
 
+/// [`columns`] on every core: the destinations split in contiguous ranges
+/// (several per thread, for balance), each read in order into its own
+/// state from `init`; returns the states in destination order, for the
+/// caller to merge.
+pub(crate) fn par_columns<S: Send>(
+    table: &[u16],
+    cols: usize,
+    init: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, usize, &[u16]) + Sync,
+) -> Vec<S> {
+    use rayon::prelude::*;
+    let switches = table.len().checked_div(cols).unwrap_or(0);
+    let parts = (rayon::current_num_threads() * 4).max(1);
+    let per = cols.div_ceil(parts).div_ceil(BLOCK).max(1) * BLOCK;
+    let ranges: Vec<(usize, usize)> = (0..cols)
+        .step_by(per)
+        .map(|a| (a, (a + per).min(cols)))
+        .collect();
+    ranges
+        .into_par_iter()
+        .map(|(a, b)| {
+            let mut state = init();
+            let mut block = vec![0u16; BLOCK * switches];
+            for d0 in (a..b).step_by(BLOCK) {
+                let width = BLOCK.min(b - d0);
+                for y in 0..switches {
+                    let row = &table[y * cols + d0..y * cols + d0 + width];
+                    for (j, &p) in row.iter().enumerate() {
+                        block[j * switches + y] = p;
+                    }
+                }
+                for j in 0..width {
+                    f(&mut state, d0 + j, &block[j * switches..(j + 1) * switches]);
+                }
+            }
+            state
+        })
+        .collect()
+}
+
 /// How a walk toward a destination ends at switch `z` whose entry `port`
 /// leads out of the switches (to a terminal, or 0, or no entry): whether
 /// that is the destination.

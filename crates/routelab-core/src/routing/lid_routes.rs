@@ -147,14 +147,31 @@ impl LidRoutes {
             None => {
                 let mut ports = vec![NO_ENTRY; s * l];
                 let special = special_lid_ports(net, routes, &lids);
+                // Row by row (switch by switch), as both tables are stored:
+                // a single-homed terminal's LID copies its routes.
+                let follows: Vec<Option<usize>> = lids
+                    .entries()
+                    .iter()
+                    .zip(&special)
+                    .map(|(e, sp)| sp.is_none().then(|| net.kind_index(e.node)))
+                    .collect();
+                for x in 0..s {
+                    let table = routes.table(x);
+                    let row = &mut ports[x * l..(x + 1) * l];
+                    for (p, d) in row.iter_mut().zip(&follows) {
+                        if let Some(d) = *d {
+                            if table[d] != 0 {
+                                *p = table[d];
+                            }
+                        }
+                    }
+                }
                 for (i, (e, sp)) in lids.entries().iter().zip(special).enumerate() {
-                    for x in 0..s {
-                        let p = match &sp {
-                            Some(v) => v[x],
-                            None => routes.port(x, net.kind_index(e.node)).map(|p| p.0),
-                        };
-                        if let Some(p) = p {
-                            ports[x * l + i] = p;
+                    if let Some(v) = &sp {
+                        for (x, p) in v.iter().enumerate() {
+                            if let Some(p) = p {
+                                ports[x * l + i] = *p;
+                            }
                         }
                     }
                     // A switch LID every switch can reach: where no route
@@ -524,90 +541,114 @@ impl LidRoutes {
             own.entry(entries[snd.entry].node).or_default().push(k);
         }
         let dense = !self.sls.is_empty();
-        let mut builder = CdgBuilder::new(net);
-        let mut tree = DestinationTree::new(s);
-        let mut pairs = 0usize;
-        let mut start = vec![0u16; s];
-        let mut count = vec![0usize; s];
-        let mut starts: Vec<usize> = Vec::new();
-        let (mut failed, mut error) = (false, None);
-        super::columns::columns(&self.ports, l, |i, col| {
-            if failed || error.is_some() {
-                return;
-            }
-            let e = entries[i];
-            let to_switch = net.is_switch(e.node);
-            starts.clear();
-            for (g, (y, members)) in groups.iter().enumerate() {
-                if self.home[i] != self.comp[*y] {
-                    continue;
+        struct Part<'n> {
+            builder: CdgBuilder<'n>,
+            tree: DestinationTree,
+            pairs: usize,
+            start: Vec<u16>,
+            count: Vec<usize>,
+            starts: Vec<usize>,
+            failed: bool,
+            error: Option<crate::deadlock::DeadlockError>,
+        }
+        let parts = super::columns::par_columns(
+            &self.ports,
+            l,
+            || Part {
+                builder: CdgBuilder::new(net),
+                tree: DestinationTree::new(s),
+                pairs: 0,
+                start: vec![0; s],
+                count: vec![0; s],
+                starts: Vec::new(),
+                failed: false,
+                error: None,
+            },
+            |part, i, col| {
+                if part.failed || part.error.is_some() {
+                    return;
                 }
-                if dense {
-                    for &k in members {
-                        if self.analysed(net, k, i) {
-                            pairs += 1;
-                            let sl = self.sl(k, i) & 15;
-                            if sl != DROP_VL {
-                                start[*y] |= 1 << sl;
+                let e = entries[i];
+                let to_switch = net.is_switch(e.node);
+                part.starts.clear();
+                for (g, (y, members)) in groups.iter().enumerate() {
+                    if self.home[i] != self.comp[*y] {
+                        continue;
+                    }
+                    if dense {
+                        for &k in members {
+                            if self.analysed(net, k, i) {
+                                part.pairs += 1;
+                                let sl = self.sl(k, i) & 15;
+                                if sl != DROP_VL {
+                                    part.start[*y] |= 1 << sl;
+                                }
+                            }
+                        }
+                    } else {
+                        part.count[*y] = members.len() - usize::from(to_switch && switch_member[g]);
+                    }
+                    part.starts.push(*y);
+                }
+                if !dense {
+                    if !to_switch {
+                        // A node does not send to its own LIDs.
+                        for &k in own.get(&e.node).into_iter().flatten() {
+                            let y = net.kind_index(self.senders[k].start);
+                            if self.home[i] == self.comp[y] {
+                                part.count[y] -= 1;
                             }
                         }
                     }
-                } else {
-                    count[*y] = members.len() - usize::from(to_switch && switch_member[g]);
-                }
-                starts.push(*y);
-            }
-            if !dense {
-                if !to_switch {
-                    // A node does not send to its own LIDs.
-                    for &k in own.get(&e.node).into_iter().flatten() {
-                        let y = net.kind_index(self.senders[k].start);
-                        if self.home[i] == self.comp[y] {
-                            count[y] -= 1;
-                        }
+                    for &y in &part.starts {
+                        part.pairs += part.count[y];
+                        part.start[y] = u16::from(part.count[y] > 0);
+                        part.count[y] = 0;
                     }
                 }
-                for &y in &starts {
-                    pairs += count[y];
-                    start[y] = u16::from(count[y] > 0);
-                    count[y] = 0;
+                // Delivered: at the LID's own switch (port 0), or out of
+                // the port cabled to the LID's port.
+                let end = |z: usize, p: u16| -> bool {
+                    if p == 0 {
+                        return net.switches()[z] == e.node;
+                    }
+                    map.channel(z, p).is_some_and(|c| {
+                        let ch = net.channel(c);
+                        ch.dst == e.node && e.port.is_none_or(|q| q == ch.dst_port)
+                    })
+                };
+                let mut lanes = 0u16;
+                for k in 0..part.starts.len() {
+                    let y = part.starts[k];
+                    let m = std::mem::take(&mut part.start[y]);
+                    if m != 0 && !part.failed {
+                        lanes |= m;
+                        part.failed = !part.tree.spread(&map, col, y, u32::from(m), &end);
+                    }
                 }
-            }
-            // Delivered: at the LID's own switch (port 0), or out of the
-            // port cabled to the LID's port.
-            let end = |z: usize, p: u16| -> bool {
-                if p == 0 {
-                    return net.switches()[z] == e.node;
+                if part.failed {
+                    part.tree.forget();
+                    return;
                 }
-                map.channel(z, p).is_some_and(|c| {
-                    let ch = net.channel(c);
-                    ch.dst == e.node && e.port.is_none_or(|q| q == ch.dst_port)
-                })
-            };
-            let mut lanes = 0u16;
-            for &y in &starts {
-                let m = std::mem::take(&mut start[y]);
-                if m != 0 && !failed {
-                    lanes |= m;
-                    failed = !tree.spread(&map, col, y, u32::from(m), &end);
+                for sl in (0..16u8).filter(|&b| lanes >> b & 1 == 1) {
+                    if let Err(err) = part.builder.add_path_lane(sl) {
+                        part.error = Some(err);
+                    }
                 }
+                part.tree.finish(&map, col, &mut part.builder);
+            },
+        );
+        let mut builder = CdgBuilder::new(net);
+        let mut pairs = 0;
+        for part in parts {
+            if let Some(e) = part.error {
+                return Err(e.into());
             }
-            if failed {
-                tree.forget();
-                return;
+            if part.failed {
+                return Ok(None);
             }
-            for sl in (0..16u8).filter(|&b| lanes >> b & 1 == 1) {
-                if let Err(err) = builder.add_path_lane(sl) {
-                    error = Some(err);
-                }
-            }
-            tree.finish(&map, col, &mut builder);
-        });
-        if let Some(e) = error {
-            return Err(e.into());
-        }
-        if failed {
-            return Ok(None);
+            pairs += part.pairs;
+            builder.merge(part.builder);
         }
         let cdg = builder.finish();
         let mut report = crate::deadlock::verify_cdg(net, &cdg);

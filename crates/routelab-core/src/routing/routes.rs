@@ -1263,116 +1263,150 @@ impl Routes {
         let sources: Vec<usize> = (0..s).filter(|&y| injecting[y] > 0).collect();
         let map = super::columns::PortMap::new(net);
         const UNKNOWN: u32 = u32::MAX;
-        let mut hops = vec![UNKNOWN; s];
-        let mut walk: Vec<usize> = Vec::new();
-        let (mut max, mut sum, mut pairs) = (0usize, 0u64, 0u64);
-        let (mut longer, mut beyond, mut listed) = (0u64, 0u64, Vec::new());
-        let mut first: Option<(usize, usize, usize, usize)> = None;
-        // Distances from a destination's switch, kept while the terminals
-        // of one switch follow each other.
-        let mut dist_at: Option<(NodeId, Vec<u32>)> = None;
-        let mut ok = true;
-        super::columns::columns(&self.table, t, |d, col| {
-            if !ok {
-                return;
-            }
-            let target = net.terminal(d);
-            hops.fill(UNKNOWN);
-            for &y in &sources {
-                walk.clear();
-                let mut z = y;
-                let base = loop {
-                    if hops[z] != UNKNOWN {
-                        break hops[z];
-                    }
-                    if walk.len() > s {
-                        ok = false; // a loop
-                        return;
-                    }
-                    walk.push(z);
-                    let p = col[z];
-                    let Some(c) = map.channel(z, p) else {
-                        ok = false; // no entry, or an uncabled port
-                        return;
-                    };
-                    match map.next(z, p) {
-                        super::columns::NONE if net.channel(c).dst == target => break 0,
-                        super::columns::NONE => {
-                            ok = false; // delivered elsewhere
+        #[derive(Default)]
+        struct Part {
+            hops: Vec<u32>,
+            walk: Vec<usize>,
+            max: usize,
+            sum: u64,
+            pairs: u64,
+            longer: u64,
+            beyond: u64,
+            listed: Vec<(usize, usize, usize, usize)>,
+            first: Option<(usize, usize, usize, usize)>,
+            // Distances from a destination's switch, kept while the
+            // terminals of one switch follow each other.
+            dist_at: Option<(NodeId, Vec<u32>)>,
+            broken: bool,
+        }
+        let parts = super::columns::par_columns(
+            &self.table,
+            t,
+            || Part {
+                hops: vec![UNKNOWN; s],
+                ..Part::default()
+            },
+            |part, d, col| {
+                if part.broken {
+                    return;
+                }
+                let target = net.terminal(d);
+                let hops = &mut part.hops;
+                hops.fill(UNKNOWN);
+                for &y in &sources {
+                    part.walk.clear();
+                    let mut z = y;
+                    let base = loop {
+                        if hops[z] != UNKNOWN {
+                            break hops[z];
+                        }
+                        if part.walk.len() > s {
+                            part.broken = true; // a loop
                             return;
                         }
-                        nx => z = nx as usize,
-                    }
-                };
-                for (k, &w) in walk.iter().rev().enumerate() {
-                    hops[w] = base + k as u32 + 1;
-                }
-            }
-            // Distances toward d: the network's cables run both ways, so
-            // they are the distances from d, and from its one switch plus
-            // one for a single-homed d.
-            let homes = net.out_channels(target);
-            let (from, extra) = match homes {
-                [c] if net.is_switch(net.channel(*c).dst) => (net.channel(*c).dst, 1),
-                _ => (target, 0),
-            };
-            if dist_at.as_ref().is_none_or(|(n, _)| *n != from) {
-                dist_at = Some((from, bfs_distances(net, from)));
-            }
-            let dist = &dist_at.as_ref().expect("just set").1;
-            let d_inj = inj[d].map(|x| net.kind_index(x));
-            for &y in &sources {
-                let n = injecting[y] - usize::from(d_inj == Some(y));
-                if n == 0 {
-                    continue;
-                }
-                // Channels from the source terminal: injection + hops[y].
-                let h = hops[y] as usize + 1;
-                max = max.max(h - TERMINAL_LINKS);
-                sum += (n * (h - TERMINAL_LINKS)) as u64;
-                pairs += n as u64;
-                let dy = dist[net.switches()[y].index()];
-                let expect = if dy == UNREACHABLE {
-                    usize::MAX
-                } else {
-                    dy as usize + extra + 1
-                };
-                if h != expect {
-                    longer += n as u64;
-                    beyond += (n * h.saturating_sub(expect)) as u64;
-                    if listed.len() < examples {
-                        let at = (0..t)
-                            .filter(|&u| u != d && inj[u].map(|x| net.kind_index(x)) == Some(y));
-                        for u in at.take(examples - listed.len()) {
-                            listed.push((u, d, h, expect));
+                        part.walk.push(z);
+                        let p = col[z];
+                        let Some(c) = map.channel(z, p) else {
+                            part.broken = true; // no entry, or an uncabled port
+                            return;
+                        };
+                        match map.next(z, p) {
+                            super::columns::NONE if net.channel(c).dst == target => break 0,
+                            super::columns::NONE => {
+                                part.broken = true; // delivered elsewhere
+                                return;
+                            }
+                            nx => z = nx as usize,
                         }
+                    };
+                    for (k, &w) in part.walk.iter().rev().enumerate() {
+                        hops[w] = base + k as u32 + 1;
+                    }
+                }
+                // Distances toward d: the network's cables run both ways,
+                // so they are the distances from d, and from its one switch
+                // plus one for a single-homed d.
+                let (from, extra) = match net.out_channels(target) {
+                    [c] if net.is_switch(net.channel(*c).dst) => (net.channel(*c).dst, 1),
+                    _ => (target, 0),
+                };
+                if part.dist_at.as_ref().is_none_or(|(n, _)| *n != from) {
+                    part.dist_at = Some((from, bfs_distances(net, from)));
+                }
+                let dist = &part.dist_at.as_ref().expect("just set").1;
+                let d_inj = inj[d].map(|x| net.kind_index(x));
+                for &y in &sources {
+                    let n = injecting[y] - usize::from(d_inj == Some(y));
+                    if n == 0 {
+                        continue;
+                    }
+                    // Channels from the source terminal: injection + hops.
+                    let h = hops[y] as usize + 1;
+                    part.max = part.max.max(h - TERMINAL_LINKS);
+                    part.sum += (n * (h - TERMINAL_LINKS)) as u64;
+                    part.pairs += n as u64;
+                    let dy = dist[net.switches()[y].index()];
+                    let expect = if dy == UNREACHABLE {
+                        usize::MAX
+                    } else {
+                        dy as usize + extra + 1
+                    };
+                    if h == expect {
+                        continue;
+                    }
+                    part.longer += n as u64;
+                    part.beyond += (n * h.saturating_sub(expect)) as u64;
+                    let here = |u: usize| u != d && inj[u].map(|x| net.kind_index(x)) == Some(y);
+                    if part.listed.len() < examples {
+                        let room = examples - part.listed.len();
+                        let at: Vec<usize> = (0..t).filter(|&u| here(u)).take(room).collect();
+                        part.listed
+                            .extend(at.into_iter().map(|u| (u, d, h, expect)));
                     }
                     let src = if lowest[y] == d {
-                        (0..t).find(|&u| u != d && d_inj == inj[u].map(|x| net.kind_index(x)))
+                        (0..t).find(|&u| here(u))
                     } else {
                         Some(lowest[y])
                     };
                     if let Some(src) = src {
-                        if first.is_none_or(|(fs, fd, ..)| (src, d) < (fs, fd)) {
-                            first = Some((src, d, h, expect));
+                        if part.first.is_none_or(|(fs, fd, ..)| (src, d) < (fs, fd)) {
+                            part.first = Some((src, d, h, expect));
                         }
                     }
                 }
+            },
+        );
+        let mut all = Part::default();
+        for part in parts {
+            if part.broken {
+                return None;
             }
-        });
-        ok.then(|| Detours {
+            all.max = all.max.max(part.max);
+            all.sum += part.sum;
+            all.pairs += part.pairs;
+            all.longer += part.longer;
+            all.beyond += part.beyond;
+            let room = examples.saturating_sub(all.listed.len());
+            all.listed.extend(part.listed.into_iter().take(room));
+            if let Some(f) = part.first {
+                if all.first.is_none_or(|(fs, fd, ..)| (f.0, f.1) < (fs, fd)) {
+                    all.first = Some(f);
+                }
+            }
+        }
+        Some(Detours {
             stats: HopStats {
-                max_hops: max,
-                avg_hops: if pairs == 0 {
+                max_hops: all.max,
+                avg_hops: if all.pairs == 0 {
                     0.0
                 } else {
-                    sum as f64 / pairs as f64
+                    all.sum as f64 / all.pairs as f64
                 },
-                first_non_minimal: first,
+                first_non_minimal: all.first,
             },
-            pairs: longer,
-            extra_hops: beyond,
-            examples: listed,
+            pairs: all.longer,
+            extra_hops: all.beyond,
+            examples: all.listed,
         })
     }
 

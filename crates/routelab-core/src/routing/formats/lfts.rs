@@ -50,31 +50,44 @@ pub fn write_lfts(net: &Network, routes: &Routes) -> Result<String, RoutingError
 pub fn write_lid_lfts(net: &Network, engine: &str, view: &LidRoutes) -> String {
     let mut out = Vec::new();
     // Writing to memory cannot fail, and the text is UTF-8 by construction.
-    let _ = write_lid_lfts_to(net, engine, view, &mut out);
+    let _ = write_lid_lfts_to(net, engine, view, true, &mut out);
     String::from_utf8(out).unwrap_or_default()
 }
+
+/// Entries up to which [`save_all`](super::save_all) writes the LFT dump
+/// with a comment per entry naming the LID's port (about 70 bytes an
+/// entry, 1.2 GB at this many); larger dumps are written without them
+/// (about 11 bytes an entry), which OpenSM's file engine loads the same.
+pub const ANNOTATED_LFT_ENTRIES: u64 = 1 << 24;
 
 /// [`write_lid_lfts`] streamed to `out`: a fabric of 50,000 ports has
 /// 2 x 10^8 entries, gigabytes of text that are never held in memory.
 /// Each LID's line is the same at every switch but for the port, so its
-/// two halves are formatted once.
+/// two halves are formatted once. `annotated`: each entry with a comment
+/// naming the LID's port (`# Channel Adapter portguid 0x...: 'name'`).
 pub fn write_lid_lfts_to(
     net: &Network,
     engine: &str,
     view: &LidRoutes,
+    annotated: bool,
     out: &mut impl Write,
 ) -> std::io::Result<()> {
     let lids = &view.lids;
     let max = lids.max_lid();
     writeln!(
         out,
-        "# routelab LFT dump of '{}', routes '{}'; LIDs {}",
+        "# routelab LFT dump of '{}', routes '{}'; LIDs {}{}",
         one_line(net.name()),
         one_line(engine),
         if lids.from_fabric() {
             "of the fabric"
         } else {
             "assigned: switches, terminals, then terminals' other ports, from 1"
+        },
+        if annotated {
+            ""
+        } else {
+            "; entries without comments (a large dump)"
         }
     )?;
     let heads: Vec<String> = lids
@@ -86,6 +99,9 @@ pub fn write_lid_lfts_to(
         .entries()
         .iter()
         .map(|e| {
+            if !annotated {
+                return "\n".to_string();
+            }
             let kind = match net.node(e.node).kind {
                 NodeKind::Switch => "Switch",
                 NodeKind::Terminal => "Channel Adapter",
@@ -97,7 +113,8 @@ pub fn write_lid_lfts_to(
             )
         })
         .collect();
-    let mut line = Vec::with_capacity(256);
+    // One switch's lines at a time, written at once.
+    let mut lines = Vec::new();
     for (x, &sw) in net.switches().iter().enumerate() {
         let node = net.node(sw);
         writeln!(
@@ -108,26 +125,26 @@ pub fn write_lid_lfts_to(
             one_line(&node.name)
         )?;
         let mut count = 0usize;
+        lines.clear();
         for i in 0..lids.entries().len() {
             let Some(port) = view.port(x, i) else {
                 continue;
             };
-            line.clear();
-            line.extend_from_slice(heads[i].as_bytes());
+            lines.extend_from_slice(heads[i].as_bytes());
             // `{port:03}`: ports run to 254.
             if port < 1000 {
-                line.extend_from_slice(&[
+                lines.extend_from_slice(&[
                     b'0' + (port / 100) as u8,
                     b'0' + (port / 10 % 10) as u8,
                     b'0' + (port % 10) as u8,
                 ]);
             } else {
-                line.extend_from_slice(port.to_string().as_bytes());
+                lines.extend_from_slice(port.to_string().as_bytes());
             }
-            line.extend_from_slice(tails[i].as_bytes());
-            out.write_all(&line)?;
+            lines.extend_from_slice(tails[i].as_bytes());
             count += 1;
         }
+        out.write_all(&lines)?;
         writeln!(out, "{count} lids dumped")?;
     }
     Ok(())

@@ -76,23 +76,28 @@ pub fn save_all(
 ) -> Result<Vec<std::path::PathBuf>, RoutingError> {
     check_size(net, routes)?;
     let view = crate::routing::LidRoutes::of(net, routes)?;
-    save_all_of(net, routes, &view, dir, paths)
+    save_all_of(net, routes, &view, dir, paths, None)
 }
 
 /// [`save_all`] of routes already seen per LID (`view`, of these routes).
+/// `lft_comments`: a comment on every LFT entry naming the LID's port, or
+/// none; by default only up to [`lfts::ANNOTATED_LFT_ENTRIES`] entries.
 pub fn save_all_of(
     net: &Network,
     routes: &Routes,
     view: &crate::routing::LidRoutes,
     dir: &Path,
     paths: bool,
+    lft_comments: Option<bool>,
 ) -> Result<Vec<std::path::PathBuf>, RoutingError> {
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, "cannot create the directory", e))?;
     check_size(net, routes)?;
     let p = dir.join(LFTS_FILE);
     let file = std::fs::File::create(&p).map_err(|e| io_error(&p, "cannot write", e))?;
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-    lfts::write_lid_lfts_to(net, routes.engine(), view, &mut w)
+    let entries = (net.switches().len() * view.lid_count()) as u64;
+    let annotated = lft_comments.unwrap_or(entries <= lfts::ANNOTATED_LFT_ENTRIES);
+    lfts::write_lid_lfts_to(net, routes.engine(), view, annotated, &mut w)
         .and_then(|()| w.flush())
         .map_err(|e| io_error(&p, "cannot write", e))?;
     let mut written = vec![p];
