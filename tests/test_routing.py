@@ -408,3 +408,29 @@ def test_guid2lid_gives_tables_the_subnets_lids(tmp_path, run_cli):
     bad.write_text("0x1 2\n")
     err = run_cli("topo", str(small), "--guid2lid", str(bad))
     assert err.returncode == 2 and "bad:1:" in err.stderr
+
+
+def test_route_states_its_memory_before_routing_and_suggests_what_fits(run_cli):
+    """The tables an engine will need are known before routing (2 bytes per
+    switch and terminal, plus a lane per injecting switch and destination for
+    dfsssp); a network whose tables pass memory_limit is refused with the
+    size of the largest network of its proportions that fits."""
+    net = routelab.topology("kary-ntree:k=4,n=3")
+    s, t = len(net.switches), len(net.terminals)
+    assert routelab.routing.memory_bytes(net, "ftree") == 2 * s * t
+    assert routelab.routing.memory_bytes(net, "dfsssp") == 3 * s * t
+    r = run_cli("route", "kary-ntree:k=4,n=3", "--engine", "ftree", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["memory_bytes"] == 2 * s * t
+    # Tables 4x the limit: half the terminals fit.
+    limit = 2 * s * t
+    r = run_cli(
+        "route",
+        "kary-ntree:k=4,n=3",
+        "--engine",
+        "ftree",
+        "--option",
+        f"memory_limit={limit // 4}B",
+    )
+    assert r.returncode == 2
+    assert f"about {t // 2} terminals fit" in r.stderr, r.stderr

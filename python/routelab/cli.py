@@ -196,10 +196,13 @@ def _route(args: argparse.Namespace) -> int:
 
     with Progress(f"reading {args.spec}", total=3 + bool(args.output)) as bar:
         net = _fabric(args.spec, args)
-        bar.stage(f"routing {net.name} with {args.engine}")
-        routes = routelab.route(net, args.engine, **_routing_options(args))
+        opts = _routing_options(args)
+        need = routelab.routing.memory_bytes(net, args.engine, **opts)
+        bar.stage(f"routing {net.name} with {args.engine} ({_bytes_text(need)} of tables)")
+        routes = routelab.route(net, args.engine, **opts)
         bar.stage("checking lanes, deadlock freedom and minimality")
         stats = routes.stats()
+        stats["memory_bytes"] = need
         if args.output:
             bar.stage(f"writing {args.output}")
             stats["files"] = [str(p) for p in routes.save(args.output, paths=args.paths)]
@@ -218,6 +221,14 @@ def _route(args: argparse.Namespace) -> int:
             f"(on {stats.get('lanes_used')} lane(s)): {stats.get('cycle')}"
         )
     return 0
+
+
+def _bytes_text(n: int) -> str:
+    """A byte count as people read it."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"
 
 
 def _deploy_lanes(

@@ -121,6 +121,14 @@ class Routes:
         )
 
 
+def memory_bytes(net: Network, engine: str, **options: Any) -> int:
+    """The bytes ``engine``'s routes of ``net`` will take (forwarding tables,
+    and lanes or paths for the engines that keep them), known before routing;
+    `route` refuses above its ``memory_limit`` option (8 GiB by default)."""
+    opts = {k: _option_text(v) for k, v in options.items() if v is not None}
+    return _core.route_memory(net._net, engine, opts)
+
+
 def route(net: Network, engine: str, **options: Any) -> Routes:
     """Computes routes for ``net`` with a named engine.
 

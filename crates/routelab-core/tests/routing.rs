@@ -956,6 +956,8 @@ fn routes_too_large_for_memory_are_refused_before_routing() {
                 text.contains("128.0 GiB") && text.contains("memory_limit"),
                 "{text}"
             );
+            // 262,144 x sqrt(8 / 128): a 32x32x64 torus would fit.
+            assert!(text.contains("about 65536 terminals fit"), "{text}");
         }
         other => panic!("expected a refusal, got {:?}", other.map(|r| r.lanes())),
     }

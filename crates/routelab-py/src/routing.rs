@@ -374,6 +374,21 @@ pub(crate) fn route(
     Ok(PyRoutes::new(net, Arc::new(routes), seconds))
 }
 
+/// The bytes an engine's routes of `net` will take, known before routing.
+#[pyfunction]
+#[pyo3(signature = (net, engine, options = BTreeMap::new()))]
+pub(crate) fn route_memory(
+    net: &PyNetwork,
+    engine: String,
+    options: BTreeMap<String, String>,
+) -> PyResult<u64> {
+    let mut opts = RoutingOptions::default();
+    for (k, v) in &options {
+        opts.set(k, v).map_err(routing_err)?;
+    }
+    routing::memory_bytes(&net.net, &engine, &opts).map_err(routing_err)
+}
+
 /// The name of every routing engine.
 #[pyfunction]
 pub(crate) fn engines() -> Vec<&'static str> {

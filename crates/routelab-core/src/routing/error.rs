@@ -47,8 +47,9 @@ pub enum RoutingError {
     #[error(
         "{engine}: routes for {switches} switches and {terminals} terminals take at least {} \
          (forwarding tables of 2 bytes per switch and destination{}), more than \
-         memory_limit = {}; route a smaller network or raise the limit \
-         (--option memory_limit=64GiB, or memory_limit= in Python)",
+         memory_limit = {}; route a smaller network (the tables grow as the square of the \
+         size: about {fits} terminals fit, with switches in the same proportion) or raise \
+         the limit (--option memory_limit=64GiB, or memory_limit= in Python)",
         gb(*bytes), if *bytes > 2 * (*switches as u64) * (*terminals as u64) { ", lanes and paths" } else { "" }, gb(*limit)
     )]
     TooLarge {
@@ -57,6 +58,9 @@ pub enum RoutingError {
         terminals: usize,
         bytes: u64,
         limit: u64,
+        /// The terminals of the largest network of the same proportions
+        /// whose routes fit in `limit`.
+        fits: usize,
     },
 
     #[error("option '{option}' = '{value}' is not valid: expected {expected}")]
@@ -104,8 +108,12 @@ pub enum RoutingError {
 fn gb(bytes: u64) -> String {
     if bytes >= 1 << 30 {
         format!("{:.1} GiB", bytes as f64 / f64::from(1u32 << 30))
-    } else {
+    } else if bytes >= 1 << 20 {
         format!("{:.1} MiB", bytes as f64 / f64::from(1u32 << 20))
+    } else if bytes >= 1 << 10 {
+        format!("{:.1} KiB", bytes as f64 / f64::from(1u32 << 10))
+    } else {
+        format!("{bytes} B")
     }
 }
 

@@ -449,6 +449,16 @@ pub fn engine(
     Ok(make(options))
 }
 
+/// The bytes `name`'s routes of `net` will take (forwarding tables, and
+/// lanes or paths for the engines that keep them), known before routing.
+pub fn memory_bytes(
+    net: &Network,
+    name: &str,
+    options: &RoutingOptions,
+) -> Result<u64, RoutingError> {
+    Ok(engine(name, options)?.memory_bytes(net))
+}
+
 /// Routes `net` with the engine registered as `name`. Routes that use more
 /// lanes than `options.max_lanes` are refused, whatever the engine: a
 /// lane scheme the fabric cannot carry is no routing for it.
@@ -456,12 +466,16 @@ pub fn route(net: &Network, name: &str, options: &RoutingOptions) -> Result<Rout
     let engine = engine(name, options)?;
     let bytes = engine.memory_bytes(net);
     if bytes > options.memory_limit {
+        let t = net.terminals().len();
+        // Tables are switches x terminals: quadratic in the size.
+        let fits = (t as f64 * (options.memory_limit as f64 / bytes as f64).sqrt()) as usize;
         return Err(RoutingError::TooLarge {
             engine: engine.name(),
             switches: net.switches().len(),
-            terminals: net.terminals().len(),
+            terminals: t,
             bytes,
             limit: options.memory_limit,
+            fits,
         });
     }
     let routes = match engine.route(net) {
