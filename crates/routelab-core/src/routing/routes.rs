@@ -534,7 +534,7 @@ pub struct Routes {
     terminals: usize,
     pub(crate) table: Vec<u16>,
     /// Lanes per pair of terminals (`src * terminals + dst`), or empty.
-    pub(crate) lanes: Vec<u8>,
+    lanes: Vec<u8>,
     /// Lanes per injecting switch and destination, or empty; used while
     /// `lanes` is empty.
     switch_lanes: Vec<u8>,
@@ -721,6 +721,15 @@ impl Routes {
             Some(&x) if x != u32::MAX => self.switch_lanes[x as usize * self.terminals + dst],
             _ => 0,
         }
+    }
+
+    /// The lane of every pair when they all share one, else `None`.
+    pub fn uniform_lane(&self) -> Option<u8> {
+        if !self.switch_lanes.is_empty() {
+            return None;
+        }
+        let first = self.lanes.first().copied().unwrap_or(0);
+        self.lanes.iter().all(|&l| l == first).then_some(first)
     }
 
     /// Whether some pair is on a lane other than 0.
@@ -1849,6 +1858,26 @@ mod tests {
             avg_hops: sum as f64 / pairs as f64,
             first_non_minimal: first,
         }
+    }
+
+    #[test]
+    fn lanes_per_switch_read_per_pair_and_turn_per_pair_when_one_differs() {
+        use crate::network::spec;
+        // 4 switches in a ring, 2 terminals each: terminals 0, 1 on switch 0.
+        let net = spec::build("torus:4,c=2").unwrap();
+        let mut r = Routes::new(&net, "t");
+        assert_eq!(r.uniform_lane(), Some(0));
+        r.set_switch_lane(0, 5, 2);
+        assert_eq!((r.lane(0, 5), r.lane(1, 5), r.lane(2, 5)), (2, 2, 0));
+        assert_eq!(r.lane(5, 5), 0, "no lane to itself");
+        assert!(r.has_pair_lanes() && r.uniform_lane().is_none());
+        assert_eq!(r.max_pair_lane, 2);
+        // One terminal of switch 0 set apart: every pair keeps its lane.
+        r.set_lane(1, 5, 3);
+        assert_eq!((r.lane(0, 5), r.lane(1, 5), r.lane(2, 5)), (2, 3, 0));
+        assert!(r.switch_lanes.is_empty() && !r.lanes.is_empty());
+        r.set_switch_lane(0, 6, 1);
+        assert_eq!((r.lane(0, 6), r.lane(1, 6), r.lane(2, 6)), (1, 1, 0));
     }
 
     #[test]

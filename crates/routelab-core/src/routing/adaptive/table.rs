@@ -174,8 +174,7 @@ impl TableRouter {
                     })
                     .collect()
             });
-        let first = routes.lanes.first().copied().unwrap_or(0);
-        let pair_lane = routes.lanes.iter().all(|&l| l == first).then_some(first);
+        let pair_lane = routes.uniform_lane();
         Ok(TableRouter {
             name: routes.engine().to_string(),
             lanes: routes.lanes().max(1),
