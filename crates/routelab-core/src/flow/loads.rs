@@ -116,10 +116,10 @@ pub fn all_to_all_loads(net: &Network, routes: &Routes) -> Result<ChannelLoads, 
 /// (the flow by flow load then names the failure).
 fn table_all_to_all(net: &Network, routes: &Routes) -> Option<Vec<u64>> {
     use crate::routing::columns::{columns, PortMap, NONE};
-    if routes.path_set().is_some() {
+    let (s, t) = (net.switches().len(), net.terminals().len());
+    if routes.path_set().is_some() || routes.switch_count() != s || routes.terminal_count() != t {
         return None;
     }
-    let (s, t) = (net.switches().len(), net.terminals().len());
     let mut units = vec![0u64; net.channel_count()];
     let mut inject = vec![NONE; t];
     let mut count = vec![0u64; s];
@@ -195,6 +195,12 @@ mod tests {
                 all_to_all_loads(&net, &r).unwrap(),
                 want,
                 "{engine} on {topology}"
+            );
+            // Tables go by destination tree, path sets source by source.
+            assert_eq!(
+                table_all_to_all(&net, &r).is_some(),
+                r.path_set().is_none(),
+                "{engine}"
             );
         }
         // A broken table: the flow by flow load names it.

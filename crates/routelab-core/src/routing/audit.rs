@@ -144,6 +144,7 @@ mod tests {
         ] {
             let net = spec::build(topology).unwrap();
             let r = routing::route(&net, engine, &o).unwrap();
+            assert!(r.table_detours(&net, 0).is_some(), "the fast path runs");
             let fast = audit_routes(&net, &r, 1000).unwrap();
             let slow = audit_pairs(&net, &r, 1000).unwrap();
             assert_eq!(

@@ -97,9 +97,13 @@ impl Dfsssp {
         )?;
         let mut layer = a.layer;
         spread_layers(&mut layer, a.layers, self.max_lanes);
-        // Lanes per injecting switch: its terminals share its paths.
+        // Lanes per injecting switch: its terminals share its paths. A
+        // destination that is the switch's only source is no pair.
         for (u, &x) in sources.iter().enumerate() {
             for d in 0..t {
+                if f.injecting[x] == 1 && f.inject[d] as usize == x {
+                    continue;
+                }
                 routes.set_switch_lane(x, d, layer[u * t + d]);
             }
         }

@@ -40,7 +40,7 @@
 //!
 //! [`write_lfts`]: super::formats::write_lfts
 
-use super::columns::{DestinationTree, PortMap};
+use super::columns::{DestinationTree, PortMap, WALK_ONLY};
 use super::formats::lid_ports::{proxies, special_lid_ports};
 use super::formats::lids::{assign_lids, Lids};
 use super::{Datelines, LaneRule, Routes, RoutingError, SlToVl, DROP_VL};
@@ -545,7 +545,7 @@ impl LidRoutes {
             builder: CdgBuilder<'n>,
             tree: DestinationTree,
             pairs: usize,
-            start: Vec<u16>,
+            start: Vec<u32>,
             count: Vec<usize>,
             starts: Vec<usize>,
             failed: bool,
@@ -579,10 +579,10 @@ impl LidRoutes {
                         for &k in members {
                             if self.analysed(net, k, i) {
                                 part.pairs += 1;
+                                // A pair on SL 15 is dropped at its first hop
+                                // and waits on nothing, but its walk must work.
                                 let sl = self.sl(k, i) & 15;
-                                if sl != DROP_VL {
-                                    part.start[*y] |= 1 << sl;
-                                }
+                                part.start[*y] |= if sl == DROP_VL { WALK_ONLY } else { 1 << sl };
                             }
                         }
                     } else {
@@ -602,7 +602,7 @@ impl LidRoutes {
                     }
                     for &y in &part.starts {
                         part.pairs += part.count[y];
-                        part.start[y] = u16::from(part.count[y] > 0);
+                        part.start[y] = u32::from(part.count[y] > 0);
                         part.count[y] = 0;
                     }
                 }
@@ -617,13 +617,13 @@ impl LidRoutes {
                         ch.dst == e.node && e.port.is_none_or(|q| q == ch.dst_port)
                     })
                 };
-                let mut lanes = 0u16;
+                let mut lanes = 0u32;
                 for k in 0..part.starts.len() {
                     let y = part.starts[k];
                     let m = std::mem::take(&mut part.start[y]);
                     if m != 0 && !part.failed {
-                        lanes |= m;
-                        part.failed = !part.tree.spread(&map, col, y, u32::from(m), &end);
+                        lanes |= m & !WALK_ONLY;
+                        part.failed = !part.tree.spread(&map, col, y, m, &end);
                     }
                 }
                 if part.failed {

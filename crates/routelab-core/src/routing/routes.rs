@@ -1250,7 +1250,7 @@ impl Routes {
     /// their distance counted, and up to `examples` of them in destination
     /// order; `None` as for [`Routes::hop_stats`]'s fast path.
     pub(crate) fn table_detours(&self, net: &Network, examples: usize) -> Option<Detours> {
-        if self.paths.is_some() {
+        if self.paths.is_some() || self.check(net).is_err() {
             return None;
         }
         let (s, t) = (self.switches, self.terminals);
@@ -1491,9 +1491,9 @@ impl Routes {
         self.check(net)?;
         let inj = Self::injection_switches(net);
         let mut dist_of: Vec<Option<Vec<u32>>> = vec![None; self.switches];
-        let mut found = None;
+        let mut found: Option<(usize, usize, usize, usize)> = None;
         self.for_each_pair_hops(net, |s, d, h, _| {
-            if found.is_some() {
+            if found.is_some_and(|(fs, fd, ..)| (fs, fd) < (s, d)) {
                 return Ok(());
             }
             let x = inj[s].expect("checked by for_each_pair_hops");
@@ -1696,7 +1696,7 @@ impl Routes {
             }
             return Ok(report);
         }
-        if let Some(r) = self.tree_terminal_report(net, &inj, &by_switch)? {
+        if let Some(r) = self.tree_terminal_report(net)? {
             return Ok(r);
         }
         let mut lanes = Vec::new();
@@ -1757,17 +1757,19 @@ impl Routes {
     /// [`super::columns::DestinationTree`]): time linear in destinations x
     /// switches. `None` for other routes, or when a walk fails (the path
     /// by path check then names it).
-    fn tree_terminal_report(
-        &self,
-        net: &Network,
-        inj: &[Option<NodeId>],
-        by_switch: &[Vec<usize>],
-    ) -> Result<Option<DeadlockReport>, RoutingError> {
+    fn tree_terminal_report(&self, net: &Network) -> Result<Option<DeadlockReport>, RoutingError> {
         use super::columns::{columns, DestinationTree, PortMap, WALK_ONLY};
         if self.paths.is_some() || !matches!(self.lane_rule, LaneRule::Fixed) {
             return Ok(None);
         }
         let t = self.terminals;
+        let inj = Self::injection_switches(net);
+        let mut by_switch: Vec<Vec<usize>> = vec![Vec::new(); self.switches];
+        for (s, x) in inj.iter().enumerate() {
+            if let Some(x) = x {
+                by_switch[net.kind_index(*x)].push(s);
+            }
+        }
         let sources: Vec<usize> = (0..self.switches)
             .filter(|&y| !by_switch[y].is_empty())
             .collect();
@@ -1807,6 +1809,8 @@ impl Routes {
                 lanes &= lanes - 1;
                 if let Err(e) = builder.add_path_lane(lane) {
                     error = Some(e);
+                    tree.forget();
+                    return;
                 }
             }
             tree.finish(&map, col, &mut builder);
@@ -1895,7 +1899,10 @@ mod tests {
         ] {
             let net = spec::build(topology).unwrap();
             let routes = route(&net, engine, &RoutingOptions::default()).unwrap();
-            let got = routes.terminal_deadlock_report(&net).unwrap();
+            let got = routes
+                .tree_terminal_report(&net)
+                .unwrap()
+                .expect("tables with lanes fixed per pair go by destination tree");
             let mut builder = CdgBuilder::new(&net);
             let t = net.terminals().len();
             for s in 0..t {
@@ -1942,6 +1949,29 @@ mod tests {
             non_minimal += usize::from(want.first_non_minimal.is_some());
         }
         assert!(non_minimal > 0, "some non-minimal routing was compared");
+        // Terminals numbered against the switch order: a ring of 6
+        // switches, terminal i on switch 5 - i, routed up*/down* (the
+        // ring's far side goes the long way).
+        let (mut b, sc, tc) = crate::network::NetworkBuilder::with_default_classes("ring");
+        let sw: Vec<NodeId> = (0..6).map(|i| b.add_switch(format!("s{i}"), 3)).collect();
+        for i in 0..6 {
+            b.connect(sw[i], PortId(1), sw[(i + 1) % 6], PortId(2), sc)
+                .unwrap();
+        }
+        for i in 0..6 {
+            let h = b.add_terminal(format!("h{i}"), 1);
+            b.connect(h, PortId(1), sw[5 - i], PortId(3), tc).unwrap();
+        }
+        let net = b.build().unwrap();
+        let routes = route(&net, "updown", &RoutingOptions::default()).unwrap();
+        let by_tree = routes.table_hop_stats(&net).expect("every walk succeeds");
+        let want = hop_stats_by_pairs(&net, &routes);
+        assert!(want.first_non_minimal.is_some());
+        assert_eq!(by_tree, want);
+        assert_eq!(
+            routes.pairwise_first_non_minimal(&net).unwrap(),
+            want.first_non_minimal
+        );
         // A broken table: the pair-by-pair walk names it.
         let net = spec::build("kary-ntree:k=4,n=2").unwrap();
         let mut routes = route(&net, "ftree", &RoutingOptions::default()).unwrap();

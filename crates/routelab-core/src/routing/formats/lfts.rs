@@ -113,19 +113,19 @@ pub fn write_lid_lfts_to(
             )
         })
         .collect();
-    // One switch's lines at a time, written at once.
-    let mut lines = Vec::new();
-    for (x, &sw) in net.switches().iter().enumerate() {
+    // Each switch's section is formatted on its own (on every core, a few
+    // switches per core at a time) and written in switch order.
+    let section = |x: usize| -> Vec<u8> {
+        let sw = net.switches()[x];
         let node = net.node(sw);
-        writeln!(
-            out,
-            "Unicast lids [0-{max}] of switch Lid {} guid 0x{:016x} ('{}'):",
+        let mut lines = format!(
+            "Unicast lids [0-{max}] of switch Lid {} guid 0x{:016x} ('{}'):\n",
             lids.lid(sw),
             node.guid,
             one_line(&node.name)
-        )?;
+        )
+        .into_bytes();
         let mut count = 0usize;
-        lines.clear();
         for i in 0..lids.entries().len() {
             let Some(port) = view.port(x, i) else {
                 continue;
@@ -144,8 +144,17 @@ pub fn write_lid_lfts_to(
             lines.extend_from_slice(tails[i].as_bytes());
             count += 1;
         }
-        out.write_all(&lines)?;
-        writeln!(out, "{count} lids dumped")?;
+        lines.extend_from_slice(format!("{count} lids dumped\n").as_bytes());
+        lines
+    };
+    use rayon::prelude::*;
+    let wave = rayon::current_num_threads() * 4;
+    let switches: Vec<usize> = (0..net.switches().len()).collect();
+    for xs in switches.chunks(wave) {
+        let sections: Vec<Vec<u8>> = xs.par_iter().map(|&x| section(x)).collect();
+        for s in &sections {
+            out.write_all(s)?;
+        }
     }
     Ok(())
 }

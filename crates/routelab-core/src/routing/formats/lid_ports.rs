@@ -89,7 +89,7 @@ fn walk_passes(net: &Network, routes: &Routes, d: usize, mut x: usize, home: usi
 /// (`x`, `y`) would cost that for every switch `x` again.
 struct FirstPassing {
     slot: Vec<u32>,
-    switches: usize,
+    wanted: usize,
     first: Vec<u32>,
 }
 
@@ -104,37 +104,46 @@ impl FirstPassing {
                 wanted += 1;
             }
         }
-        let mut first = vec![NONE; wanted as usize * s];
-        if wanted > 0 {
+        // Per switch y, then per wanted switch: `first[y * wanted + k]`, so
+        // that each core takes a range of switches y, reading every
+        // destination's column itself.
+        let w = wanted as usize;
+        let mut first = vec![NONE; w * s];
+        if w > 0 {
+            use rayon::prelude::*;
             let map = PortMap::new(net);
-            let mut next = vec![NONE; s];
-            columns(&routes.table, net.terminals().len(), |d, ports| {
-                for (y, n) in next.iter_mut().enumerate() {
-                    *n = map.next(y, ports[y]);
-                }
-                for y in 0..s {
-                    let mut x = next[y];
-                    // A loop in the tables: stop after as many hops as
-                    // there are switches, as any walk does.
-                    for _ in 0..s {
-                        if x == NONE {
-                            break;
+            let per = s.div_ceil(rayon::current_num_threads()).max(1);
+            first
+                .par_chunks_mut(per * w)
+                .enumerate()
+                .for_each(|(chunk, out)| {
+                    let y0 = chunk * per;
+                    let mut next = vec![NONE; s];
+                    columns(&routes.table, net.terminals().len(), |d, ports| {
+                        for (y, n) in next.iter_mut().enumerate() {
+                            *n = map.next(y, ports[y]);
                         }
-                        let k = slot[x as usize];
-                        if k != NONE {
-                            let e = &mut first[k as usize * s + y];
-                            if *e == NONE {
-                                *e = d as u32;
+                        for (j, row) in out.chunks_mut(w).enumerate() {
+                            let mut x = next[y0 + j];
+                            // A loop in the tables: stop after as many
+                            // hops as there are switches, as any walk does.
+                            for _ in 0..s {
+                                if x == NONE {
+                                    break;
+                                }
+                                let k = slot[x as usize];
+                                if k != NONE && row[k as usize] == NONE {
+                                    row[k as usize] = d as u32;
+                                }
+                                x = next[x as usize];
                             }
                         }
-                        x = next[x as usize];
-                    }
-                }
-            });
+                    });
+                });
         }
         FirstPassing {
             slot,
-            switches: s,
+            wanted: w,
             first,
         }
     }
@@ -143,7 +152,7 @@ impl FirstPassing {
     fn get(&self, x: usize, y: usize) -> Option<usize> {
         match self.slot[x] {
             NONE => None,
-            k => match self.first[k as usize * self.switches + y] {
+            k => match self.first[y * self.wanted + k as usize] {
                 NONE => None,
                 d => Some(d as usize),
             },
@@ -236,8 +245,10 @@ pub(crate) fn special_lid_ports(
 ) -> Vec<Option<Vec<Option<u16>>>> {
     let proxy = proxies(net);
     let passing = FirstPassing::new(net, routes, &proxy);
+    // Each LID on its own: on every core.
+    use rayon::prelude::*;
     lids.entries()
-        .iter()
+        .par_iter()
         .map(|e| {
             (net.is_switch(e.node) || !single_homed(net, e.node))
                 .then(|| lid_ports(net, routes, &proxy, &passing, e))
