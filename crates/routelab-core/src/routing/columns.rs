@@ -85,11 +85,21 @@ impl PortMap {
 /// Calls `f(d, ports)` for every destination `d` in `0..cols` of the
 /// switch-major `table` (`switches * cols` entries), in order, where
 /// `ports[y]` is switch `y`'s entry for `d`.
-pub(crate) fn columns(table: &[u16], cols: usize, mut f: impl FnMut(usize, &[u16])) {
+pub(crate) fn columns(table: &[u16], cols: usize, f: impl FnMut(usize, &[u16])) {
+    columns_in(table, cols, 0..cols, f);
+}
+
+/// [`columns`] of the destinations in `range`.
+fn columns_in(
+    table: &[u16],
+    cols: usize,
+    range: std::ops::Range<usize>,
+    mut f: impl FnMut(usize, &[u16]),
+) {
     let switches = table.len().checked_div(cols).unwrap_or(0);
     let mut block = vec![0u16; BLOCK * switches];
-    for d0 in (0..cols).step_by(BLOCK) {
-        let width = BLOCK.min(cols - d0);
+    for d0 in range.clone().step_by(BLOCK) {
+        let width = BLOCK.min(range.end - d0);
         for y in 0..switches {
             let row = &table[y * cols + d0..y * cols + d0 + width];
             for (j, &p) in row.iter().enumerate() {
@@ -113,7 +123,6 @@ pub(crate) fn par_columns<S: Send>(
     f: impl Fn(&mut S, usize, &[u16]) + Sync,
 ) -> Vec<S> {
     use rayon::prelude::*;
-    let switches = table.len().checked_div(cols).unwrap_or(0);
     let parts = (rayon::current_num_threads() * 4).max(1);
     let per = cols.div_ceil(parts).div_ceil(BLOCK).max(1) * BLOCK;
     let ranges: Vec<(usize, usize)> = (0..cols)
@@ -124,19 +133,7 @@ pub(crate) fn par_columns<S: Send>(
         .into_par_iter()
         .map(|(a, b)| {
             let mut state = init();
-            let mut block = vec![0u16; BLOCK * switches];
-            for d0 in (a..b).step_by(BLOCK) {
-                let width = BLOCK.min(b - d0);
-                for y in 0..switches {
-                    let row = &table[y * cols + d0..y * cols + d0 + width];
-                    for (j, &p) in row.iter().enumerate() {
-                        block[j * switches + y] = p;
-                    }
-                }
-                for j in 0..width {
-                    f(&mut state, d0 + j, &block[j * switches..(j + 1) * switches]);
-                }
-            }
+            columns_in(table, cols, a..b, |d, ports| f(&mut state, d, ports));
             state
         })
         .collect()
@@ -299,5 +296,19 @@ mod tests {
             }
         });
         assert_eq!(seen, t);
+        // A partial last block, and the parallel reading in order.
+        let net = spec::build("kary-ntree:k=5,n=3").unwrap();
+        let routes = route(&net, "ftree", &RoutingOptions::default()).unwrap();
+        let t = net.terminals().len();
+        assert_ne!(t % BLOCK, 0);
+        let mut serial = Vec::new();
+        columns(&routes.table, t, |d, ports| {
+            serial.push((d, ports.to_vec()))
+        });
+        let parts = par_columns(&routes.table, t, Vec::new, |v, d, ports| {
+            v.push((d, ports.to_vec()))
+        });
+        assert_eq!(parts.concat(), serial);
+        assert_eq!(serial.len(), t);
     }
 }
