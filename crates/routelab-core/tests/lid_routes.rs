@@ -437,3 +437,32 @@ fn hop_stats_agree_with_every_pair_walked_on_dual_homed_fabrics() {
         }
     }
 }
+
+/// More switches and ports than one subnet has LIDs: no LFT, but the
+/// routes are checked per terminal pair, at the cost of destinations x
+/// switches (49,216 terminals x 64 switches here, 2.4 x 10^9 pairs).
+#[test]
+fn fabrics_beyond_the_lid_space_are_checked_per_terminal_pair() {
+    let net = routelab_core::network::spec::build("torus:64,c=769").unwrap();
+    let t = net.terminals().len();
+    assert!(matches!(
+        formats::assign_lids(&net),
+        Err(RoutingError::BeyondLidSpace { count: 49280, .. })
+    ));
+    // Up*/down* on a ring: deadlock-free, and the pairs whose short way
+    // crosses the root's far side go the long way round.
+    let r = routing::route(&net, "updown", &RoutingOptions::default()).unwrap();
+    let rep = r.deadlock_report(&net).unwrap();
+    assert!(rep.deadlock_free && rep.dependencies > 0, "{rep}");
+    assert_eq!(rep.paths, t * (t - 1));
+    let hops = r.hop_stats(&net).unwrap();
+    assert!(hops.max_hops > 32 && hops.max_hops < 64, "{hops:?}");
+    assert!(hops.first_non_minimal.is_some());
+    // Minimal routes on the same ring close a cycle, and the check finds it.
+    let m = routing::route(&net, "minhop", &RoutingOptions::default()).unwrap();
+    assert!(!m.deadlock_report(&net).unwrap().deadlock_free);
+    let dir = std::env::temp_dir().join(format!("routelab-beyond-{}", std::process::id()));
+    let e = formats::save_all(&net, &r, &dir, false).unwrap_err();
+    assert!(matches!(e, RoutingError::BeyondLidSpace { .. }), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -17,6 +17,18 @@ pub enum RoutingError {
     #[error("'{name}' is OpenSM's engine, which routelab does not reproduce: {why}")]
     NotOpenSm { name: String, why: String },
 
+    /// More switches and ports than one subnet has LIDs: no LFT can name
+    /// them all (routes are still checked per terminal pair).
+    #[error(
+        "LID assignment needs at most {max} switches and terminals (the unicast LID range), \
+         but '{network}' is a network of {count}: more than one InfiniBand subnet holds"
+    )]
+    BeyondLidSpace {
+        network: String,
+        count: usize,
+        max: u16,
+    },
+
     /// The engine needs structure the network lacks (DOR on a fat tree).
     #[error("{engine} needs {needs}, but '{network}' is {found}")]
     Unfit {

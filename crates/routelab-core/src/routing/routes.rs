@@ -556,7 +556,7 @@ pub struct Routes {
 /// Whether `e` says a network has more switches and ports than the
 /// unicast LIDs of one subnet.
 pub fn is_beyond_lid_space(e: &RoutingError) -> bool {
-    matches!(e, RoutingError::Unfit { engine, .. } if *engine == "LID assignment")
+    matches!(e, RoutingError::BeyondLidSpace { .. })
 }
 
 /// Hop counts of the routes of every pair of distinct terminals.

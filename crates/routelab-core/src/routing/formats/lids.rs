@@ -96,14 +96,10 @@ pub fn assign_lids(net: &Network) -> Result<Lids, RoutingError> {
         .collect();
     let count = net.switches().len() + net.terminals().len() + others.len();
     if count > usize::from(MAX_UNICAST_LID) {
-        return Err(RoutingError::Unfit {
-            engine: "LID assignment",
-            needs: format!(
-                "at most {} switches and terminals (the unicast LID range)",
-                MAX_UNICAST_LID
-            ),
+        return Err(RoutingError::BeyondLidSpace {
             network: net.name().to_string(),
-            found: format!("a network of {count}"),
+            count,
+            max: MAX_UNICAST_LID,
         });
     }
     let mut lid = vec![0u16; net.node_count()];
