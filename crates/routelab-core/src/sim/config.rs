@@ -511,6 +511,12 @@ pub struct RunSpec {
     /// beyond what the network accepts grows the source queues without
     /// bound.
     pub max_packets: u64,
+    /// Threads: the network is split into this many parts, run side by
+    /// side in windows no longer than the smallest latency of a channel
+    /// between them. A run is the same for a given seed and thread count;
+    /// other counts, 1 included, give runs that differ as different seeds
+    /// do. Open-loop traffic only.
+    pub threads: usize,
 }
 
 impl Default for RunSpec {
@@ -526,6 +532,7 @@ impl Default for RunSpec {
             max_time: "10ms".into(),
             channel_stats: false,
             max_packets: 32_000_000,
+            threads: 1,
         }
     }
 }

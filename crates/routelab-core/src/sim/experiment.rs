@@ -13,6 +13,7 @@ use super::engine::Kind;
 use super::error::{ConfigError, SimError};
 use super::link::MAX_BUFFER_FLITS;
 use super::load;
+use super::parallel::{Parallel, Tally};
 use super::roundtrip;
 use super::state::{Params, Sim};
 use super::stats::{close, SimResult};
@@ -661,9 +662,43 @@ impl Experiment {
         let mut params = self.params.clone();
         params.message_rate =
             flits / (f64::from(params.packet_flits) * f64::from(params.message_packets));
+        let threads = self.spec.run.threads;
+        if threads > 1 {
+            if self.pattern.is_none() {
+                return Err(ConfigError::invalid(
+                    "run.threads",
+                    threads,
+                    "1 for closed-loop workloads (parallel runs take open-loop traffic)",
+                )
+                .into());
+            }
+            let mut par = Parallel::new(
+                &self.net,
+                &self.router,
+                &params,
+                self.pattern.as_ref(),
+                threads,
+            )?;
+            if params.message_rate > 0.0 {
+                par.start_generation();
+            }
+            let (window_ps, converged, drained, periods) = self.open_loop(&mut par)?;
+            let result = self.result(
+                &par.tally(),
+                None,
+                load,
+                flits,
+                window_ps,
+                converged,
+                drained,
+                periods,
+                wall,
+            );
+            par.settle(self.settle_ps())?;
+            par.check_conservation()?;
+            return Ok(result);
+        }
         let mut sim = Sim::new(&self.net, &self.router, &params, self.pattern.as_ref())?;
-        let run = &self.spec.run;
-        let cyc = params.cycle_ps;
         let (window_ps, converged, drained, periods) = if self.pattern.is_some() {
             if params.message_rate > 0.0 {
                 for t in 0..self.net.terminals().len() {
@@ -673,48 +708,7 @@ impl Experiment {
                     }
                 }
             }
-            // Warm-up.
-            let period = run.warmup_cycles.saturating_mul(cyc);
-            let mut prev: Option<(f64, u64)> = None;
-            let mut periods = 0;
-            loop {
-                periods += 1;
-                sim.run_until(sim.now + period)?;
-                let cur = sim.c.end_period();
-                if periods >= run.warmup_periods.max(1) {
-                    break;
-                }
-                if let Some(p) = prev {
-                    if close(p.0, cur.0, run.convergence)
-                        && close(p.1 as f64, cur.1 as f64, run.convergence)
-                    {
-                        break;
-                    }
-                }
-                prev = Some(cur);
-            }
-            // Measurement, in two halves for the convergence test.
-            let m = run.measure_cycles.max(2).saturating_mul(cyc);
-            let m0 = sim.now;
-            sim.c.measuring = true;
-            sim.run_until(m0 + m / 2)?;
-            let first = sim.c.end_period();
-            sim.run_until(m0 + m)?;
-            let second = sim.c.end_period();
-            sim.c.measuring = false;
-            let converged = close(first.0, second.0, run.convergence)
-                && close(first.1 as f64, second.1 as f64, run.convergence);
-            // Drain.
-            let drain = run
-                .drain_cycles
-                .unwrap_or(2 * run.measure_cycles)
-                .saturating_mul(cyc);
-            let limit = sim.now.saturating_add(drain);
-            let chunk = (m / 8).max(100 * cyc);
-            while sim.c.measured_outstanding > 0 && sim.now < limit {
-                sim.run_until((sim.now + chunk).min(limit))?;
-            }
-            (m, converged, sim.c.measured_outstanding == 0, periods)
+            self.open_loop(&mut sim)?
         } else {
             let w = &self.spec.traffic;
             let message_bytes = w
@@ -732,8 +726,9 @@ impl Experiment {
                 w.rounds,
                 w.messages,
             ));
-            let limit = Picos::parse(&run.max_time)
-                .map_err(|e| ConfigError::invalid("run.max_time", &run.max_time, e.reason))?
+            let max_time = &self.spec.run.max_time;
+            let limit = Picos::parse(max_time)
+                .map_err(|e| ConfigError::invalid("run.max_time", max_time, e.reason))?
                 .0;
             sim.c.measuring = true;
             sim.closed_start();
@@ -755,12 +750,72 @@ impl Experiment {
             sim.now = closed.finished_ps().max(1);
             (sim.now, true, true, 0)
         };
+        let workload = sim.closed.as_ref().map(Closed::result);
         let result = self.result(
-            &sim, load, flits, window_ps, converged, drained, periods, wall,
+            &sim.tally(),
+            workload,
+            load,
+            flits,
+            window_ps,
+            converged,
+            drained,
+            periods,
+            wall,
         );
         sim.settle(self.settle_ps())?;
         sim.check_conservation()?;
         Ok(result)
+    }
+
+    /// Open loop: warm-up until it converges, the measurement in two
+    /// halves, then the drain of the measured packets. Returns the
+    /// measurement window, whether it converged and drained, and the
+    /// warm-up periods run.
+    fn open_loop(&self, sim: &mut impl Runner) -> Result<(u64, bool, bool, u32), SimError> {
+        let run = &self.spec.run;
+        let cyc = self.params.cycle_ps;
+        // Warm-up.
+        let period = run.warmup_cycles.saturating_mul(cyc);
+        let mut prev: Option<(f64, u64)> = None;
+        let mut periods = 0;
+        loop {
+            periods += 1;
+            sim.run_until(sim.now() + period)?;
+            let cur = sim.end_period();
+            if periods >= run.warmup_periods.max(1) {
+                break;
+            }
+            if let Some(p) = prev {
+                if close(p.0, cur.0, run.convergence)
+                    && close(p.1 as f64, cur.1 as f64, run.convergence)
+                {
+                    break;
+                }
+            }
+            prev = Some(cur);
+        }
+        // Measurement, in two halves for the convergence test.
+        let m = run.measure_cycles.max(2).saturating_mul(cyc);
+        let m0 = sim.now();
+        sim.set_measuring(true);
+        sim.run_until(m0 + m / 2)?;
+        let first = sim.end_period();
+        sim.run_until(m0 + m)?;
+        let second = sim.end_period();
+        sim.set_measuring(false);
+        let converged = close(first.0, second.0, run.convergence)
+            && close(first.1 as f64, second.1 as f64, run.convergence);
+        // Drain.
+        let drain = run
+            .drain_cycles
+            .unwrap_or(2 * run.measure_cycles)
+            .saturating_mul(cyc);
+        let limit = sim.now().saturating_add(drain);
+        let chunk = (m / 8).max(100 * cyc);
+        while sim.measured_outstanding() > 0 && sim.now() < limit {
+            sim.run_until((sim.now() + chunk).min(limit))?;
+        }
+        Ok((m, converged, sim.measured_outstanding() == 0, periods))
     }
 
     /// How long [`Sim::settle`] may take to empty the network after a
@@ -776,7 +831,8 @@ impl Experiment {
     #[allow(clippy::too_many_arguments)]
     fn result(
         &self,
-        sim: &Sim,
+        sim: &Tally,
+        workload: Option<super::stats::WorkloadResult>,
         load: f64,
         offered_target: f64,
         window_ps: u64,
@@ -850,14 +906,14 @@ impl Experiment {
             max_hops: c.hops_max,
             packets_generated: c.gen_packets,
             packets_delivered: c.delivered_packets,
-            packets_in_flight: sim.pk.alive(),
+            packets_in_flight: sim.alive,
             packets_measured: c.measured,
             packets_measured_delivered: c.lat.count(),
             flits_generated: c.gen_flits,
             flits_delivered: c.delivered_flits,
             flit_hops: sim.flit_hops,
             transits: c.transits,
-            transit_peak_bytes: sim.transit_peak * u64::from(sim.p.flit_bytes),
+            transit_peak_bytes: sim.transit_peak * u64::from(p.flit_bytes),
             transit_spills: sim.transit_spills,
             channel_util_mean: util_mean,
             channel_util_max: util_max,
@@ -882,8 +938,7 @@ impl Experiment {
             simulated_ps: sim.now,
             wall_seconds: wall.elapsed().as_secs_f64(),
             events: sim.events,
-            workload: sim.closed.as_ref().map(|c| {
-                let mut w = c.result();
+            workload: workload.map(|mut w| {
                 if let Some(r) = &self.renumbered {
                     for pair in &mut w.pairs {
                         pair.src = r.terminal[pair.src as usize];
@@ -894,5 +949,52 @@ impl Experiment {
             }),
             warnings: self.warnings.clone(),
         }
+    }
+}
+
+/// What [`Experiment::open_loop`] drives: one [`Sim`], or the parts of a
+/// parallel run.
+trait Runner {
+    /// The last instant run.
+    fn now(&self) -> u64;
+    fn run_until(&mut self, t_end: u64) -> Result<(), SimError>;
+    fn end_period(&mut self) -> (f64, u64);
+    fn set_measuring(&mut self, on: bool);
+    fn measured_outstanding(&self) -> u64;
+}
+
+impl Runner for Sim<'_> {
+    fn now(&self) -> u64 {
+        self.now
+    }
+    fn run_until(&mut self, t_end: u64) -> Result<(), SimError> {
+        Sim::run_until(self, t_end)
+    }
+    fn end_period(&mut self) -> (f64, u64) {
+        self.c.end_period()
+    }
+    fn set_measuring(&mut self, on: bool) {
+        self.c.measuring = on;
+    }
+    fn measured_outstanding(&self) -> u64 {
+        self.c.measured_outstanding
+    }
+}
+
+impl Runner for Parallel<'_> {
+    fn now(&self) -> u64 {
+        Parallel::now(self)
+    }
+    fn run_until(&mut self, t_end: u64) -> Result<(), SimError> {
+        Parallel::run_until(self, t_end)
+    }
+    fn end_period(&mut self) -> (f64, u64) {
+        Parallel::end_period(self)
+    }
+    fn set_measuring(&mut self, on: bool) {
+        Parallel::set_measuring(self, on)
+    }
+    fn measured_outstanding(&self) -> u64 {
+        Parallel::measured_outstanding(self)
     }
 }

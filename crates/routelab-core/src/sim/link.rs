@@ -78,6 +78,9 @@ pub(super) struct Chan {
     pub rr: u8,
     /// Heads wait for one of its VCs ([`super::state::Sim::waiters`]).
     pub waiting: bool,
+    /// Parallel runs: its ends lie in different parts, so what it carries
+    /// either way is posted to the other part ([`super::parallel`]).
+    pub cross: bool,
 }
 
 impl Chan {
@@ -207,6 +210,7 @@ impl Chan {
             kind: t.kind,
             rr: 0,
             waiting: false,
+            cross: false,
         }
     }
 }

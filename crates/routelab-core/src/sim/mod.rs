@@ -91,6 +91,8 @@ mod link;
 pub mod load;
 mod nic;
 mod packet;
+mod parallel;
+mod partition;
 mod rounds;
 pub mod roundtrip;
 mod saturate;

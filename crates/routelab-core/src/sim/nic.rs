@@ -52,7 +52,7 @@ impl<'a> super::state::Sim<'a> {
         }
         if flags & flag::MEASURED != 0 {
             self.c.measured += 1;
-            self.c.measured_outstanding += 1;
+            self.c.measured_outstanding = self.c.measured_outstanding.wrapping_add(1);
         }
     }
 
@@ -258,7 +258,7 @@ impl<'a> super::state::Sim<'a> {
             let meta = &mut self.pk.meta[p as usize];
             if meta.inject_ps == u64::MAX {
                 meta.inject_ps = self.now;
-                self.in_net += 1;
+                self.in_net = self.in_net.wrapping_add(1);
             }
         }
         let idx = self.nic[ti].cur_sent;
@@ -461,7 +461,9 @@ impl<'a> super::state::Sim<'a> {
         let hdr = self.pk.hdr[pi];
         let meta = self.pk.meta[pi];
         let flits = u64::from(hdr.flits);
-        self.in_net -= 1;
+        // A parallel run's parts count packets in where they enter and
+        // out where they leave: each part's count wraps, their sum does not.
+        self.in_net = self.in_net.wrapping_sub(1);
         self.c.delivered_packets += 1;
         self.c.delivered_flits += flits;
         let lat = self.now - meta.gen_ps;
@@ -474,21 +476,22 @@ impl<'a> super::state::Sim<'a> {
         self.c.period_n += 1;
         let measured = meta.flags & flag::MEASURED != 0;
         if measured {
-            self.c.measured_outstanding -= 1;
+            self.c.measured_outstanding = self.c.measured_outstanding.wrapping_sub(1);
             self.c.lat.record(lat);
             self.c.net_lat.record(self.now - meta.inject_ps);
             self.c.hops_sum += u64::from(hdr.hops);
             self.c.hops_max = self.c.hops_max.max(u32::from(hdr.hops));
         }
-        self.pk.release(p);
+        if self.pk.owns(p) {
+            self.pk.release(p);
+        } else {
+            self.post_release(p);
+        }
         if meta.flags & flag::MESSAGE != 0 {
-            let left = &mut self.msgs.left[meta.msg as usize];
-            *left -= 1;
-            if *left == 0 {
-                self.msgs.free.push(meta.msg);
-                if measured {
-                    self.c.msg_lat.record(lat);
-                }
+            if !self.msgs.owns(meta.msg) {
+                self.post_message_delivery(meta.msg, lat, measured);
+            } else if self.msgs.delivered(meta.msg) && measured {
+                self.c.msg_lat.record(lat);
             }
         } else if meta.msg != NONE {
             self.closed_delivered(meta.msg, meta.flags, hdr.target);

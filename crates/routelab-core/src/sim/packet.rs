@@ -46,15 +46,50 @@ pub(super) struct Packets {
     pub next: Vec<u32>,
     free: Vec<u32>,
     alive: u64,
+    /// A parallel run's part numbers its packets `k * parts + part`, so
+    /// that packet numbers are unique over the run and each names the
+    /// part that reuses it; 1 and 0 otherwise.
+    parts: u32,
+    part: u32,
+    /// Packets this part has numbered.
+    numbered: u32,
 }
 
 impl Packets {
     pub fn with_capacity(n: usize) -> Self {
-        let mut p = Packets::default();
+        let mut p = Packets {
+            parts: 1,
+            ..Packets::default()
+        };
         p.hdr.reserve(n);
         p.meta.reserve(n);
         p.next.reserve(n);
         p
+    }
+
+    /// Numbers this part's packets apart from the other parts'.
+    pub fn set_part(&mut self, part: usize, parts: usize) {
+        self.part = part as u32;
+        self.parts = parts as u32;
+    }
+
+    /// Whether this part numbered packet `p` (and so reuses its number).
+    #[inline]
+    pub fn owns(&self, p: u32) -> bool {
+        p % self.parts == self.part
+    }
+
+    /// A copy of packet `p` from another part, whose head enters this one.
+    pub fn receive(&mut self, p: u32, hdr: Header, meta: Meta) {
+        let k = p as usize;
+        if k >= self.hdr.len() {
+            self.hdr.resize(k + 1, Header::default());
+            self.meta.resize(k + 1, meta);
+            self.next.resize(k + 1, NONE);
+        }
+        self.hdr[k] = hdr;
+        self.meta[k] = meta;
+        self.next[k] = NONE;
     }
 
     /// A new packet; its slot may be a reused one.
@@ -66,21 +101,34 @@ impl Packets {
             msg,
             flags,
         };
-        if let Some(i) = self.free.pop() {
-            let k = i as usize;
-            self.hdr[k] = hdr;
-            self.meta[k] = meta;
-            self.next[k] = NONE;
-            i
-        } else {
+        let i = match self.free.pop() {
+            Some(i) => i,
+            None => {
+                let i = self.numbered * self.parts + self.part;
+                self.numbered += 1;
+                i
+            }
+        };
+        let k = i as usize;
+        if k >= self.hdr.len() {
+            // One part alone (the sequential run) pushes at the end.
+            self.hdr.resize(k, Header::default());
+            self.meta.resize(k, meta);
+            self.next.resize(k, NONE);
             self.hdr.push(hdr);
             self.meta.push(meta);
             self.next.push(NONE);
-            (self.hdr.len() - 1) as u32
+        } else {
+            self.hdr[k] = hdr;
+            self.meta[k] = meta;
+            self.next[k] = NONE;
         }
+        i
     }
 
+    /// Packet `p`, numbered by this part, is gone.
     pub fn release(&mut self, p: u32) {
+        debug_assert!(self.owns(p));
         self.alive -= 1;
         self.free.push(p);
     }

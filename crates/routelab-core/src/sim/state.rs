@@ -132,24 +132,68 @@ pub(super) struct Nic {
 
 /// Open-loop messages of several packets still being delivered: packets
 /// left per message, slots reused.
-#[derive(Debug, Default)]
+/// A parallel run's part numbers its messages as its packets
+/// ([`Packets::set_part`]): the part that generated one counts its
+/// deliveries.
+#[derive(Debug)]
 pub(super) struct Messages {
     pub left: Vec<u32>,
     pub free: Vec<u32>,
+    parts: u32,
+    part: u32,
+    numbered: u32,
+}
+
+impl Default for Messages {
+    fn default() -> Self {
+        Messages {
+            left: Vec::new(),
+            free: Vec::new(),
+            parts: 1,
+            part: 0,
+            numbered: 0,
+        }
+    }
 }
 
 impl Messages {
     pub fn alloc(&mut self, packets: u32) -> u32 {
-        match self.free.pop() {
-            Some(i) => {
-                self.left[i as usize] = packets;
+        let i = match self.free.pop() {
+            Some(i) => i,
+            None => {
+                let i = self.numbered * self.parts + self.part;
+                self.numbered += 1;
                 i
             }
-            None => {
-                self.left.push(packets);
-                (self.left.len() - 1) as u32
-            }
+        };
+        let k = i as usize;
+        if k >= self.left.len() {
+            self.left.resize(k + 1, 0);
         }
+        self.left[k] = packets;
+        i
+    }
+
+    pub fn set_part(&mut self, part: usize, parts: usize) {
+        self.part = part as u32;
+        self.parts = parts as u32;
+    }
+
+    /// Whether this part generated message `m`.
+    #[inline]
+    pub fn owns(&self, m: u32) -> bool {
+        m % self.parts == self.part
+    }
+
+    /// A packet of message `m` was delivered: true when it was the last.
+    pub fn delivered(&mut self, m: u32) -> bool {
+        let left = &mut self.left[m as usize];
+        *left -= 1;
+        if *left == 0 {
+            self.free.push(m);
+            return true;
+        }
+        false
     }
 }
 
@@ -224,6 +268,9 @@ pub(super) struct Sim<'a> {
     /// `(ln(1 - rate), rate)`: the logarithm geometric gaps divide by,
     /// kept for the rate it was computed for.
     pub log_idle: (f64, f64),
+    /// In a parallel run, the part this is and its messages to the
+    /// others ([`super::parallel`]).
+    pub part: Option<Box<super::parallel::Part>>,
 }
 
 /// How many events ahead [`Sim::run_until`] prefetches.
@@ -530,6 +577,7 @@ impl<'a> Sim<'a> {
             events: 0,
             flit_hops: 0,
             log_idle: (0.0, f64::NAN),
+            part: None,
         })
     }
 
@@ -571,16 +619,21 @@ impl<'a> Sim<'a> {
     /// sender of `c`: it arrives after the channel's latency.
     #[inline]
     pub fn send_back(&mut self, c: u32, vc: u8, tag: u16) {
-        let at = self.now + u64::from(self.ch[c as usize].lat_ps);
-        self.q.push(Event {
-            time: at,
+        let k = &self.ch[c as usize];
+        let ev = Event {
+            time: self.now + u64::from(k.lat_ps),
             obj: c,
             pkt: 0,
             idx: tag,
             vc,
             kind: Kind::Credit,
             next: Ahead::NONE,
-        });
+        };
+        if k.cross {
+            self.post_back(ev);
+        } else {
+            self.q.push(ev);
+        }
     }
 
     /// A flit left input buffer `(c, vc)` (not under stop & go): its slot
@@ -593,7 +646,9 @@ impl<'a> Sim<'a> {
         let iv = self.p.iv(c, u32::from(vc)) as usize;
         let r = &mut self.vc[iv];
         r.settle(now);
-        if r.returns_at != NO_RETURN {
+        // The sender's half of the record belongs to another part when the
+        // channel crosses: the credit goes as a message.
+        if r.returns_at != NO_RETURN || self.ch[c as usize].cross {
             self.send_back(c, vc, TAG_CREDIT);
             return;
         }
@@ -653,14 +708,17 @@ impl<'a> Sim<'a> {
             if let Some(fault) = self.fault.take() {
                 return Err(fault);
             }
-            if self.in_net > 0 && self.now - self.last_progress > self.p.watchdog_ps {
+            // A part of a parallel run sees only its share of the packets:
+            // the run as a whole watches for deadlocks.
+            let whole = self.part.is_none();
+            if whole && self.in_net > 0 && self.now - self.last_progress > self.p.watchdog_ps {
                 return Err(self.deadlock());
             }
             if !self.q.refill(t_end) {
                 break;
             }
         }
-        if self.q.len() == 0 && self.in_net > 0 {
+        if self.part.is_none() && self.q.len() == 0 && self.in_net > 0 {
             return Err(self.deadlock());
         }
         if t_end != u64::MAX {
@@ -791,30 +849,6 @@ impl<'a> Sim<'a> {
     /// Flits generated (and re-injected) minus those consumed by
     /// terminals, against the flits found in queues, buffers and links.
     pub fn check_conservation(&self) -> Result<(), SimError> {
-        let mut found = 0u64;
-        for n in &self.nic {
-            for q in [n.source_q, n.transit_q] {
-                found += q
-                    .iter(&self.pk.next)
-                    .map(|p| u64::from(self.pk.hdr[p as usize].flits))
-                    .sum::<u64>();
-            }
-            if n.cur != NONE {
-                found += u64::from(self.pk.hdr[n.cur as usize].flits - n.cur_sent);
-            }
-        }
-        found += self.vc.iter().map(|b| u64::from(b.len)).sum::<u64>();
-        found += self.in_flight;
-        let generated = self.c.gen_flits + self.c.reinjected_flits;
-        let consumed = self.c.sunk_flits;
-        let packets_ok = self.pk.alive() == self.c.gen_packets - self.c.delivered_packets;
-        if generated != consumed + found || !packets_ok {
-            return Err(SimError::Conservation {
-                generated,
-                delivered: consumed,
-                in_flight: found,
-            });
-        }
-        Ok(())
+        self.census().check()
     }
 }

@@ -69,6 +69,17 @@ impl Histogram {
         self.n
     }
 
+    /// Adds the values `o` recorded.
+    pub fn merge(&mut self, o: &Histogram) {
+        for (a, b) in self.counts.iter_mut().zip(&o.counts) {
+            *a += b;
+        }
+        self.n += o.n;
+        self.sum += o.sum;
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+    }
+
     pub fn mean(&self) -> f64 {
         if self.n == 0 {
             0.0
@@ -140,7 +151,7 @@ pub struct HistogramBin {
 }
 
 /// Counters kept while a run goes.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Counters {
     /// Inside the measurement window.
     pub measuring: bool,
@@ -195,6 +206,39 @@ impl Counters {
         } else {
             (lo as f64 / cycles, hi as f64 / cycles)
         }
+    }
+
+    /// Adds another part's counts (a parallel run's result).
+    pub fn merge(&mut self, o: &Counters) {
+        self.gen_packets += o.gen_packets;
+        self.gen_flits += o.gen_flits;
+        self.delivered_packets += o.delivered_packets;
+        self.delivered_flits += o.delivered_flits;
+        self.sunk_flits += o.sunk_flits;
+        self.reinjected_flits += o.reinjected_flits;
+        self.transits += o.transits;
+        self.win_gen_flits += o.win_gen_flits;
+        self.win_delivered_flits += o.win_delivered_flits;
+        for (a, b) in self.win_src_gen.iter_mut().zip(&o.win_src_gen) {
+            *a += b;
+        }
+        for (a, b) in self.win_src_delivered.iter_mut().zip(&o.win_src_delivered) {
+            *a += b;
+        }
+        self.measured_outstanding = self
+            .measured_outstanding
+            .wrapping_add(o.measured_outstanding);
+        self.measured += o.measured;
+        self.lat.merge(&o.lat);
+        self.net_lat.merge(&o.net_lat);
+        self.msg_lat.merge(&o.msg_lat);
+        self.stops += o.stops;
+        self.occupancy_max = self.occupancy_max.max(o.occupancy_max);
+        self.hops_sum += o.hops_sum;
+        self.hops_max = self.hops_max.max(o.hops_max);
+        self.period_lat_sum += o.period_lat_sum;
+        self.period_n += o.period_n;
+        self.period_flits += o.period_flits;
     }
 
     /// Mean latency and delivered flits of the period now ending; resets it.

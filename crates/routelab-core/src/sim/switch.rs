@@ -140,7 +140,8 @@ impl<'a> super::state::Sim<'a> {
     /// [`Self::arrive`] compiled for one router type.
     fn arrive_with<R: HopRouter + ?Sized>(&mut self, router: &R, ev: Event) {
         let c = ev.obj;
-        self.in_flight -= 1;
+        // Counted by the sender: in a parallel run, another part's.
+        self.in_flight = self.in_flight.wrapping_sub(1);
         let iv = self.p.iv(c, u32::from(ev.vc));
         let k = &self.ch[c as usize];
         if k.kind == TO_TERM {
@@ -784,10 +785,14 @@ impl<'a> super::state::Sim<'a> {
         k.busy = now + fp;
         let reach = now + fp + u64::from(k.lat_ps);
         let to_switch = k.kind != TO_TERM;
+        let cross = k.cross;
         if self.c.measuring {
             self.util[o as usize] += fp;
         }
-        if to_switch && self.p.stop_go {
+        if cross {
+            // Delivered to the part of the receiving switch.
+            self.post_flit(o, vc, pkt, idx, next, reach);
+        } else if to_switch && self.p.stop_go {
             self.q.push(Event {
                 time: reach,
                 obj: o,
@@ -804,16 +809,18 @@ impl<'a> super::state::Sim<'a> {
         } else {
             0
         };
-        self.q.push(Event {
-            time: reach + delay,
-            obj: o,
-            pkt,
-            idx,
-            vc,
-            kind: Kind::Arrive,
-            next,
-        });
-        self.in_flight += 1;
+        if !cross {
+            self.q.push(Event {
+                time: reach + delay,
+                obj: o,
+                pkt,
+                idx,
+                vc,
+                kind: Kind::Arrive,
+                next,
+            });
+        }
+        self.in_flight = self.in_flight.wrapping_add(1);
         self.flit_hops += 1;
         self.last_progress = now;
     }

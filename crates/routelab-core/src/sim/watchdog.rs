@@ -17,7 +17,7 @@ use crate::routing::adaptive::{Here, RouterCtx};
 
 impl super::state::Sim<'_> {
     /// The waits of buffer `iv`, appended to `out`.
-    fn waits(&mut self, iv: u32, out: &mut Vec<u32>) {
+    pub(super) fn waits(&mut self, iv: u32, out: &mut Vec<u32>) {
         let b = self.vc[iv as usize];
         if b.len == 0 {
             return;
@@ -111,7 +111,7 @@ impl super::state::Sim<'_> {
 
 /// A cycle in a graph given as CSR (`start` has one entry per node plus
 /// one), by iterative depth-first search; empty if acyclic.
-fn find_cycle(start: &[u32], edges: &[u32]) -> Vec<u32> {
+pub(super) fn find_cycle(start: &[u32], edges: &[u32]) -> Vec<u32> {
     let n = start.len() - 1;
     // 0 unseen, 1 on the stack, 2 done.
     let mut color = vec![0u8; n];

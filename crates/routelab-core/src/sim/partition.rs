@@ -1,0 +1,218 @@
+//! How a parallel run splits the network: each part (one thread) owns a
+//! set of switches with the terminals cabled to them, and talks to the
+//! others only through the channels that cross between parts.
+//!
+//! A message on a channel takes at least the channel's latency to reach
+//! the other end (a credit takes exactly that, a flit its serialisation
+//! on top), so no event in a part can affect another part sooner than
+//! the smallest latency of a crossing channel. The parts therefore run
+//! independently through windows that long and exchange their messages
+//! between windows, in an order fixed by part numbers alone: a run is
+//! the same for a given seed and number of parts, whatever the threads'
+//! timing.
+
+use super::error::ConfigError;
+use crate::network::Network;
+
+/// Which part owns what, and the window the parts may run apart.
+#[derive(Debug, Clone)]
+pub(super) struct Partition {
+    pub parts: usize,
+    /// Per terminal: its part (that of the switch it injects into).
+    pub term_part: Vec<u16>,
+    /// Per channel: the parts of its sender and of its receiver.
+    pub tx_part: Vec<u16>,
+    pub rx_part: Vec<u16>,
+    /// The smallest latency of a channel between parts, in ps (the
+    /// window), or `u64::MAX` when no channel crosses.
+    pub window_ps: u64,
+}
+
+/// The most parts a run may have.
+pub(crate) const MAX_PARTS: usize = 1024;
+
+impl Partition {
+    /// `parts` parts of `net`: runs of consecutive switches (network
+    /// builders number switches along their coordinates or levels, so a
+    /// run is a compact region: slabs of a torus, subtrees of a tree)
+    /// carrying about equal numbers of terminals and switches.
+    pub fn new(net: &Network, parts: usize) -> Result<Self, ConfigError> {
+        let switches = net.switches();
+        if parts == 0 || parts > MAX_PARTS.min(switches.len().max(1)) {
+            return Err(ConfigError::invalid(
+                "run.threads",
+                parts,
+                format!(
+                    "1..={} (one part per thread, each with at least one of the {} switches)",
+                    MAX_PARTS.min(switches.len().max(1)),
+                    switches.len()
+                ),
+            ));
+        }
+        // Terminals cabled to each switch, by the channel they inject on.
+        let mut terms_at = vec![0u64; switches.len()];
+        let mut term_switch = vec![u32::MAX; net.terminals().len()];
+        for (t, &node) in net.terminals().iter().enumerate() {
+            if let Some(&c) = net
+                .out_channels(node)
+                .iter()
+                .find(|&&c| net.is_switch(net.channel(c).dst))
+            {
+                let s = net.kind_index(net.channel(c).dst);
+                terms_at[s] += 1;
+                term_switch[t] = s as u32;
+            }
+        }
+        // Weight of a switch: itself and its terminals.
+        let total: u64 = terms_at.iter().map(|&n| n + 1).sum();
+        let mut switch_part = vec![0u16; switches.len()];
+        let mut acc = 0u64;
+        for (s, part) in switch_part.iter_mut().enumerate() {
+            // Part k takes the switches whose weight midpoint falls in the
+            // k-th equal share of the total.
+            let w = terms_at[s] + 1;
+            let mid = 2 * acc + w;
+            *part = ((mid * parts as u64) / (2 * total)).min(parts as u64 - 1) as u16;
+            acc += w;
+        }
+        // Every part owns a switch (parts <= switches): shift runs that
+        // came out empty (very uneven weights) onto a neighbour's tail.
+        for k in 1..parts as u16 {
+            if !switch_part.contains(&k) {
+                let last = switch_part.iter().rposition(|&p| p < k).unwrap_or(0);
+                switch_part[last] = k;
+            }
+        }
+        let term_part = term_switch
+            .iter()
+            .map(|&s| {
+                if s == u32::MAX {
+                    0
+                } else {
+                    switch_part[s as usize]
+                }
+            })
+            .collect();
+        let node_part = |n: crate::NodeId| -> u16 {
+            if net.is_switch(n) {
+                switch_part[net.kind_index(n)]
+            } else {
+                let t = net.kind_index(n);
+                match term_switch[t] {
+                    u32::MAX => 0,
+                    s => switch_part[s as usize],
+                }
+            }
+        };
+        let mut tx_part = Vec::with_capacity(net.channel_count());
+        let mut rx_part = Vec::with_capacity(net.channel_count());
+        let mut window_ps = u64::MAX;
+        for c in net.channels() {
+            let (a, b) = (node_part(c.src), node_part(c.dst));
+            if a != b {
+                let lat = net.class(c.class).latency.0;
+                if lat == 0 {
+                    return Err(ConfigError::invalid(
+                        "run.threads",
+                        parts,
+                        format!(
+                            "1: channel {} -> {} crosses between parts with no latency, and \
+                             parts may only run apart for the smallest latency of such a \
+                             channel (give the links a latency above 0)",
+                            net.label(c.src),
+                            net.label(c.dst)
+                        ),
+                    ));
+                }
+                window_ps = window_ps.min(lat);
+            }
+            tx_part.push(a);
+            rx_part.push(b);
+        }
+        Ok(Partition {
+            parts,
+            term_part,
+            tx_part,
+            rx_part,
+            window_ps,
+        })
+    }
+
+    /// Channels whose ends lie in different parts.
+    #[cfg(test)]
+    pub fn crossing(&self) -> usize {
+        self.tx_part
+            .iter()
+            .zip(&self.rx_part)
+            .filter(|(a, b)| a != b)
+            .count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::spec;
+
+    fn torus(text: &str) -> Network {
+        spec::build(text).unwrap()
+    }
+
+    #[test]
+    fn parts_are_balanced_runs_and_own_every_switch() {
+        let net = torus("torus:8x8x8");
+        for parts in [1, 2, 3, 5, 8, 16, 512] {
+            let p = Partition::new(&net, parts).unwrap();
+            // A switch's part is that of the channels it sends on.
+            let mut switch_part = vec![u16::MAX; net.switches().len()];
+            for (i, c) in net.channels().enumerate() {
+                if net.is_switch(c.src) {
+                    let s = &mut switch_part[net.kind_index(c.src)];
+                    assert!(*s == u16::MAX || *s == p.tx_part[i]);
+                    *s = p.tx_part[i];
+                }
+            }
+            for (i, c) in net.channels().enumerate() {
+                if net.is_switch(c.dst) {
+                    assert_eq!(p.rx_part[i], switch_part[net.kind_index(c.dst)]);
+                }
+            }
+            for w in switch_part.windows(2) {
+                assert!(w[0] <= w[1], "parts are runs of consecutive switches");
+            }
+            let mut sizes = vec![0usize; parts];
+            for &k in &switch_part {
+                sizes[k as usize] += 1;
+            }
+            let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+            assert!(*lo >= 1 && hi - lo <= 1, "{parts} parts: sizes {sizes:?}");
+            // Terminals go with the switch they inject into.
+            for (t, &node) in net.terminals().iter().enumerate() {
+                let c = net.out_channels(node)[0];
+                let s = net.kind_index(net.channel(c).dst);
+                assert_eq!(p.term_part[t], switch_part[s]);
+                assert_eq!(p.tx_part[c.index()], switch_part[s]);
+            }
+            if parts == 1 {
+                assert_eq!(p.crossing(), 0);
+                assert_eq!(p.window_ps, u64::MAX);
+            } else {
+                assert!(p.crossing() > 0);
+                assert_eq!(p.window_ps, 1000, "the links' 1 ns latency");
+            }
+        }
+        // Slabs of a torus: two parts of 8x8x8 cut two planes of 64
+        // switches, both ways.
+        let p = Partition::new(&net, 2).unwrap();
+        assert_eq!(p.crossing(), 2 * 2 * 64);
+    }
+
+    #[test]
+    fn impossible_part_counts_name_the_parameter() {
+        let net = torus("torus:4x4");
+        for parts in [0, 17] {
+            let e = Partition::new(&net, parts).unwrap_err().to_string();
+            assert!(e.contains("run.threads") && e.contains("1..=16"), "{e}");
+        }
+    }
+}
