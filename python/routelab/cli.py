@@ -616,6 +616,7 @@ def _validate(args: argparse.Namespace) -> int:
         topologies=args.topology,
         out=args.out,
         workers=args.workers,
+        threads=args.threads,
     )
     failed = table[table["status"] == "fail"]
     if args.json:
@@ -840,6 +841,13 @@ def _parser() -> argparse.ArgumentParser:
         "--out", metavar="DIR", help="write validate.html, validate.csv and failed specs"
     )
     va.add_argument("--workers", type=int, help="runs at once (default: one per core)")
+    va.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run each load case split over N threads (run.threads; default 1)",
+    )
     va.add_argument("--json", action="store_true")
     va.set_defaults(run=_validate)
 

@@ -138,6 +138,9 @@ class Case:
     load: float = 0.0
     #: A name of `VARIANTS` (``router`` is then its router), or "".
     variant: str = ""
+    #: Threads of a load case's run (``run.threads``); zero-load ping-pongs
+    #: are closed loop and run on one.
+    threads: int = 1
     claims: bool = True
     status: str = "pending"  # pass, fail, not applicable
     checks: list[str] = field(default_factory=list)
@@ -181,6 +184,7 @@ class Case:
                 "load": self.load,
                 "packet_flits": self.packet_flits,
             }
+            spec["run"]["threads"] = self.threads
         return spec
 
     def row(self) -> dict[str, Any]:
@@ -193,6 +197,7 @@ class Case:
             "packet_flits": self.packet_flits,
             "vcs": self.measured.get("vcs", self.vcs),
             "switching": self.switching,
+            "threads": self.threads if self.kind == "load" else 1,
             "load": self.load if self.kind == "load" else None,
             "accepted": self.measured.get("accepted"),
             "accepted_min": self.measured.get("accepted_min"),
@@ -433,14 +438,19 @@ def _check_cdg(router: str, topology: str, engine: str | None, bounds: _Bounds) 
 
 
 def plan(
-    routers: list[str] | None = None, *, full: bool = False, topologies: list[str] | None = None
+    routers: list[str] | None = None,
+    *,
+    full: bool = False,
+    topologies: list[str] | None = None,
+    threads: int = 1,
 ) -> list[Case]:
     """The cases of the matrix (not yet run). On each network each router runs
     a ping-pong at zero load, then quick: five cases, one per pattern, at loads
     0.3 to 1.5; full: every pattern at every load from 0.1 to 1.5 (25 cases).
     Packet sizes (4, 16, 1 flits), the fewest VCs or one more, and the
     switching modes the router accepts rotate over the cases, so that the
-    full matrix holds every combination of them on each network."""
+    full matrix holds every combination of them on each network. Load cases
+    run split over ``threads`` (``run.threads``)."""
     names = routers or [*HOP_ROUTERS, *VARIANTS, *ENGINES]
     unknown = [
         n
@@ -485,6 +495,7 @@ def plan(
                     load=load,
                     variant=variant,
                     claims=claims,
+                    threads=threads,
                 )
             )
     return cases
@@ -531,16 +542,19 @@ def run(
     out: str | Path | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    threads: int = 1,
 ) -> Any:
     """Runs the validation matrix and returns one row per case (a pandas
     DataFrame with ``status`` pass, fail or not applicable, the checks made and the
     failures). With ``out``, writes ``validate.csv``, ``validate.html`` and a
-    spec (TOML) for each failed case under that directory."""
+    spec (TOML) for each failed case under that directory. ``threads`` runs
+    each load case split over that many threads (``run.threads``), with
+    fewer runs at once by default."""
     import pandas as pd
 
     from routelab.progress import Progress
 
-    cases = plan(routers, full=full, topologies=topologies)
+    cases = plan(routers, full=full, topologies=topologies, threads=threads)
     bounds = _Bounds()
     extra: list[Case] = []
     fewest: dict[tuple[str, str, str], int | None] = {}
@@ -562,7 +576,7 @@ def run(
             base = fewest[key]
             # A router that refuses the network or mode says so when run.
             case.vcs = 0 if base is None else base + case.extra_vcs
-    workers = workers or max(1, os.cpu_count() or 1)
+    workers = workers or max(1, (os.cpu_count() or 1) // max(1, threads))
     with (
         Progress("validating", total=len(cases), show=progress) as bar,
         ThreadPoolExecutor(workers) as pool,

@@ -305,6 +305,14 @@ impl Calendar {
         false
     }
 
+    /// Calls `f` on every waiting event, in no particular order.
+    pub fn for_each(&self, mut f: impl FnMut(&Event)) {
+        self.batch[self.pos..].iter().for_each(&mut f);
+        for idx in 0..self.buckets.len() {
+            self.each(idx, &mut f);
+        }
+    }
+
     /// The smallest bucket number of any waiting event.
     fn earliest(&self) -> Option<u64> {
         let mut best: Option<u64> = None;

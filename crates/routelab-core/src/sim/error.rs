@@ -120,6 +120,14 @@ pub enum SimError {
         delivered: u64,
         in_flight: u64,
     },
+    /// With the network empty, a sender holds more or fewer credits than
+    /// the buffer it feeds has slots: an internal error, never expected.
+    #[error("credit conservation violated: with the network empty, the sender into {} port {} vc {} counts {credits} credits for {slots} slots", buffer.node, buffer.port, buffer.vc)]
+    Credits {
+        buffer: WaitingBuffer,
+        credits: u64,
+        slots: u32,
+    },
 }
 
 impl SimError {

@@ -14,6 +14,7 @@ use super::error::{ConfigError, SimError};
 use super::link::MAX_BUFFER_FLITS;
 use super::load;
 use super::parallel::{Parallel, Tally};
+use super::partition::Partition;
 use super::roundtrip;
 use super::state::{Params, Sim};
 use super::stats::{close, SimResult};
@@ -574,6 +575,27 @@ impl Experiment {
                 ));
             }
         }
+        if run.threads != 1 {
+            if t.workload != Workload::Open {
+                return Err(bad(
+                    "run.threads",
+                    run.threads.to_string(),
+                    "1 for closed-loop workloads (parallel runs take open-loop traffic)",
+                ));
+            }
+            if router.reads_remote_channels() {
+                return Err(bad(
+                    "run.threads",
+                    run.threads.to_string(),
+                    &format!(
+                        "1 for router {}, whose probes read channels anywhere in the network",
+                        router.name()
+                    ),
+                ));
+            }
+            // Refuses thread counts and links a split cannot honour.
+            Partition::new(&net, run.threads)?;
+        }
         let mut exp = Experiment {
             spec: spec.clone(),
             net,
@@ -664,14 +686,6 @@ impl Experiment {
             flits / (f64::from(params.packet_flits) * f64::from(params.message_packets));
         let threads = self.spec.run.threads;
         if threads > 1 {
-            if self.pattern.is_none() {
-                return Err(ConfigError::invalid(
-                    "run.threads",
-                    threads,
-                    "1 for closed-loop workloads (parallel runs take open-loop traffic)",
-                )
-                .into());
-            }
             let mut par = Parallel::new(
                 &self.net,
                 &self.router,

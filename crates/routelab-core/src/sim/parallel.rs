@@ -10,10 +10,11 @@
 //! and stop & go signals, and notices that another part's packet or
 //! message was delivered. Between windows the outboxes are delivered in
 //! part order, so a run is a function of its spec, seed and number of
-//! parts alone. A crossing channel sends every credit as a message (the
-//! shortcut of [`Sim::return_credit`] writes the sender's record, which
-//! another part owns), so a parallel run is not the sequential run bit
-//! for bit: it differs as runs of different seeds do.
+//! parts alone. A credit is counted by its sender's part as a run of one
+//! part counts it ([`Sim::credit_on_its_way`]: visible from the instant
+//! it arrives), but events of one instant may run in another order, so a
+//! parallel run is not the sequential run bit for bit: it differs as runs
+//! of different seeds do.
 //!
 //! Counters that one part raises and another lowers (packets in the
 //! network, flits on channels, measured packets outstanding) wrap in
@@ -38,7 +39,11 @@ use std::sync::Arc;
 pub(super) struct Outbox {
     /// Packets whose head crosses, as they left: applied before `events`.
     pub packets: Vec<(u32, Header, Meta)>,
-    /// Flits, flow-control messages and stop & go arrivals.
+    /// Credits for channels whose sender is the receiving part, and when
+    /// each reaches it: counted as [`Sim::credit_on_its_way`] counts them
+    /// in a run of one part.
+    pub credits: Vec<(u32, u8, u64)>,
+    /// Flits, stop & go signals and stop & go arrivals.
     pub events: Vec<Event>,
     /// Packets numbered by the receiving part, delivered here.
     pub released: Vec<u32>,
@@ -46,6 +51,16 @@ pub(super) struct Outbox {
     /// here: the message, the packet's latency and whether it was
     /// measured.
     pub messages: Vec<(u32, u64, bool)>,
+}
+
+impl Outbox {
+    fn is_empty(&self) -> bool {
+        self.packets.is_empty()
+            && self.credits.is_empty()
+            && self.events.is_empty()
+            && self.released.is_empty()
+            && self.messages.is_empty()
+    }
 }
 
 /// A [`Sim`]'s place in a parallel run.
@@ -116,7 +131,14 @@ impl Sim<'_> {
         });
     }
 
-    /// A flow-control message for the sender of crossing channel `ev.obj`.
+    /// A credit for the sender of crossing channel `c`, reaching it at `at`.
+    pub(super) fn post_credit(&mut self, c: u32, vc: u8, at: u64) {
+        let part = self.part();
+        let to = part.plan.tx_part[c as usize] as usize;
+        part.out[to].credits.push((c, vc, at));
+    }
+
+    /// A stop & go signal for the sender of crossing channel `ev.obj`.
     pub(super) fn post_back(&mut self, ev: Event) {
         let part = self.part();
         let to = part.plan.tx_part[ev.obj as usize] as usize;
@@ -149,6 +171,9 @@ impl Sim<'_> {
             if self.msgs.delivered(m) && measured {
                 self.c.msg_lat.record(lat);
             }
+        }
+        for (c, vc, at) in mail.credits {
+            self.credit_on_its_way(c, vc, at);
         }
         for ev in mail.events {
             self.q.push(ev);
@@ -211,6 +236,50 @@ impl Census {
 }
 
 impl Sim<'_> {
+    /// With no packet in the network, every slot of every switch input
+    /// buffer is credited to its sender: counted, on its way in the
+    /// record, or a `Credit` event. Checked for the senders this part
+    /// owns; stop & go has no credits.
+    pub(super) fn check_credits(&self) -> Result<(), SimError> {
+        if self.p.stop_go {
+            return Ok(());
+        }
+        let mut on_way = vec![0u32; self.vc.len()];
+        self.q.for_each(|e| {
+            if e.kind == Kind::Credit {
+                on_way[self.p.iv(e.obj, u32::from(e.vc)) as usize] += 1;
+            }
+        });
+        for (c, k) in self.ch.iter().enumerate() {
+            if k.kind == super::link::TO_TERM || !self.owns_sender(c) {
+                continue;
+            }
+            for v in 0..self.p.vcs as u32 {
+                let iv = self.p.iv(c as u32, v);
+                let r = &self.vc[iv as usize];
+                let credits = u64::from(r.credits)
+                    + u64::from(r.returns_at != super::link::NO_RETURN)
+                    + u64::from(on_way[iv as usize]);
+                if credits != u64::from(self.p.buf) {
+                    return Err(SimError::Credits {
+                        buffer: self.describe_buffer(iv),
+                        credits,
+                        slots: self.p.buf,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether this part owns the sender of channel `c`.
+    fn owns_sender(&self, c: usize) -> bool {
+        match &self.part {
+            None => true,
+            Some(part) => part.plan.tx_part[c] == part.me,
+        }
+    }
+
     /// This part's share of the conservation check.
     pub(super) fn census(&self) -> Census {
         let mut found = 0u64;
@@ -366,7 +435,7 @@ impl<'a> Parallel<'a> {
                     let part = self.sims[from].part.as_mut().expect("a part");
                     std::mem::take(&mut part.out[to])
                 };
-                if mail.events.is_empty() && mail.released.is_empty() && mail.messages.is_empty() {
+                if mail.is_empty() {
                     continue;
                 }
                 posted = true;
@@ -395,7 +464,13 @@ impl<'a> Parallel<'a> {
             .iter()
             .map(Sim::census)
             .fold(Census::default(), Census::add)
-            .check()
+            .check()?;
+        if self.in_net() == 0 {
+            for s in &self.sims {
+                s.check_credits()?;
+            }
+        }
+        Ok(())
     }
 
     /// The wait graph of every part's own buffers, and its cycle.

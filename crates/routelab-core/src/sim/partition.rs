@@ -165,14 +165,14 @@ mod tests {
             let p = Partition::new(&net, parts).unwrap();
             // A switch's part is that of the channels it sends on.
             let mut switch_part = vec![u16::MAX; net.switches().len()];
-            for (i, c) in net.channels().enumerate() {
+            for (i, c) in net.channels().iter().enumerate() {
                 if net.is_switch(c.src) {
                     let s = &mut switch_part[net.kind_index(c.src)];
                     assert!(*s == u16::MAX || *s == p.tx_part[i]);
                     *s = p.tx_part[i];
                 }
             }
-            for (i, c) in net.channels().enumerate() {
+            for (i, c) in net.channels().iter().enumerate() {
                 if net.is_switch(c.dst) {
                     assert_eq!(p.rx_part[i], switch_part[net.kind_index(c.dst)]);
                 }
@@ -198,7 +198,7 @@ mod tests {
                 assert_eq!(p.window_ps, u64::MAX);
             } else {
                 assert!(p.crossing() > 0);
-                assert_eq!(p.window_ps, 1000, "the links' 1 ns latency");
+                assert_eq!(p.window_ps, 100_000, "the default links' 100 ns latency");
             }
         }
         // Slabs of a torus: two parts of 8x8x8 cut two planes of 64

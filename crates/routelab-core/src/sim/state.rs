@@ -642,21 +642,38 @@ impl<'a> Sim<'a> {
     /// another goes as a `Credit` event.
     #[inline(always)]
     pub fn return_credit(&mut self, c: u32, vc: u8) {
-        let now = self.now;
-        let iv = self.p.iv(c, u32::from(vc)) as usize;
-        let r = &mut self.vc[iv];
-        r.settle(now);
-        // The sender's half of the record belongs to another part when the
-        // channel crosses: the credit goes as a message.
-        if r.returns_at != NO_RETURN || self.ch[c as usize].cross {
-            self.send_back(c, vc, TAG_CREDIT);
+        let k = &self.ch[c as usize];
+        let at = self.now + u64::from(k.lat_ps);
+        if k.cross {
+            // The sender's half of the record belongs to another part.
+            self.post_credit(c, vc, at);
             return;
         }
-        let k = &self.ch[c as usize];
-        let at = now + u64::from(k.lat_ps);
+        self.credit_on_its_way(c, vc, at);
+    }
+
+    /// The sender's side of a credit for `(c, vc)` that reaches it at
+    /// `at`: kept in the record if its place is free (the sender counts it
+    /// from `at` and is woken then if it may be waiting for it, as the
+    /// arrival of a credit event would), else sent as a `Credit` event.
+    pub fn credit_on_its_way(&mut self, c: u32, vc: u8, at: u64) {
+        let iv = self.p.iv(c, u32::from(vc)) as usize;
+        let r = &mut self.vc[iv];
+        r.settle(self.now);
+        if r.returns_at != NO_RETURN {
+            self.q.push(Event {
+                time: at,
+                obj: c,
+                pkt: 0,
+                idx: TAG_CREDIT,
+                vc,
+                kind: Kind::Credit,
+                next: Ahead::NONE,
+            });
+            return;
+        }
         r.returns_at = at;
-        // Wake the sender then if it may be waiting for it, as the
-        // arrival of a credit event would.
+        let k = &self.ch[c as usize];
         let blocked = r.credits == 0;
         let wake = if k.kind == FROM_TERM {
             let n = &self.nic[k.term as usize];
@@ -849,6 +866,10 @@ impl<'a> Sim<'a> {
     /// Flits generated (and re-injected) minus those consumed by
     /// terminals, against the flits found in queues, buffers and links.
     pub fn check_conservation(&self) -> Result<(), SimError> {
-        self.census().check()
+        self.census().check()?;
+        if self.in_net == 0 {
+            self.check_credits()?;
+        }
+        Ok(())
     }
 }

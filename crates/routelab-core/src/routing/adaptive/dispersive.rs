@@ -317,6 +317,10 @@ impl HopRouter for DispersiveRouter {
         self.mode == Mode::Probing
     }
 
+    fn reads_remote_channels(&self) -> bool {
+        self.mode == Mode::Probing
+    }
+
     fn nic_words(&self, terminals: usize) -> usize {
         match self.mode {
             // Static routes are a hash of the pair: nothing to keep (and

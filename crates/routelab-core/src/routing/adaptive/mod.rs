@@ -336,6 +336,14 @@ pub trait HopRouter: Send + Sync {
         true
     }
 
+    /// Whether it reads channels beyond the switch it routes at
+    /// ([`LocalView::channel_in_use`], a probe's oracle): such a router
+    /// needs the whole network in one place, so a simulation split over
+    /// threads refuses it. Default: no.
+    fn reads_remote_channels(&self) -> bool {
+        false
+    }
+
     /// Called once per run with what the switches offer; say why it
     /// cannot work, naming the spec key to change. Default: enough VCs.
     fn check(&self, res: &Resources) -> Result<(), String> {
@@ -726,6 +734,9 @@ impl HopRouter for AnyRouter {
     }
     fn reads_view(&self) -> bool {
         dispatch!(self, r => r.reads_view())
+    }
+    fn reads_remote_channels(&self) -> bool {
+        dispatch!(self, r => r.reads_remote_channels())
     }
     fn check(&self, res: &Resources) -> Result<(), String> {
         dispatch!(self, r => r.check(res))

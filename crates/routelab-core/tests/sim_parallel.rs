@@ -1,0 +1,243 @@
+//! Parallel runs (`run.threads`): repeatable for a seed and thread count,
+//! in agreement with sequential runs within the spread over seeds, exact
+//! in their accounting whatever crosses between parts (multi-flit
+//! wormhole packets, messages, stop & go, in-transit packets), and
+//! reporting a deadlock's cycle across parts.
+
+use routelab_core::sim::{self, FlowControl, SimError, SimResult, Spec, Switching, Workload};
+
+fn quick(topology: &str, algorithm: &str) -> Spec {
+    let mut s = Spec::new(topology, algorithm);
+    s.run.warmup_cycles = 500;
+    s.run.measure_cycles = 2000;
+    s.run.drain_cycles = Some(3000);
+    s
+}
+
+/// Runs and checks the accounting the result reports.
+fn run(spec: &Spec) -> SimResult {
+    let r = sim::simulate(spec).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        r.packets_generated,
+        r.packets_delivered + r.packets_in_flight,
+        "conservation"
+    );
+    assert!(r.flits_delivered <= r.flits_generated);
+    assert!(0.0 <= r.accepted_min && r.accepted_min <= r.accepted_max);
+    r
+}
+
+fn threads(s: &Spec, n: usize) -> Spec {
+    let mut s = s.clone();
+    s.run.threads = n;
+    s
+}
+
+fn strip(r: SimResult) -> serde_json::Value {
+    let mut v = serde_json::to_value(r).unwrap();
+    v.as_object_mut().unwrap().remove("wall_seconds");
+    v
+}
+
+#[test]
+fn a_parallel_run_repeats_bit_for_bit_for_its_seed_and_thread_count() {
+    let mut s = quick("torus:8x8", "duato");
+    s.router.vcs = 3;
+    s.router.selection = sim::Selection::Random;
+    s.traffic.load = 0.5;
+    s.traffic.packet_flits = Some(4);
+    let s3 = threads(&s, 3);
+    let a = strip(run(&s3));
+    assert_eq!(a, strip(run(&s3)));
+    let mut other_seed = s3.clone();
+    other_seed.run.seed = 2;
+    assert_ne!(a, strip(run(&other_seed)));
+    // Another thread count is another run (credits between parts travel
+    // as messages), not another result.
+    assert_ne!(a, strip(run(&threads(&s, 2))));
+}
+
+/// Mean and standard deviation.
+fn spread(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, var.sqrt())
+}
+
+#[test]
+fn parallel_runs_agree_with_sequential_ones_within_the_spread_over_seeds() {
+    // 8-ary 3-cube, wormhole, 4-flit packets: below saturation and far
+    // beyond it (dimension order saturates tornado near 0.5 of a link).
+    for (pattern, load) in [("uniform", 0.3), ("tornado", 0.9)] {
+        let mut s = quick("torus:8x8x8", "dor");
+        s.router.vcs = 2;
+        s.traffic.pattern = Some(pattern.into());
+        s.traffic.load = load;
+        s.traffic.packet_flits = Some(4);
+        s.run.warmup_cycles = 300;
+        s.run.measure_cycles = 1200;
+        s.run.drain_cycles = Some(0);
+        let seq: Vec<SimResult> = (1..=4)
+            .map(|seed| {
+                let mut t = s.clone();
+                t.run.seed = seed;
+                run(&t)
+            })
+            .collect();
+        let (acc, acc_sd) = spread(&seq.iter().map(|r| r.accepted).collect::<Vec<_>>());
+        let (lat, lat_sd) = spread(&seq.iter().map(|r| r.latency_mean).collect::<Vec<_>>());
+        for n in [2, 5] {
+            let r = run(&threads(&s, n));
+            // Four standard deviations over four seeds, or 1% where the
+            // seeds happen to agree more closely than that.
+            let ok = |x: f64, m: f64, sd: f64| (x - m).abs() <= (4.0 * sd).max(0.01 * m);
+            assert!(
+                ok(r.accepted, acc, acc_sd),
+                "{pattern} {load}, {n} threads: accepted {} against {acc} +- {acc_sd}",
+                r.accepted
+            );
+            assert!(
+                ok(r.latency_mean, lat, lat_sd),
+                "{pattern} {load}, {n} threads: latency {} against {lat} +- {lat_sd}",
+                r.latency_mean
+            );
+            assert_eq!(r.avg_hops.round(), seq[0].avg_hops.round());
+        }
+    }
+}
+
+/// Sequential and 3-thread runs of `s`: both exact in their accounting,
+/// and within `tol` (relative) of each other in accepted throughput.
+fn close_in_parallel(s: &Spec, tol: f64) -> (SimResult, SimResult) {
+    let a = run(s);
+    let b = run(&threads(s, 3));
+    assert!(
+        (a.accepted - b.accepted).abs() <= tol * a.accepted,
+        "accepted {} sequential, {} in parallel",
+        a.accepted,
+        b.accepted
+    );
+    (a, b)
+}
+
+#[test]
+fn whatever_crosses_between_parts_is_accounted_for() {
+    // Multi-packet messages: the generating part counts their deliveries.
+    let mut s = quick("torus:8x8", "dor");
+    s.router.vcs = 2;
+    s.traffic.load = 0.3;
+    s.traffic.packet_flits = Some(2);
+    s.traffic.message_packets = 4;
+    let (a, b) = close_in_parallel(&s, 0.05);
+    assert!(b.messages_measured_delivered > 0);
+    let rel = (a.message_latency_mean - b.message_latency_mean).abs() / a.message_latency_mean;
+    assert!(
+        rel < 0.1,
+        "{} against {}",
+        b.message_latency_mean,
+        a.message_latency_mean
+    );
+
+    // Stop & go: stop and go signals cross as messages.
+    let mut s = quick("torus:8x8", "dor");
+    s.router.vcs = 2;
+    s.router.flow_control = FlowControl::StopGo;
+    // Slack for the 32-flit round trip of the default 100 ns links.
+    s.router.buffer_flits = Some(64);
+    s.router.stop_threshold = Some(16);
+    s.router.go_threshold = Some(8);
+    s.traffic.load = 0.4;
+    s.traffic.packet_flits = Some(8);
+    let (_, b) = close_in_parallel(&s, 0.05);
+    assert!(b.stop_signals.unwrap() > 0);
+
+    // Store-and-forward, routing at the front, allocation in rounds.
+    let mut s = quick("torus:8x8", "dor");
+    s.router.vcs = 2;
+    s.router.switching = Switching::StoreAndForward;
+    s.router.route_at_front = true;
+    s.router.allocator = sim::Allocator::Islip;
+    s.traffic.load = 0.5;
+    s.traffic.packet_flits = Some(3);
+    close_in_parallel(&s, 0.05);
+}
+
+#[test]
+fn in_transit_packets_cross_parts() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/myrinet-itb.toml"
+    ))
+    .unwrap();
+    let mut s = Spec::from_toml_str(&text).unwrap();
+    s.run.warmup_cycles = 5000;
+    s.run.measure_cycles = 40_000;
+    s.run.drain_cycles = Some(40_000);
+    let (a, b) = close_in_parallel(&s, 0.05);
+    assert!(a.transits > 0 && b.transits > 0);
+}
+
+#[test]
+fn a_deadlock_across_parts_is_reported_with_its_cycle() {
+    // A ring of 8 on one lane under tornado: wormhole packets fill it and
+    // wait in a cycle that runs through both halves of the ring.
+    let mut s = quick("torus:8", "minhop");
+    s.router.vcs = 1;
+    s.router.buffer_flits = Some(4);
+    s.traffic.pattern = Some("tornado".into());
+    s.traffic.packet_flits = Some(8);
+    s.traffic.load = 1.0;
+    s.run.watchdog_cycles = 300;
+    s.run.threads = 2;
+    match sim::simulate(&s) {
+        Err(SimError::Deadlock(info)) => {
+            assert!(info.cycle.len() >= 2, "{info}");
+            assert!(info.packets_in_network > 0);
+            assert!(info.cycle.iter().all(|b| b.flits > 0), "{info}");
+            // Switches s0..s3 are one part, s4..s7 the other.
+            let low = |b: &sim::WaitingBuffer| b.node[1..].parse::<u32>().unwrap() < 4;
+            assert!(
+                info.cycle.iter().any(low) && !info.cycle.iter().all(low),
+                "{info}"
+            );
+        }
+        other => panic!("expected a deadlock, got {other:?}"),
+    }
+}
+
+#[test]
+fn what_a_parallel_run_cannot_do_is_refused_by_name() {
+    let refused = |s: &Spec| match sim::simulate(s) {
+        Err(SimError::Config(e)) => e.to_string(),
+        other => panic!("expected a refusal, got {other:?}"),
+    };
+    let s = quick("torus:4x4", "dor");
+    let e = refused(&threads(&s, 0));
+    assert!(e.contains("run.threads") && e.contains("1..=16"), "{e}");
+    let e = refused(&threads(&s, 17));
+    assert!(e.contains("run.threads") && e.contains("1..=16"), "{e}");
+    let mut ping = threads(&s, 2);
+    ping.traffic.workload = Workload::PingPong;
+    ping.traffic.pairs = Some(vec![[0, 5]]);
+    let e = refused(&ping);
+    assert!(
+        e.contains("run.threads") && e.contains("closed-loop"),
+        "{e}"
+    );
+    // Probing reads channels anywhere in the network.
+    let mut probing = quick("clos:ports=8,hosts=16", "dispersive");
+    probing.routing.options = toml::from_str("mode = \"probing\"").unwrap();
+    probing.run.threads = 2;
+    let e = refused(&probing);
+    assert!(e.contains("run.threads") && e.contains("probes"), "{e}");
+    probing.routing.options = toml::from_str("mode = \"adaptive\"").unwrap();
+    run(&probing);
+    let mut instant = threads(&s, 2);
+    instant.network.links = Some(sim::LinkSpec {
+        bandwidth: None,
+        latency: Some("0ns".into()),
+    });
+    let e = refused(&instant);
+    assert!(e.contains("run.threads") && e.contains("latency"), "{e}");
+}
