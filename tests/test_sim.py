@@ -211,3 +211,23 @@ def test_short_buffers_warn_once_and_unsteady_runs_say_so(run_cli, tmp_path):
     assert routelab.simulate(spec, {"router.buffer_flits": 33}).warnings == []
     sat = routelab.saturate(spec, {"router.buffer_flits": 8}, steps=1)
     assert len(sat.warnings) == 2
+
+
+def test_a_run_split_over_threads_repeats_and_agrees_with_one_thread():
+    spec = {
+        "network": {"topology": "torus:8x8x8"},
+        "router": {"vcs": 2},
+        "routing": {"algorithm": "dor"},
+        "traffic": {"pattern": "uniform", "load": 0.3, "packet_flits": 4},
+        "run": {"warmup_cycles": 300, "measure_cycles": 1200, "drain_cycles": 0},
+    }
+    one = routelab.simulate(spec, progress=False)
+    split = {**spec, "run": {**spec["run"], "threads": 3}}
+    a = routelab.simulate(split, progress=False)
+    b = routelab.simulate(split, progress=False)
+    for key in ("flit_hops", "events", "latency_mean", "packets_delivered"):
+        assert a[key] == b[key], key
+    assert a["accepted"] == pytest.approx(one["accepted"], rel=0.02)
+    assert a["latency_mean"] == pytest.approx(one["latency_mean"], rel=0.05)
+    with pytest.raises(routelab.ConfigError, match="run.threads"):
+        routelab.simulate({**spec, "run": {"threads": 0}}, progress=False)

@@ -37,6 +37,20 @@ def test_the_quick_matrix_passes_for_every_router_that_claims_deadlock_freedom(t
     assert "<table>" in page and "duato" in page
 
 
+def test_the_quick_matrix_passes_split_over_threads():
+    # Three parts (more than CI's cores) so that every part borders two.
+    table = validation.run(threads=3, progress=False)
+    failed = table[table["status"] == "fail"]
+    assert failed.empty, failed[["router", "topology", "case", "failures"]].to_string()
+    loads = table[(table["case"] == "load") & (table["status"] == "pass")]
+    assert (loads["threads"] == 3).all() and len(loads) > 150
+    assert loads["checks"].str.contains("repeatable").sum() >= len(validation.ENGINES)
+    # No router of the matrix refuses a split (probing dispersive routing,
+    # which reads channels anywhere, would).
+    refused = table[table["failures"].str.contains("run.threads", na=False)]
+    assert refused.empty, refused.to_string()
+
+
 def test_a_router_that_deadlocks_while_claiming_it_cannot_fails_with_its_spec(
     tmp_path, monkeypatch
 ):

@@ -5,6 +5,7 @@ machine they came from."""
 
 from __future__ import annotations
 
+import os
 import resource
 import time
 from typing import Any
@@ -130,6 +131,25 @@ def _ebb(name: str, spec: str, patterns: int) -> dict[str, Any]:
     return {"name": name, "wall_seconds": r["seconds"], "avg": r["avg"]}
 
 
+def _parallel(cores: int) -> list[dict[str, Any]]:
+    """A 32x32x32 torus (32,768 terminals) at 0.1, on one thread and split
+    over every core (``run.threads``), and the speed-up."""
+    big = {
+        "network.topology": "torus:32x32x32",
+        "traffic.load": 0.1,
+        "run.warmup_cycles": 100,
+        "run.measure_cycles": 400,
+        "run.drain_cycles": 0,
+    }
+    name = "sim torus:32x32x32 dor uniform 0.1 (1-flit), {} thread{}"
+    one = _sim(name.format(1, ""), TORUS_DOR, big)
+    if cores < 2:
+        return [one]
+    many = _sim(name.format(cores, "s"), TORUS_DOR, {**big, "run.threads": cores})
+    many["speedup"] = many["flit_hops_per_second"] / one["flit_hops_per_second"]
+    return [one, many]
+
+
 def run(quick: bool = False) -> list[dict[str, Any]]:
     """Runs the standard configurations; ``quick`` shortens the simulations."""
     shorter = {"run.measure_cycles": 2000, "run.warmup_cycles": 500} if quick else None
@@ -148,6 +168,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         rows.append(
             _sim("sim torus:16x16x16 versaci2013 Table 1, half load, 100 us", VERSACI_TABLE1)
         )
+        rows += _parallel(os.cpu_count() or 1)
     for row in rows:
         row["peak_rss_mb"] = _peak_rss_mb()
     return rows

@@ -159,23 +159,24 @@ impl Sim<'_> {
         part.out[to].messages.push((m, lat, measured));
     }
 
-    /// Takes what `from` posted here.
-    fn accept(&mut self, mail: Outbox) {
-        for (p, hdr, meta) in mail.packets {
+    /// Takes what another part posted here, leaving `mail` empty (with
+    /// its room kept for the next window).
+    fn accept(&mut self, mail: &mut Outbox) {
+        for (p, hdr, meta) in mail.packets.drain(..) {
             self.pk.receive(p, hdr, meta);
         }
-        for p in mail.released {
+        for p in mail.released.drain(..) {
             self.pk.release(p);
         }
-        for (m, lat, measured) in mail.messages {
+        for (m, lat, measured) in mail.messages.drain(..) {
             if self.msgs.delivered(m) && measured {
                 self.c.msg_lat.record(lat);
             }
         }
-        for (c, vc, at) in mail.credits {
+        for (c, vc, at) in mail.credits.drain(..) {
             self.credit_on_its_way(c, vc, at);
         }
-        for ev in mail.events {
+        for ev in mail.events.drain(..) {
             self.q.push(ev);
         }
     }
@@ -319,6 +320,8 @@ impl Sim<'_> {
 pub(super) struct Parallel<'a> {
     pub sims: Vec<Sim<'a>>,
     plan: Arc<Partition>,
+    /// Per receiving part, per posting part: the mail of a window.
+    mail: Vec<Vec<Outbox>>,
     /// Every part has run the events before this instant.
     done: u64,
     watchdog_ps: u64,
@@ -343,9 +346,13 @@ impl<'a> Parallel<'a> {
         for (me, sim) in sims.iter_mut().enumerate() {
             sim.join(me, plan.clone());
         }
+        let mail = (0..threads)
+            .map(|_| (0..threads).map(|_| Outbox::default()).collect())
+            .collect();
         Ok(Parallel {
             sims,
             plan,
+            mail,
             done: 0,
             watchdog_ps: p.watchdog_ps,
         })
@@ -425,22 +432,28 @@ impl<'a> Parallel<'a> {
         Ok(())
     }
 
-    /// Delivers every outbox, in part order; true if anything was posted.
+    /// Delivers every outbox, each part taking its mail in the order of
+    /// the parts that posted it, all parts at once; true if anything was
+    /// posted.
     fn exchange(&mut self) -> bool {
-        let parts = self.sims.len();
-        let mut posted = false;
-        for to in 0..parts {
-            for from in 0..parts {
-                let mail = {
-                    let part = self.sims[from].part.as_mut().expect("a part");
-                    std::mem::take(&mut part.out[to])
-                };
-                if mail.is_empty() {
-                    continue;
-                }
-                posted = true;
-                self.sims[to].accept(mail);
+        // The parts' outboxes trade places with the empty mailboxes, so
+        // that each part's mail is in one row and no buffer is reallocated.
+        for (from, sim) in self.sims.iter_mut().enumerate() {
+            let out = &mut sim.part.as_mut().expect("a part").out;
+            for (to, outbox) in out.iter_mut().enumerate() {
+                std::mem::swap(outbox, &mut self.mail[to][from]);
             }
+        }
+        let posted = self.mail.iter().flatten().any(|m| !m.is_empty());
+        if posted {
+            self.sims
+                .par_iter_mut()
+                .zip(self.mail.par_iter_mut())
+                .for_each(|(sim, row)| {
+                    for mail in row {
+                        sim.accept(mail);
+                    }
+                });
         }
         posted
     }

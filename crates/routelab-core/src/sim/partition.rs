@@ -12,7 +12,7 @@
 //! timing.
 
 use super::error::ConfigError;
-use crate::network::Network;
+use crate::network::{Network, Structure};
 
 /// Which part owns what, and the window the parts may run apart.
 #[derive(Debug, Clone)]
@@ -32,10 +32,11 @@ pub(super) struct Partition {
 pub(crate) const MAX_PARTS: usize = 1024;
 
 impl Partition {
-    /// `parts` parts of `net`: runs of consecutive switches (network
-    /// builders number switches along their coordinates or levels, so a
-    /// run is a compact region: slabs of a torus, subtrees of a tree)
-    /// carrying about equal numbers of terminals and switches.
+    /// `parts` parts of `net`. A torus or mesh is cut into blocks, its
+    /// dimensions split where that leaves the least surface; any other
+    /// network into runs of consecutive switches (builders number
+    /// switches along their levels or coordinates, so a run is a compact
+    /// region) carrying about equal numbers of terminals and switches.
     pub fn new(net: &Network, parts: usize) -> Result<Self, ConfigError> {
         let switches = net.switches();
         if parts == 0 || parts > MAX_PARTS.min(switches.len().max(1)) {
@@ -63,26 +64,11 @@ impl Partition {
                 term_switch[t] = s as u32;
             }
         }
-        // Weight of a switch: itself and its terminals.
-        let total: u64 = terms_at.iter().map(|&n| n + 1).sum();
-        let mut switch_part = vec![0u16; switches.len()];
-        let mut acc = 0u64;
-        for (s, part) in switch_part.iter_mut().enumerate() {
-            // Part k takes the switches whose weight midpoint falls in the
-            // k-th equal share of the total.
-            let w = terms_at[s] + 1;
-            let mid = 2 * acc + w;
-            *part = ((mid * parts as u64) / (2 * total)).min(parts as u64 - 1) as u16;
-            acc += w;
+        let switch_part = match net.structure() {
+            Structure::Torus { dims, .. } => torus_blocks(dims, switches.len(), parts),
+            _ => None,
         }
-        // Every part owns a switch (parts <= switches): shift runs that
-        // came out empty (very uneven weights) onto a neighbour's tail.
-        for k in 1..parts as u16 {
-            if !switch_part.contains(&k) {
-                let last = switch_part.iter().rposition(|&p| p < k).unwrap_or(0);
-                switch_part[last] = k;
-            }
-        }
+        .unwrap_or_else(|| runs(&terms_at, parts));
         let term_part = term_switch
             .iter()
             .map(|&s| {
@@ -149,6 +135,74 @@ impl Partition {
     }
 }
 
+/// Runs of consecutive switches, each about an equal share of the
+/// weight (a switch and its terminals), every part owning one at least.
+fn runs(terms_at: &[u64], parts: usize) -> Vec<u16> {
+    let total: u64 = terms_at.iter().map(|&n| n + 1).sum();
+    let mut switch_part = vec![0u16; terms_at.len()];
+    let mut acc = 0u64;
+    for (s, part) in switch_part.iter_mut().enumerate() {
+        // Part k takes the switches whose weight midpoint falls in the
+        // k-th equal share of the total.
+        let w = terms_at[s] + 1;
+        let mid = 2 * acc + w;
+        *part = ((mid * parts as u64) / (2 * total)).min(parts as u64 - 1) as u16;
+        acc += w;
+    }
+    // Shift runs that came out empty (very uneven weights) onto a
+    // neighbour's tail.
+    for k in 1..parts as u16 {
+        if !switch_part.contains(&k) {
+            let last = switch_part.iter().rposition(|&p| p < k).unwrap_or(0);
+            switch_part[last] = k;
+        }
+    }
+    switch_part
+}
+
+/// Blocks of a torus or mesh whose switches are numbered in mixed radix
+/// of `dims` (dimension 0 fastest): each prime factor of `parts`, the
+/// largest first, splits the dimension whose blocks are then longest, so
+/// blocks stay close to cubes and few channels cross; of equal ones the
+/// slowest, so that a block's switches lie in long runs of memory (the
+/// simulator's records follow switch numbers). `None` when the
+/// dimensions are too short to give every block a switch.
+fn torus_blocks(dims: &[u32], switches: usize, parts: usize) -> Option<Vec<u16>> {
+    let mut factors = Vec::new();
+    let mut n = parts;
+    let mut f = 2;
+    while n > 1 {
+        while n % f == 0 {
+            factors.push(f);
+            n /= f;
+        }
+        f += 1;
+    }
+    let mut cuts = vec![1usize; dims.len()];
+    for &f in factors.iter().rev() {
+        let d = (0..dims.len())
+            .filter(|&d| dims[d] as usize >= cuts[d] * f)
+            .max_by_key(|&d| (dims[d] as usize * 1000 / cuts[d], d))?;
+        cuts[d] *= f;
+    }
+    let total: usize = dims.iter().map(|&k| k as usize).product();
+    if total != switches {
+        return None;
+    }
+    let mut switch_part = Vec::with_capacity(total);
+    for s in 0..total {
+        let (mut rest, mut part, mut scale) = (s, 0usize, 1usize);
+        for (d, &k) in dims.iter().enumerate() {
+            let coord = rest % k as usize;
+            rest /= k as usize;
+            part += coord * cuts[d] / k as usize * scale;
+            scale *= cuts[d];
+        }
+        switch_part.push(part as u16);
+    }
+    Some(switch_part)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,41 +212,45 @@ mod tests {
         spec::build(text).unwrap()
     }
 
+    /// Each switch's part, read off the channels, checked against the
+    /// terminals' and channels' parts; and the switches per part.
+    fn parts_of_switches(net: &Network, p: &Partition) -> (Vec<u16>, Vec<usize>) {
+        let mut switch_part = vec![u16::MAX; net.switches().len()];
+        for (i, c) in net.channels().iter().enumerate() {
+            if net.is_switch(c.src) {
+                let s = &mut switch_part[net.kind_index(c.src)];
+                assert!(*s == u16::MAX || *s == p.tx_part[i]);
+                *s = p.tx_part[i];
+            }
+        }
+        for (i, c) in net.channels().iter().enumerate() {
+            if net.is_switch(c.dst) {
+                assert_eq!(p.rx_part[i], switch_part[net.kind_index(c.dst)]);
+            }
+        }
+        for (t, &node) in net.terminals().iter().enumerate() {
+            let c = net.out_channels(node)[0];
+            let s = net.kind_index(net.channel(c).dst);
+            assert_eq!(
+                p.term_part[t], switch_part[s],
+                "terminals go with their switch"
+            );
+        }
+        let mut sizes = vec![0usize; p.parts];
+        for &k in &switch_part {
+            sizes[k as usize] += 1;
+        }
+        (switch_part, sizes)
+    }
+
     #[test]
-    fn parts_are_balanced_runs_and_own_every_switch() {
+    fn a_torus_is_cut_into_balanced_blocks() {
         let net = torus("torus:8x8x8");
-        for parts in [1, 2, 3, 5, 8, 16, 512] {
+        for parts in [1, 2, 3, 5, 8, 12, 16, 512] {
             let p = Partition::new(&net, parts).unwrap();
-            // A switch's part is that of the channels it sends on.
-            let mut switch_part = vec![u16::MAX; net.switches().len()];
-            for (i, c) in net.channels().iter().enumerate() {
-                if net.is_switch(c.src) {
-                    let s = &mut switch_part[net.kind_index(c.src)];
-                    assert!(*s == u16::MAX || *s == p.tx_part[i]);
-                    *s = p.tx_part[i];
-                }
-            }
-            for (i, c) in net.channels().iter().enumerate() {
-                if net.is_switch(c.dst) {
-                    assert_eq!(p.rx_part[i], switch_part[net.kind_index(c.dst)]);
-                }
-            }
-            for w in switch_part.windows(2) {
-                assert!(w[0] <= w[1], "parts are runs of consecutive switches");
-            }
-            let mut sizes = vec![0usize; parts];
-            for &k in &switch_part {
-                sizes[k as usize] += 1;
-            }
+            let (_, sizes) = parts_of_switches(&net, &p);
             let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
-            assert!(*lo >= 1 && hi - lo <= 1, "{parts} parts: sizes {sizes:?}");
-            // Terminals go with the switch they inject into.
-            for (t, &node) in net.terminals().iter().enumerate() {
-                let c = net.out_channels(node)[0];
-                let s = net.kind_index(net.channel(c).dst);
-                assert_eq!(p.term_part[t], switch_part[s]);
-                assert_eq!(p.tx_part[c.index()], switch_part[s]);
-            }
+            assert!(*lo >= 1 && *hi <= 2 * *lo, "{parts} parts: sizes {sizes:?}");
             if parts == 1 {
                 assert_eq!(p.crossing(), 0);
                 assert_eq!(p.window_ps, u64::MAX);
@@ -201,10 +259,24 @@ mod tests {
                 assert_eq!(p.window_ps, 100_000, "the default links' 100 ns latency");
             }
         }
-        // Slabs of a torus: two parts of 8x8x8 cut two planes of 64
-        // switches, both ways.
-        let p = Partition::new(&net, 2).unwrap();
-        assert_eq!(p.crossing(), 2 * 2 * 64);
+        // Two parts cut each of two rings of planes (64 channels each
+        // way); eight are 4x4x4 blocks, cutting every dimension so.
+        assert_eq!(Partition::new(&net, 2).unwrap().crossing(), 2 * 2 * 64);
+        assert_eq!(Partition::new(&net, 8).unwrap().crossing(), 3 * 2 * 2 * 64);
+    }
+
+    #[test]
+    fn other_networks_are_cut_into_balanced_runs() {
+        let net = spec::build("random:switches=40,ports=8,hosts=3,seed=2").unwrap();
+        for parts in [1, 2, 3, 7, 40] {
+            let p = Partition::new(&net, parts).unwrap();
+            let (switch_part, sizes) = parts_of_switches(&net, &p);
+            for w in switch_part.windows(2) {
+                assert!(w[0] <= w[1], "parts are runs of consecutive switches");
+            }
+            let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+            assert!(*lo >= 1 && hi - lo <= 1, "{parts} parts: sizes {sizes:?}");
+        }
     }
 
     #[test]
