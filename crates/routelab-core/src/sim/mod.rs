@@ -101,6 +101,7 @@ mod state;
 mod stats;
 mod switch;
 mod watchdog;
+mod windows;
 mod workload;
 
 pub use crate::routing::adaptive::{

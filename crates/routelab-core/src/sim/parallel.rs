@@ -28,11 +28,12 @@ use super::packet::{Header, Meta, NONE};
 use super::partition::Partition;
 use super::state::{Params, Sim};
 use super::stats::Counters;
+use super::windows::{Board, Stop};
 use crate::network::Network;
 use crate::routing::adaptive::AnyRouter;
 use crate::traffic::BoundPattern;
 use rayon::prelude::*;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// What one part posts to another during a window.
 #[derive(Debug, Default)]
@@ -54,7 +55,7 @@ pub(super) struct Outbox {
 }
 
 impl Outbox {
-    fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.packets.is_empty()
             && self.credits.is_empty()
             && self.events.is_empty()
@@ -161,7 +162,7 @@ impl Sim<'_> {
 
     /// Takes what another part posted here, leaving `mail` empty (with
     /// its room kept for the next window).
-    fn accept(&mut self, mail: &mut Outbox) {
+    pub(super) fn accept(&mut self, mail: &mut Outbox) {
         for (p, hdr, meta) in mail.packets.drain(..) {
             self.pk.receive(p, hdr, meta);
         }
@@ -320,8 +321,9 @@ impl Sim<'_> {
 pub(super) struct Parallel<'a> {
     pub sims: Vec<Sim<'a>>,
     plan: Arc<Partition>,
-    /// Per receiving part, per posting part: the mail of a window.
-    mail: Vec<Vec<Outbox>>,
+    /// Per receiving part, per posting part (`to * parts + from`): the
+    /// mail of a window, passed between the parts' threads.
+    mail: Vec<Mutex<Outbox>>,
     /// Every part has run the events before this instant.
     done: u64,
     watchdog_ps: u64,
@@ -346,8 +348,8 @@ impl<'a> Parallel<'a> {
         for (me, sim) in sims.iter_mut().enumerate() {
             sim.join(me, plan.clone());
         }
-        let mail = (0..threads)
-            .map(|_| (0..threads).map(|_| Outbox::default()).collect())
+        let mail = (0..threads * threads)
+            .map(|_| Mutex::new(Outbox::default()))
             .collect();
         Ok(Parallel {
             sims,
@@ -406,56 +408,43 @@ impl<'a> Parallel<'a> {
         self.done.saturating_sub(1)
     }
 
-    /// Runs every part up to and including `t_end`, window by window:
-    /// events in `[t, t + window)` run in the parts, what they post is at
+    /// Runs every part up to and including `t_end`, window by window,
+    /// each on its own thread ([`super::windows`]): events in
+    /// `[t, t + window)` run in the parts, what they post is at
     /// `t + window` or later and is delivered before the next window.
     pub fn run_until(&mut self, t_end: u64) -> Result<(), SimError> {
-        let window = self.plan.window_ps;
-        while self.done <= t_end {
-            let end = self.done.saturating_add(window - 1).min(t_end);
-            let results: Vec<Result<(), SimError>> =
-                self.sims.par_iter_mut().map(|s| s.run_until(end)).collect();
-            for r in results {
-                r?;
-            }
-            let posted = self.exchange();
-            self.done = end + 1;
-            let in_net = self.in_net();
-            if in_net > 0 {
-                let last = self.sims.iter().map(|s| s.last_progress).max().unwrap_or(0);
-                let idle = !posted && self.sims.iter().all(|s| s.q.len() == 0);
-                if idle || end.saturating_sub(last) > self.watchdog_ps {
-                    return Err(self.deadlock(end, last));
-                }
-            }
+        if self.done > t_end {
+            return Ok(());
         }
-        Ok(())
-    }
-
-    /// Delivers every outbox, each part taking its mail in the order of
-    /// the parts that posted it, all parts at once; true if anything was
-    /// posted.
-    fn exchange(&mut self) -> bool {
-        // The parts' outboxes trade places with the empty mailboxes, so
-        // that each part's mail is in one row and no buffer is reallocated.
-        for (from, sim) in self.sims.iter_mut().enumerate() {
-            let out = &mut sim.part.as_mut().expect("a part").out;
-            for (to, outbox) in out.iter_mut().enumerate() {
-                std::mem::swap(outbox, &mut self.mail[to][from]);
-            }
+        let parts = self.sims.len();
+        let board = Board::new(&self.mail, parts, self.plan.window_ps, self.watchdog_ps);
+        let from = self.done;
+        let (first, rest) = self.sims.split_first_mut().expect("one part at least");
+        let outcomes = std::thread::scope(|scope| {
+            let board = &board;
+            let handles: Vec<_> = rest
+                .iter_mut()
+                .enumerate()
+                .map(|(k, sim)| scope.spawn(move || board.run_part(k + 1, sim, from, t_end)))
+                .collect();
+            let mut outcomes = vec![board.run_part(0, first, from, t_end)];
+            outcomes.extend(
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("a part's thread panicked")),
+            );
+            outcomes
+        });
+        // Every thread took the same decision at the same window.
+        let (stop, done) = (outcomes[0].1, outcomes[0].2);
+        self.done = done;
+        for (result, _, _) in outcomes {
+            result?;
         }
-        let posted = self.mail.iter().flatten().any(|m| !m.is_empty());
-        if posted {
-            self.sims
-                .par_iter_mut()
-                .zip(self.mail.par_iter_mut())
-                .for_each(|(sim, row)| {
-                    for mail in row {
-                        sim.accept(mail);
-                    }
-                });
+        match stop {
+            Stop::Deadlock { end, last } => Err(self.deadlock(end, last)),
+            Stop::Reached | Stop::Failed => Ok(()),
         }
-        posted
     }
 
     /// Stops injection and runs until the network is empty, for at most

@@ -172,7 +172,7 @@ fn torus_blocks(dims: &[u32], switches: usize, parts: usize) -> Option<Vec<u16>>
     let mut n = parts;
     let mut f = 2;
     while n > 1 {
-        while n % f == 0 {
+        while n.is_multiple_of(f) {
             factors.push(f);
             n /= f;
         }

@@ -1,0 +1,165 @@
+//! The threads of a parallel run ([`super::parallel`]) between two
+//! instants: one per part, each running its part window by window and
+//! meeting the others at a barrier twice a window, once to post its mail
+//! and once to say how its part stands. Every thread then takes the same
+//! decision from the same statuses (go on, stop at the end, stop on a
+//! deadlock or a failure), so no thread waits for an order.
+
+use super::error::SimError;
+use super::parallel::Outbox;
+use super::state::Sim;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// A barrier that spins briefly before yielding: windows last
+/// microseconds, and a sleeping thread takes longer than that to wake.
+struct SpinBarrier {
+    waiting: AtomicUsize,
+    round: AtomicUsize,
+    n: usize,
+}
+
+impl SpinBarrier {
+    fn new(n: usize) -> Self {
+        SpinBarrier {
+            waiting: AtomicUsize::new(0),
+            round: AtomicUsize::new(0),
+            n,
+        }
+    }
+
+    fn wait(&self) {
+        let round = self.round.load(Ordering::Acquire);
+        if self.waiting.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
+            self.waiting.store(0, Ordering::Relaxed);
+            self.round.fetch_add(1, Ordering::Release);
+            return;
+        }
+        let mut spins = 0u32;
+        while self.round.load(Ordering::Acquire) == round {
+            if spins < 200 {
+                spins += 1;
+                std::hint::spin_loop();
+            } else {
+                // More parts than free cores: let the others run.
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+/// How a part stands after a window's mail is in.
+#[derive(Debug, Clone, Copy, Default)]
+struct Status {
+    /// Its share of the packets in the network (wraps; the sum does not).
+    in_net: u64,
+    last_progress: u64,
+    /// Events wait in its queue.
+    busy: bool,
+    /// It took mail this window.
+    received: bool,
+    failed: bool,
+}
+
+/// Why the threads stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stop {
+    /// Every part ran up to the end asked for.
+    Reached,
+    /// Packets in the network and nothing moving: at the end of the
+    /// window ending at `end`, the last progress at `last`.
+    Deadlock { end: u64, last: u64 },
+    /// A part failed (its error is returned).
+    Failed,
+}
+
+/// What the threads share.
+pub(super) struct Board<'m> {
+    barrier: SpinBarrier,
+    /// Per receiving part, per posting part (`to * parts + from`).
+    mail: &'m [Mutex<Outbox>],
+    status: Vec<Mutex<Status>>,
+    parts: usize,
+    window_ps: u64,
+    watchdog_ps: u64,
+}
+
+impl<'m> Board<'m> {
+    pub fn new(mail: &'m [Mutex<Outbox>], parts: usize, window_ps: u64, watchdog_ps: u64) -> Self {
+        Board {
+            barrier: SpinBarrier::new(parts),
+            mail,
+            status: (0..parts).map(|_| Mutex::new(Status::default())).collect(),
+            parts,
+            window_ps,
+            watchdog_ps,
+        }
+    }
+
+    /// Runs part `me` from instant `from` up to and including `t_end`, in
+    /// step with the other parts. Returns its own error if it failed, why
+    /// all stopped, and the first instant not run.
+    pub fn run_part(
+        &self,
+        me: usize,
+        sim: &mut Sim,
+        from: u64,
+        t_end: u64,
+    ) -> (Result<(), SimError>, Stop, u64) {
+        let mut done = from;
+        let mut result = Ok(());
+        loop {
+            let end = done.saturating_add(self.window_ps - 1).min(t_end);
+            if result.is_ok() {
+                result = sim.run_until(end);
+            }
+            // Post: the outboxes trade places with the emptied mailboxes,
+            // which keeps every buffer's room.
+            {
+                let out = &mut sim.part.as_mut().expect("a part").out;
+                for (to, outbox) in out.iter_mut().enumerate() {
+                    let mut slot = self.mail[to * self.parts + me].lock().expect("mail");
+                    std::mem::swap(outbox, &mut *slot);
+                }
+            }
+            self.barrier.wait();
+            // Take, in the order of the posting parts.
+            let mut received = false;
+            for from in 0..self.parts {
+                let mut mail = self.mail[me * self.parts + from].lock().expect("mail");
+                if !mail.is_empty() {
+                    received = true;
+                    sim.accept(&mut mail);
+                }
+            }
+            *self.status[me].lock().expect("status") = Status {
+                in_net: sim.in_net,
+                last_progress: sim.last_progress,
+                busy: sim.q.len() > 0,
+                received,
+                failed: result.is_err(),
+            };
+            self.barrier.wait();
+            done = end + 1;
+            let all: Vec<Status> = self
+                .status
+                .iter()
+                .map(|s| *s.lock().expect("status"))
+                .collect();
+            if all.iter().any(|s| s.failed) {
+                return (result, Stop::Failed, done);
+            }
+            let in_net = all.iter().fold(0u64, |a, s| a.wrapping_add(s.in_net));
+            if in_net > 0 {
+                let last = all.iter().map(|s| s.last_progress).max().unwrap_or(0);
+                let idle = !all.iter().any(|s| s.busy || s.received);
+                if idle || end.saturating_sub(last) > self.watchdog_ps {
+                    return (result, Stop::Deadlock { end, last }, done);
+                }
+            }
+            if end >= t_end {
+                return (result, Stop::Reached, done);
+            }
+        }
+    }
+}
