@@ -490,7 +490,11 @@ def _sim(args: argparse.Namespace) -> int:
     if args.list:
         _print_list(routelab.routing.usage(routers=True))
         return 0
-    result = routelab.simulate(_needs_spec(args), _sets(args.set))
+    spec, sets = _needs_spec(args), _sets(args.set)
+    if sys.stderr.isatty():
+        need = routelab.sim.memory_bytes(spec, sets)
+        print(f"routelab: simulator state about {_bytes_text(need)}", file=sys.stderr)
+    result = routelab.simulate(spec, sets)
     _warn(result)
     if args.json:
         print(json.dumps(result, indent=2))

@@ -91,6 +91,13 @@ def simulate(
         return SimResult(json.loads(_core.simulate(text, sets)))
 
 
+def memory_bytes(spec: SpecLike, overrides: dict[str, Any] | None = None) -> int:
+    """The bytes the simulator's state will take for ``spec`` (every thread's
+    copy with ``run.threads``), known before a run allocates it; a run above
+    ``run.memory_limit`` is refused with what would fit."""
+    return int(_core.sim_memory(spec_text(spec), _sets(overrides)))
+
+
 def saturate(
     spec: SpecLike,
     overrides: dict[str, Any] | None = None,

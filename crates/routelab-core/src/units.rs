@@ -228,3 +228,16 @@ mod tests {
         assert_eq!(Bandwidth(20_000_000_000).serialization_ps(512), 204_800);
     }
 }
+
+/// Bytes for people: GiB, MiB or KiB with one decimal, or bytes.
+pub fn bytes_text(bytes: u64) -> String {
+    if bytes >= 1 << 30 {
+        format!("{:.1} GiB", bytes as f64 / f64::from(1u32 << 30))
+    } else if bytes >= 1 << 20 {
+        format!("{:.1} MiB", bytes as f64 / f64::from(1u32 << 20))
+    } else if bytes >= 1 << 10 {
+        format!("{:.1} KiB", bytes as f64 / f64::from(1u32 << 10))
+    } else {
+        format!("{bytes} B")
+    }
+}

@@ -241,3 +241,39 @@ fn what_a_parallel_run_cannot_do_is_refused_by_name() {
     let e = refused(&instant);
     assert!(e.contains("run.threads") && e.contains("latency"), "{e}");
 }
+
+#[test]
+fn a_run_beyond_its_memory_limit_is_refused_with_what_fits() {
+    let mut s = quick("torus:16x16x16", "dor");
+    s.run.threads = 8;
+    let exp = sim::Experiment::new(&s).unwrap();
+    let need = exp.memory_bytes();
+    // Every thread's copy is counted.
+    s.run.threads = 1;
+    let one = sim::Experiment::new(&s).unwrap().memory_bytes();
+    assert_eq!(need, 8 * one);
+    // At least the channel lines and VC records of 4,096 switches.
+    assert!(one > 4096 * 8 * (64 + 2 * 32), "{one}");
+    s.run.threads = 8;
+    s.run.memory_limit = sim::Size::Bytes(need / 3);
+    let e = match sim::simulate(&s) {
+        Err(SimError::Config(e)) => e.to_string(),
+        other => panic!("expected a refusal, got {other:?}"),
+    };
+    assert!(
+        e.contains("run.memory_limit") && e.contains("8 threads"),
+        "{e}"
+    );
+    // What it suggests fits.
+    assert!(e.contains("run.threads = 2,"), "{e}");
+    let torus = e.split('(').find_map(|p| p.strip_prefix("torus:")).unwrap();
+    let torus = format!("torus:{}", torus.split(')').next().unwrap());
+    let mut smaller = s.clone();
+    smaller.network.topology = torus.clone();
+    let fits = sim::Experiment::new(&smaller).unwrap().memory_bytes();
+    assert!(
+        fits <= need / 3 && fits > need / 6,
+        "{torus}: {fits} of {}",
+        need / 3
+    );
+}

@@ -374,6 +374,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(routing::max_concurrent_flow, m)?)?;
     m.add_function(wrap_pyfunction!(sim::sim_spec, m)?)?;
     m.add_function(wrap_pyfunction!(sim::simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::sim_memory, m)?)?;
     m.add_function(wrap_pyfunction!(sim::saturate, m)?)?;
     m.add_class::<PyNetwork>()?;
     m.add_function(wrap_pyfunction!(topology, m)?)?;

@@ -47,6 +47,16 @@ pub(crate) fn simulate(
     serde_json::to_string(&result).map_err(|e| SimulationError::new_err(e.to_string()))
 }
 
+/// The bytes the simulator's state will take for the spec (every
+/// thread's copy), known before the run allocates it.
+#[pyfunction]
+#[pyo3(signature = (text, sets = Vec::new()))]
+pub(crate) fn sim_memory(py: Python<'_>, text: &str, sets: Vec<(String, String)>) -> PyResult<u64> {
+    let spec = parse(text, &sets)?;
+    py.allow_threads(move || sim::Experiment::new(&spec).map(|e| e.memory_bytes()))
+        .map_err(sim_err)
+}
+
 /// Searches the highest sustained load; returns the result (with every
 /// measured point) as JSON. `options`: low, high, tolerance, resolution, steps.
 #[pyfunction]

@@ -116,18 +116,7 @@ pub enum RoutingError {
     Io { path: String, reason: String },
 }
 
-/// Bytes in GiB with one decimal, or MiB below one GiB.
-fn gb(bytes: u64) -> String {
-    if bytes >= 1 << 30 {
-        format!("{:.1} GiB", bytes as f64 / f64::from(1u32 << 30))
-    } else if bytes >= 1 << 20 {
-        format!("{:.1} MiB", bytes as f64 / f64::from(1u32 << 20))
-    } else if bytes >= 1 << 10 {
-        format!("{:.1} KiB", bytes as f64 / f64::from(1u32 << 10))
-    } else {
-        format!("{bytes} B")
-    }
-}
+use crate::units::bytes_text as gb;
 
 fn lanes_exceeded(engine: &str, needed: u32, at_least: bool, limit: u8, note: &str) -> String {
     let n = if at_least {

@@ -517,6 +517,10 @@ pub struct RunSpec {
     /// other counts, 1 included, give runs that differ as different seeds
     /// do. Open-loop traffic only.
     pub threads: usize,
+    /// Refuse a run whose simulator state would take more than this (an
+    /// estimate made before anything is allocated, every thread's copy
+    /// counted; `"16GiB"` or a number of bytes).
+    pub memory_limit: Size,
 }
 
 impl Default for RunSpec {
@@ -533,6 +537,7 @@ impl Default for RunSpec {
             channel_stats: false,
             max_packets: 32_000_000,
             threads: 1,
+            memory_limit: Size::Text("16GiB".into()),
         }
     }
 }

@@ -19,10 +19,12 @@ use super::roundtrip;
 use super::state::{Params, Sim};
 use super::stats::{close, SimResult};
 use super::workload::Closed;
+use crate::network::Structure;
 use crate::network::{self, Network};
 use crate::routing::adaptive::{self, AnyRouter, HopRouter, Resources, RouterOptions};
 use crate::routing::RoutingOptions;
 use crate::traffic::{BoundPattern, Pattern};
+use crate::units::bytes_text;
 use crate::units::{Bandwidth, Picos};
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -654,6 +656,67 @@ impl Experiment {
         }
     }
 
+    /// The bytes a run will take for the simulator's state, every
+    /// thread's copy counted, known before anything is allocated (the
+    /// network and routes, already built, not included).
+    pub fn memory_bytes(&self) -> u64 {
+        let t = self.net.terminals().len();
+        let part = Sim::bytes_needed(&self.net, &self.params, self.router.nic_words(t));
+        part.saturating_mul(self.spec.run.threads.max(1) as u64)
+    }
+
+    /// Refuses a run whose state would exceed `run.memory_limit`, saying
+    /// what would fit: fewer threads, or a smaller network.
+    fn check_memory(&self) -> Result<(), SimError> {
+        let run = &self.spec.run;
+        let limit = run.memory_limit.bytes("run.memory_limit")?;
+        let need = self.memory_bytes();
+        if need <= limit {
+            return Ok(());
+        }
+        let threads = run.threads.max(1);
+        let part = need / threads as u64;
+        let mut fits = Vec::new();
+        let most = (limit / part.max(1)) as usize;
+        if threads > 1 && most >= 1 {
+            fits.push(format!("run.threads = {most}"));
+        }
+        // State grows with the network: the same family scaled down.
+        let scale = limit as f64 / need as f64;
+        let terminals = (self.net.terminals().len() as f64 * scale) as u64;
+        fits.push(match self.net.structure() {
+            Structure::Torus { dims, wrap, .. } => {
+                let f = scale.powf(1.0 / dims.len() as f64);
+                let dims: Vec<String> = dims
+                    .iter()
+                    .map(|&k| ((f64::from(k) * f) as u32).max(2).to_string())
+                    .collect();
+                let family = if *wrap { "torus" } else { "mesh" };
+                format!(
+                    "a network of about {terminals} terminals ({family}:{})",
+                    dims.join("x")
+                )
+            }
+            _ => format!("a network of about {terminals} terminals"),
+        });
+        fits.push("a higher run.memory_limit".into());
+        Err(ConfigError::invalid(
+            "run.memory_limit",
+            bytes_text(limit),
+            format!(
+                "at least {} for the simulator's state of {} ({} terminals) on {threads} \
+                 thread{} ({} a thread); what fits: {}",
+                bytes_text(need),
+                self.net.name(),
+                self.net.terminals().len(),
+                if threads == 1 { "" } else { "s" },
+                bytes_text(part),
+                fits.join(", or ")
+            ),
+        )
+        .into())
+    }
+
     /// Runs at the spec's load.
     pub fn run(&self) -> Result<SimResult, SimError> {
         self.run_at(self.spec.traffic.load)
@@ -681,6 +744,7 @@ impl Experiment {
             )
             .into());
         }
+        self.check_memory()?;
         let mut params = self.params.clone();
         params.message_rate =
             flits / (f64::from(params.packet_flits) * f64::from(params.message_packets));
@@ -962,6 +1026,7 @@ impl Experiment {
                 w
             }),
             warnings: self.warnings.clone(),
+            memory_bytes: self.memory_bytes(),
         }
     }
 }

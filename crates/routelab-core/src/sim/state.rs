@@ -378,6 +378,38 @@ impl LocalView for View<'_> {
 }
 
 impl<'a> Sim<'a> {
+    /// The bytes [`Sim::new`] and a run will take for `net` with `p`,
+    /// known before anything is allocated: channel lines, VC records,
+    /// every buffer slot, per-channel statistics and waiting lists, port
+    /// tables, NICs, and packets and events for a network about full.
+    pub fn bytes_needed(net: &Network, p: &Params, nic_words: usize) -> u64 {
+        let nch = net.channel_count() as u64;
+        let nbuf = nch << p.vshift;
+        let (t, s) = (net.terminals().len() as u64, net.switches().len() as u64);
+        let ports = net
+            .switches()
+            .iter()
+            .map(|&id| u64::from(net.node(id).ports))
+            .max()
+            .unwrap_or(0);
+        let size = |n: usize| n as u64;
+        let per_buffer = size(std::mem::size_of::<Vc>())
+            + 4 * u64::from(p.buf.saturating_sub(1))
+            + if p.stop_go { 5 } else { 0 }
+            + if p.route_at_front { 8 } else { 0 };
+        let per_channel = size(std::mem::size_of::<Chan>()) + 8 + 24 + 2 * 32;
+        let per_terminal = size(std::mem::size_of::<Nic>())
+            + size(std::mem::size_of::<Rng>())
+            + 24
+            + 16
+            + 4 * nic_words as u64
+            + 4 * 48;
+        nbuf * per_buffer
+            + nch * per_channel
+            + t * per_terminal
+            + s * (size(std::mem::size_of::<Rng>()) + 4 * ports + 8)
+    }
+
     pub fn new(
         net: &'a Network,
         router: &'a AnyRouter,

@@ -396,6 +396,10 @@ pub struct SimResult {
     /// than its channel's credit round trip); empty when there are none.
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// The simulator's state, estimated before the run allocated it
+    /// (every thread's copy counted; checked against `run.memory_limit`).
+    #[serde(default)]
+    pub memory_bytes: u64,
 }
 
 #[cfg(test)]
