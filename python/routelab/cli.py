@@ -19,10 +19,14 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import routelab
 from routelab import demo, tables
 from routelab.experiment import cli as experiment_cli
+
+if TYPE_CHECKING:
+    from routelab.progress import Progress
 
 
 def _fabric(spec: str, args: argparse.Namespace) -> routelab.Network:
@@ -309,8 +313,15 @@ def _check_failed(why: str) -> int:
     return FAILED
 
 
-def _routes_of(args: argparse.Namespace, net: routelab.Network, what: str) -> routelab.Routes:
-    """The routes a command audits: an engine's, or the subnet's own files."""
+def _routes_of(
+    args: argparse.Namespace, net: routelab.Network, what: str, bar: Progress | None = None
+) -> routelab.Routes:
+    """The routes a command audits: an engine's, or the subnet's own files.
+    ``bar`` (a progress bar) names the step, with an engine the tables' memory
+    before they are allocated."""
+    by_engine = args.engine and not (args.lfts or args.source_routes)
+    if bar is not None and not by_engine:
+        bar.stage(f"routes of {net.name}")
     if args.sl2vl and not args.lfts:
         raise routelab.ConfigError("--sl2vl goes with --lfts (the subnet's own tables)")
     if args.lfts:
@@ -328,6 +339,9 @@ def _routes_of(args: argparse.Namespace, net: routelab.Network, what: str) -> ro
                 f"--lanes takes a number of lanes (1..15) with --engine, got '{args.lanes}'"
             )
         opts["max_lanes"] = args.lanes
+    if bar is not None:
+        need = routelab.routing.memory_bytes(net, args.engine, **opts)
+        bar.stage(f"routing {net.name} with {args.engine} ({_bytes_text(need)} of tables)")
     return routelab.route(net, args.engine, **opts)
 
 
@@ -336,8 +350,7 @@ def _deadlock(args: argparse.Namespace) -> int:
 
     with Progress(f"reading {args.spec}", total=3) as bar:
         net = _fabric(args.spec, args)
-        bar.stage(f"routes of {net.name}")
-        routes = _routes_of(args, net, "deadlock")
+        routes = _routes_of(args, net, "deadlock", bar)
         bar.stage("channel dependency graph: looking for cycles")
         report = routes.deadlock()
     report = {"engine": routes.engine, "network": net.name, **report}
@@ -361,8 +374,7 @@ def _audit(args: argparse.Namespace) -> int:
 
     with Progress(f"reading {args.spec}", total=3 + bool(args.html)) as bar:
         net = _fabric(args.spec, args)
-        bar.stage(f"routes of {net.name}")
-        routes = _routes_of(args, net, "audit")
+        routes = _routes_of(args, net, "audit", bar)
         bar.stage("auditing: lanes, deadlock, minimality, link loads")
         result = audit.audit(net, routes, patterns=args.patterns, seed=args.seed or 0, top=args.top)
         if args.html:
