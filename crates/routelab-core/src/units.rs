@@ -186,6 +186,19 @@ pub fn parse_bytes(text: &str) -> Result<u64, UnitError> {
     checked_u64(value * scale, "bytes").map_err(|r| err(&r))
 }
 
+/// Bytes for people: GiB, MiB or KiB with one decimal, or bytes.
+pub fn bytes_text(bytes: u64) -> String {
+    if bytes >= 1 << 30 {
+        format!("{:.1} GiB", bytes as f64 / f64::from(1u32 << 30))
+    } else if bytes >= 1 << 20 {
+        format!("{:.1} MiB", bytes as f64 / f64::from(1u32 << 20))
+    } else if bytes >= 1 << 10 {
+        format!("{:.1} KiB", bytes as f64 / f64::from(1u32 << 10))
+    } else {
+        format!("{bytes} B")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,15 +242,3 @@ mod tests {
     }
 }
 
-/// Bytes for people: GiB, MiB or KiB with one decimal, or bytes.
-pub fn bytes_text(bytes: u64) -> String {
-    if bytes >= 1 << 30 {
-        format!("{:.1} GiB", bytes as f64 / f64::from(1u32 << 30))
-    } else if bytes >= 1 << 20 {
-        format!("{:.1} MiB", bytes as f64 / f64::from(1u32 << 20))
-    } else if bytes >= 1 << 10 {
-        format!("{:.1} KiB", bytes as f64 / f64::from(1u32 << 10))
-    } else {
-        format!("{bytes} B")
-    }
-}

@@ -4,7 +4,12 @@
 //! wormhole packets, messages, stop & go, in-transit packets), and
 //! reporting a deadlock's cycle across parts.
 
-use routelab_core::sim::{self, FlowControl, SimError, SimResult, Spec, Switching, Workload};
+use routelab_core::network::spec;
+use routelab_core::sim::{
+    self, AnyRouter, Candidate, Candidates, Experiment, FlowControl, Header, Here, HopRouter,
+    LocalView, RouterCtx, SimError, SimResult, Spec, Switching, Workload,
+};
+use routelab_core::ChannelId;
 
 fn quick(topology: &str, algorithm: &str) -> Spec {
     let mut s = Spec::new(topology, algorithm);
@@ -276,4 +281,72 @@ fn a_run_beyond_its_memory_limit_is_refused_with_what_fits() {
         "{torus}: {fits} of {}",
         need / 3
     );
+}
+
+/// Dimension-order routing that breaks (panics) at one switch once the
+/// run is past `at_ps`: an internal error inside one part.
+struct BreaksAt {
+    inner: AnyRouter,
+    switch: u32,
+    at_ps: u64,
+}
+
+impl HopRouter for BreaksAt {
+    fn name(&self) -> &str {
+        "breaks-at"
+    }
+    fn vcs_needed(&self) -> u8 {
+        self.inner.vcs_needed()
+    }
+    fn route(
+        &self,
+        hdr: &Header,
+        here: &Here,
+        view: &dyn LocalView,
+        ctx: &mut RouterCtx,
+        out: &mut Candidates,
+    ) {
+        if here.switch_index == self.switch && here.now_ps > self.at_ps {
+            panic!("broken at switch {}", self.switch);
+        }
+        self.inner.route(hdr, here, view, ctx, out)
+    }
+    fn forwarded(
+        &self,
+        hdr: &mut Header,
+        here: &Here,
+        chosen: Candidate,
+        channel: ChannelId,
+        ctx: &mut RouterCtx,
+    ) {
+        self.inner.forwarded(hdr, here, chosen, channel, ctx)
+    }
+}
+
+#[test]
+fn a_part_that_breaks_fails_the_run_instead_of_hanging_it() {
+    let mut s = quick("torus:8x8", "dor");
+    s.router.vcs = 2;
+    s.traffic.load = 0.3;
+    s.run.threads = 4;
+    let net = spec::build("torus:8x8").unwrap();
+    let opts = sim::router_options(&s.routing, s.run.seed).unwrap();
+    let inner = routelab_core::routing::adaptive::build(&net, "dor", &opts).unwrap();
+    // Switch 63 is in the last part, not the caller's thread.
+    let router = BreaksAt {
+        inner,
+        switch: 63,
+        at_ps: 1_000_000,
+    };
+    let exp = Experiment::with_router(&s, net, Box::new(router)).unwrap();
+    match exp.run() {
+        Err(e) => {
+            let e = e.to_string();
+            assert!(
+                e.contains("internal error in part 3") && e.contains("broken at switch 63"),
+                "{e}"
+            );
+        }
+        Ok(r) => panic!("expected an error, got {r:?}"),
+    }
 }

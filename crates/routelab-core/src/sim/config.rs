@@ -509,7 +509,8 @@ pub struct RunSpec {
     /// Stop with an error when more packets than this exist at once in
     /// source queues and the network (about 64 bytes each): a load far
     /// beyond what the network accepts grows the source queues without
-    /// bound.
+    /// bound. With `threads`, each part may hold its share of the packets
+    /// it generated (`max_packets / threads`).
     pub max_packets: u64,
     /// Threads: the network is split into this many parts, run side by
     /// side in windows no longer than the smallest latency of a channel

@@ -136,7 +136,8 @@ impl Partition {
 }
 
 /// Runs of consecutive switches, each about an equal share of the
-/// weight (a switch and its terminals), every part owning one at least.
+/// weight (a switch and its terminals), every part owning one at least
+/// (`parts` is at most the number of switches).
 fn runs(terms_at: &[u64], parts: usize) -> Vec<u16> {
     let total: u64 = terms_at.iter().map(|&n| n + 1).sum();
     let mut switch_part = vec![0u16; terms_at.len()];
@@ -149,12 +150,16 @@ fn runs(terms_at: &[u64], parts: usize) -> Vec<u16> {
         *part = ((mid * parts as u64) / (2 * total)).min(parts as u64 - 1) as u16;
         acc += w;
     }
-    // Shift runs that came out empty (very uneven weights) onto a
-    // neighbour's tail.
-    for k in 1..parts as u16 {
-        if !switch_part.contains(&k) {
-            let last = switch_part.iter().rposition(|&p| p < k).unwrap_or(0);
-            switch_part[last] = k;
+    // Very uneven weights can leave a part without a switch: then equal
+    // numbers of switches instead.
+    let mut owns = vec![false; parts];
+    for &k in &switch_part {
+        owns[k as usize] = true;
+    }
+    if owns.contains(&false) {
+        let n = switch_part.len();
+        for (s, part) in switch_part.iter_mut().enumerate() {
+            *part = (s * parts / n) as u16;
         }
     }
     switch_part
@@ -276,6 +281,21 @@ mod tests {
             }
             let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
             assert!(*lo >= 1 && hi - lo <= 1, "{parts} parts: sizes {sizes:?}");
+        }
+    }
+
+    #[test]
+    fn uneven_weights_leave_no_part_empty() {
+        // One heavy switch last: weight runs alone would leave parts 1
+        // and 2 without a switch.
+        let mut terms_at = vec![0u64; 4];
+        terms_at[3] = 1000;
+        for parts in 1..=4 {
+            let p = runs(&terms_at, parts);
+            for k in 0..parts as u16 {
+                assert!(p.contains(&k), "{parts} parts: {p:?}");
+            }
+            assert!(p.windows(2).all(|w| w[0] <= w[1]));
         }
     }
 

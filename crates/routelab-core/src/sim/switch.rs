@@ -147,7 +147,8 @@ impl<'a> super::state::Sim<'a> {
         if k.kind == TO_TERM {
             // A terminal consumes flits at once: its credit is back.
             let t = k.term;
-            if !self.p.stop_go {
+            // Across parts the sender counts it back itself (`post_flit`).
+            if !self.p.stop_go && !k.cross {
                 self.vc[iv as usize].credits += 1;
             }
             self.nic_receive(router, t, ev.pkt, ev.idx);
@@ -790,8 +791,8 @@ impl<'a> super::state::Sim<'a> {
             self.util[o as usize] += fp;
         }
         if cross {
-            // Delivered to the part of the receiving switch.
-            self.post_flit(o, vc, pkt, idx, next, reach);
+            // Delivered to the part of the receiver.
+            self.post_flit(o, vc, pkt, idx, next, reach, to_switch);
         } else if to_switch && self.p.stop_go {
             self.q.push(Event {
                 time: reach,

@@ -8,8 +8,41 @@
 use super::error::SimError;
 use super::parallel::Outbox;
 use super::state::Sim;
+use crate::routing::adaptive::HopRouter;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
+
+/// A lock whose holder may have panicked (the panic is reported as the
+/// part's error; what it guarded is not read after a failure).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Runs `f` on part `me`, turning a panic into that part's error: the
+/// other threads then stop at the window's end instead of waiting at the
+/// barrier for a thread that is gone.
+fn guarded(
+    sim: &mut Sim,
+    me: usize,
+    f: impl FnOnce(&mut Sim) -> Result<(), SimError>,
+) -> Result<(), SimError> {
+    let name = sim.router.name().to_string();
+    match std::panic::catch_unwind(AssertUnwindSafe(|| f(sim))) {
+        Ok(r) => r,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(SimError::router(
+                &name,
+                format!("internal error in part {me} of a parallel run: {what}"),
+            ))
+        }
+    }
+}
 
 /// A barrier that spins briefly before yielding: windows last
 /// microseconds, and a sleeping thread takes longer than that to wake.
@@ -111,28 +144,32 @@ impl<'m> Board<'m> {
         loop {
             let end = done.saturating_add(self.window_ps - 1).min(t_end);
             if result.is_ok() {
-                result = sim.run_until(end);
+                result = guarded(sim, me, |sim| sim.run_until(end));
             }
             // Post: the outboxes trade places with the emptied mailboxes,
             // which keeps every buffer's room.
-            {
-                let out = &mut sim.part.as_mut().expect("a part").out;
-                for (to, outbox) in out.iter_mut().enumerate() {
-                    let mut slot = self.mail[to * self.parts + me].lock().expect("mail");
-                    std::mem::swap(outbox, &mut *slot);
+            if let Some(part) = sim.part.as_mut() {
+                for (to, outbox) in part.out.iter_mut().enumerate() {
+                    std::mem::swap(outbox, &mut *lock(&self.mail[to * self.parts + me]));
                 }
             }
             self.barrier.wait();
             // Take, in the order of the posting parts.
             let mut received = false;
-            for from in 0..self.parts {
-                let mut mail = self.mail[me * self.parts + from].lock().expect("mail");
-                if !mail.is_empty() {
-                    received = true;
-                    sim.accept(&mut mail);
+            let taken = guarded(sim, me, |sim| {
+                for from in 0..self.parts {
+                    let mut mail = lock(&self.mail[me * self.parts + from]);
+                    if !mail.is_empty() {
+                        received = true;
+                        sim.accept(&mut mail);
+                    }
                 }
+                Ok(())
+            });
+            if result.is_ok() {
+                result = taken;
             }
-            *self.status[me].lock().expect("status") = Status {
+            *lock(&self.status[me]) = Status {
                 in_net: sim.in_net,
                 last_progress: sim.last_progress,
                 busy: sim.q.len() > 0,
@@ -141,11 +178,7 @@ impl<'m> Board<'m> {
             };
             self.barrier.wait();
             done = end + 1;
-            let all: Vec<Status> = self
-                .status
-                .iter()
-                .map(|s| *s.lock().expect("status"))
-                .collect();
+            let all: Vec<Status> = self.status.iter().map(|s| *lock(s)).collect();
             if all.iter().any(|s| s.failed) {
                 return (result, Stop::Failed, done);
             }
