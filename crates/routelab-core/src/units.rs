@@ -241,4 +241,3 @@ mod tests {
         assert_eq!(Bandwidth(20_000_000_000).serialization_ps(512), 204_800);
     }
 }
-
