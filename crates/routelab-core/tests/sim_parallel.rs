@@ -11,26 +11,8 @@ use routelab_core::sim::{
 };
 use routelab_core::ChannelId;
 
-fn quick(topology: &str, algorithm: &str) -> Spec {
-    let mut s = Spec::new(topology, algorithm);
-    s.run.warmup_cycles = 500;
-    s.run.measure_cycles = 2000;
-    s.run.drain_cycles = Some(3000);
-    s
-}
-
-/// Runs and checks the accounting the result reports.
-fn run(spec: &Spec) -> SimResult {
-    let r = sim::simulate(spec).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(
-        r.packets_generated,
-        r.packets_delivered + r.packets_in_flight,
-        "conservation"
-    );
-    assert!(r.flits_delivered <= r.flits_generated);
-    assert!(0.0 <= r.accepted_min && r.accepted_min <= r.accepted_max);
-    r
-}
+mod common;
+use common::{quick, run};
 
 fn threads(s: &Spec, n: usize) -> Spec {
     let mut s = s.clone();

@@ -760,24 +760,14 @@ impl Experiment {
             if params.message_rate > 0.0 {
                 par.start_generation();
             }
-            let (window_ps, converged, drained, periods) = self.open_loop(&mut par)?;
-            let result = self.result(
-                &par.tally(),
-                None,
-                load,
-                flits,
-                window_ps,
-                converged,
-                drained,
-                periods,
-                wall,
-            );
+            let phases = self.open_loop(&mut par)?;
+            let result = self.result(&par.tally(), None, load, flits, &phases, wall);
             par.settle(self.settle_ps())?;
             par.check_conservation()?;
             return Ok(result);
         }
         let mut sim = Sim::new(&self.net, &self.router, &params, self.pattern.as_ref())?;
-        let (window_ps, converged, drained, periods) = if self.pattern.is_some() {
+        let phases = if self.pattern.is_some() {
             if params.message_rate > 0.0 {
                 for t in 0..self.net.terminals().len() {
                     if sim.nic[t].inj != super::packet::NONE {
@@ -826,30 +816,23 @@ impl Experiment {
             // Rates are over the workload's own length: nothing happens
             // after the last pair completes.
             sim.now = closed.finished_ps().max(1);
-            (sim.now, true, true, 0)
+            Phases {
+                window_ps: sim.now,
+                converged: true,
+                drained: true,
+                warmup_periods: 0,
+            }
         };
         let workload = sim.closed.as_ref().map(Closed::result);
-        let result = self.result(
-            &sim.tally(),
-            workload,
-            load,
-            flits,
-            window_ps,
-            converged,
-            drained,
-            periods,
-            wall,
-        );
+        let result = self.result(&sim.tally(), workload, load, flits, &phases, wall);
         sim.settle(self.settle_ps())?;
         sim.check_conservation()?;
         Ok(result)
     }
 
     /// Open loop: warm-up until it converges, the measurement in two
-    /// halves, then the drain of the measured packets. Returns the
-    /// measurement window, whether it converged and drained, and the
-    /// warm-up periods run.
-    fn open_loop(&self, sim: &mut impl Runner) -> Result<(u64, bool, bool, u32), SimError> {
+    /// halves, then the drain of the measured packets.
+    fn open_loop(&self, sim: &mut impl Runner) -> Result<Phases, SimError> {
         let run = &self.spec.run;
         let cyc = self.params.cycle_ps;
         // Warm-up.
@@ -893,7 +876,12 @@ impl Experiment {
         while sim.measured_outstanding() > 0 && sim.now() < limit {
             sim.run_until((sim.now() + chunk).min(limit))?;
         }
-        Ok((m, converged, sim.measured_outstanding() == 0, periods))
+        Ok(Phases {
+            window_ps: m,
+            converged,
+            drained: sim.measured_outstanding() == 0,
+            warmup_periods: periods,
+        })
     }
 
     /// How long [`Sim::settle`] may take to empty the network after a
@@ -906,19 +894,21 @@ impl Experiment {
             .max(self.params.watchdog_ps)
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn result(
         &self,
         sim: &Tally,
         workload: Option<super::stats::WorkloadResult>,
         load: f64,
         offered_target: f64,
-        window_ps: u64,
-        converged: bool,
-        drained: bool,
-        periods: u32,
+        phases: &Phases,
         wall: Instant,
     ) -> SimResult {
+        let Phases {
+            window_ps,
+            converged,
+            drained,
+            warmup_periods: periods,
+        } = *phases;
         let p = &self.params;
         let t = self.net.terminals().len().max(1) as f64;
         let cycles = window_ps as f64 / p.cycle_ps as f64;
@@ -1029,6 +1019,17 @@ impl Experiment {
             memory_bytes: self.memory_bytes(),
         }
     }
+}
+
+/// How a run's phases went: the measurement window, whether the
+/// measurement converged and the measured packets drained, and the
+/// warm-up periods run.
+#[derive(Debug, Clone, Copy)]
+struct Phases {
+    window_ps: u64,
+    converged: bool,
+    drained: bool,
+    warmup_periods: u32,
 }
 
 /// What [`Experiment::open_loop`] drives: one [`Sim`], or the parts of a

@@ -482,13 +482,13 @@ impl<'a> super::state::Sim<'a> {
             self.c.hops_sum += u64::from(hdr.hops);
             self.c.hops_max = self.c.hops_max.max(u32::from(hdr.hops));
         }
-        if self.pk.owns(p) {
+        if self.pk.numbers.owns(p) {
             self.pk.release(p);
         } else {
             self.post_release(p);
         }
         if meta.flags & flag::MESSAGE != 0 {
-            if !self.msgs.owns(meta.msg) {
+            if !self.msgs.numbers.owns(meta.msg) {
                 self.post_message_delivery(meta.msg, lat, measured);
             } else if self.msgs.delivered(meta.msg) && measured {
                 self.c.msg_lat.record(lat);

@@ -37,6 +37,60 @@ pub(super) struct Meta {
     pub flags: u8,
 }
 
+/// Numbers of records reused through a free list. A parallel run's part
+/// numbers its own `k * parts + part`, so that numbers are unique over the
+/// run and each names the part that reuses it; a run of one part numbers
+/// 0, 1, 2, ...
+#[derive(Debug)]
+pub(super) struct Numbers {
+    free: Vec<u32>,
+    parts: u32,
+    part: u32,
+    /// Numbers this part has given out.
+    numbered: u32,
+}
+
+impl Default for Numbers {
+    fn default() -> Self {
+        Numbers {
+            free: Vec::new(),
+            parts: 1,
+            part: 0,
+            numbered: 0,
+        }
+    }
+}
+
+impl Numbers {
+    pub fn set_part(&mut self, part: usize, parts: usize) {
+        self.part = part as u32;
+        self.parts = parts as u32;
+    }
+
+    /// Whether this part gave out number `n` (and so reuses it).
+    #[inline]
+    pub fn owns(&self, n: u32) -> bool {
+        n % self.parts == self.part
+    }
+
+    /// A free number: a reused one, or the next new one.
+    #[inline]
+    pub fn take(&mut self) -> u32 {
+        self.free.pop().unwrap_or_else(|| {
+            let n = self.numbered * self.parts + self.part;
+            self.numbered += 1;
+            n
+        })
+    }
+
+    /// Number `n`, given out by this part, is free again.
+    #[inline]
+    pub fn give_back(&mut self, n: u32) {
+        debug_assert!(self.owns(n));
+        self.free.push(n);
+    }
+}
+
 /// Every packet alive: headers, bookkeeping and queue links apart.
 #[derive(Debug, Default)]
 pub(super) struct Packets {
@@ -44,39 +98,17 @@ pub(super) struct Packets {
     pub meta: Vec<Meta>,
     /// Intrusive list link (source and transit queues).
     pub next: Vec<u32>,
-    free: Vec<u32>,
+    pub numbers: Numbers,
     alive: u64,
-    /// A parallel run's part numbers its packets `k * parts + part`, so
-    /// that packet numbers are unique over the run and each names the
-    /// part that reuses it; 1 and 0 otherwise.
-    parts: u32,
-    part: u32,
-    /// Packets this part has numbered.
-    numbered: u32,
 }
 
 impl Packets {
     pub fn with_capacity(n: usize) -> Self {
-        let mut p = Packets {
-            parts: 1,
-            ..Packets::default()
-        };
+        let mut p = Packets::default();
         p.hdr.reserve(n);
         p.meta.reserve(n);
         p.next.reserve(n);
         p
-    }
-
-    /// Numbers this part's packets apart from the other parts'.
-    pub fn set_part(&mut self, part: usize, parts: usize) {
-        self.part = part as u32;
-        self.parts = parts as u32;
-    }
-
-    /// Whether this part numbered packet `p` (and so reuses its number).
-    #[inline]
-    pub fn owns(&self, p: u32) -> bool {
-        p % self.parts == self.part
     }
 
     /// A copy of packet `p` from another part, whose head enters this one.
@@ -101,14 +133,7 @@ impl Packets {
             msg,
             flags,
         };
-        let i = match self.free.pop() {
-            Some(i) => i,
-            None => {
-                let i = self.numbered * self.parts + self.part;
-                self.numbered += 1;
-                i
-            }
-        };
+        let i = self.numbers.take();
         let k = i as usize;
         if k >= self.hdr.len() {
             // One part alone (the sequential run) pushes at the end.
@@ -128,9 +153,8 @@ impl Packets {
 
     /// Packet `p`, numbered by this part, is gone.
     pub fn release(&mut self, p: u32) {
-        debug_assert!(self.owns(p));
         self.alive -= 1;
-        self.free.push(p);
+        self.numbers.give_back(p);
     }
 
     /// Packets allocated and not released.

@@ -79,8 +79,8 @@ impl Sim<'_> {
         for (c, k) in self.ch.iter_mut().enumerate() {
             k.cross = plan.tx_part[c] != plan.rx_part[c];
         }
-        self.pk.set_part(me, plan.parts);
-        self.msgs.set_part(me, plan.parts);
+        self.pk.numbers.set_part(me, plan.parts);
+        self.msgs.numbers.set_part(me, plan.parts);
         self.part = Some(Box::new(Part {
             me: me as u16,
             out: (0..plan.parts).map(|_| Outbox::default()).collect(),

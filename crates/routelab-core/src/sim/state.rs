@@ -15,7 +15,7 @@ use super::error::{ConfigError, SimError, WaitingBuffer};
 use super::link::{
     Chan, ChannelTiming, Vc, FROM_TERM, NO_RETURN, SINK_CREDITS, SWITCHES, TAG_CREDIT, TO_TERM,
 };
-use super::packet::{Packets, Queue, NONE};
+use super::packet::{Numbers, Packets, Queue, NONE};
 use super::rounds::Rounds;
 use super::stats::Counters;
 use super::workload::Closed;
@@ -131,41 +131,17 @@ pub(super) struct Nic {
 }
 
 /// Open-loop messages of several packets still being delivered: packets
-/// left per message, slots reused.
-/// A parallel run's part numbers its messages as its packets
-/// ([`Packets::set_part`]): the part that generated one counts its
-/// deliveries.
-#[derive(Debug)]
+/// left per message. The part that generated a message numbers it and
+/// counts its deliveries ([`Numbers`]).
+#[derive(Debug, Default)]
 pub(super) struct Messages {
     pub left: Vec<u32>,
-    pub free: Vec<u32>,
-    parts: u32,
-    part: u32,
-    numbered: u32,
-}
-
-impl Default for Messages {
-    fn default() -> Self {
-        Messages {
-            left: Vec::new(),
-            free: Vec::new(),
-            parts: 1,
-            part: 0,
-            numbered: 0,
-        }
-    }
+    pub numbers: Numbers,
 }
 
 impl Messages {
     pub fn alloc(&mut self, packets: u32) -> u32 {
-        let i = match self.free.pop() {
-            Some(i) => i,
-            None => {
-                let i = self.numbered * self.parts + self.part;
-                self.numbered += 1;
-                i
-            }
-        };
+        let i = self.numbers.take();
         let k = i as usize;
         if k >= self.left.len() {
             self.left.resize(k + 1, 0);
@@ -174,23 +150,12 @@ impl Messages {
         i
     }
 
-    pub fn set_part(&mut self, part: usize, parts: usize) {
-        self.part = part as u32;
-        self.parts = parts as u32;
-    }
-
-    /// Whether this part generated message `m`.
-    #[inline]
-    pub fn owns(&self, m: u32) -> bool {
-        m % self.parts == self.part
-    }
-
     /// A packet of message `m` was delivered: true when it was the last.
     pub fn delivered(&mut self, m: u32) -> bool {
         let left = &mut self.left[m as usize];
         *left -= 1;
         if *left == 0 {
-            self.free.push(m);
+            self.numbers.give_back(m);
             return true;
         }
         false
