@@ -410,6 +410,18 @@ def test_guid2lid_gives_tables_the_subnets_lids(tmp_path, run_cli):
     assert err.returncode == 2 and "bad:1:" in err.stderr
 
 
+def test_reading_a_dump_states_its_memory_before_reading(tmp_path):
+    """A dump read in takes its text and the forwarding tables (2 bytes per
+    switch and terminal), known from the file and the fabric beforehand."""
+    net = routelab.topology("kary-ntree:k=4,n=3")
+    s, t = len(net.switches), len(net.terminals)
+    files = routelab.route(net, "ftree").save(tmp_path)
+    dump = next(p for p in map(Path, files) if p.name == "opensm-lfts.dump")
+    need = routelab.routing.lft_memory_bytes(net, dump)
+    assert need == dump.stat().st_size + 2 * s * t
+    assert routelab.read_lfts(net, dump).deadlock()["deadlock_free"]
+
+
 def test_route_states_its_memory_before_routing_and_suggests_what_fits(run_cli):
     """The tables an engine will need are known before routing (2 bytes per
     switch and terminal, plus a lane per injecting switch and destination for

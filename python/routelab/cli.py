@@ -320,7 +320,10 @@ def _routes_of(
     ``bar`` (a progress bar) names the step, with an engine the tables' memory
     before they are allocated."""
     by_engine = args.engine and not (args.lfts or args.source_routes)
-    if bar is not None and not by_engine:
+    if bar is not None and args.lfts and Path(args.lfts).is_file():
+        need = routelab.routing.lft_memory_bytes(net, args.lfts)
+        bar.stage(f"reading {args.lfts} ({_bytes_text(need)} with its tables)")
+    elif bar is not None and not by_engine:
         bar.stage(f"routes of {net.name}")
     if args.sl2vl and not args.lfts:
         raise routelab.ConfigError("--sl2vl goes with --lfts (the subnet's own tables)")

@@ -129,6 +129,12 @@ def memory_bytes(net: Network, engine: str, **options: Any) -> int:
     return _core.route_memory(net._net, engine, opts)
 
 
+def lft_memory_bytes(net: Network, lfts: str | Path) -> int:
+    """The bytes reading the OpenSM forwarding tables ``lfts`` for ``net`` takes
+    at least (the dump's text and the tables), known before reading it."""
+    return Path(lfts).stat().st_size + _core.table_memory(net._net)
+
+
 def route(net: Network, engine: str, **options: Any) -> Routes:
     """Computes routes for ``net`` with a named engine.
 

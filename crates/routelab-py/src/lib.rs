@@ -364,6 +364,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<routing::PyRoutes>()?;
     m.add_function(wrap_pyfunction!(routing::route, m)?)?;
     m.add_function(wrap_pyfunction!(routing::route_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(routing::table_memory, m)?)?;
     m.add_function(wrap_pyfunction!(routing::engines, m)?)?;
     m.add_function(wrap_pyfunction!(routing::engine_about, m)?)?;
     m.add_function(wrap_pyfunction!(routing::router_about, m)?)?;

@@ -389,6 +389,13 @@ pub(crate) fn route_memory(
     routing::memory_bytes(&net.net, &engine, &opts).map_err(routing_err)
 }
 
+/// The bytes forwarding tables of `net` take (an engine's, or a dump's
+/// read in).
+#[pyfunction]
+pub(crate) fn table_memory(net: &PyNetwork) -> u64 {
+    routelab_core::routing::Routes::table_bytes(&net.net)
+}
+
 /// The name of every routing engine.
 #[pyfunction]
 pub(crate) fn engines() -> Vec<&'static str> {
