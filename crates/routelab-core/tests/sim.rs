@@ -14,7 +14,7 @@ use routelab_core::traffic::Pattern;
 use routelab_core::ChannelId;
 
 mod common;
-use common::{quick, run};
+use common::{cyclic_ring, quick, run};
 
 /// Ping-pong between terminals 0 and `peer` with one-packet messages:
 /// (round trip, one-way latency, channels crossed one way), in ps.
@@ -348,15 +348,7 @@ fn direct_decisions_change_nothing() {
 
 #[test]
 fn a_cyclic_routing_without_escape_deadlocks_and_is_reported() {
-    // A ring of 8 routed on one lane; tornado sends everyone 3 hops the
-    // same way round: wormhole packets fill the ring and wait in a cycle.
-    let mut s = quick("torus:8", "minhop");
-    s.router.vcs = 1;
-    s.router.buffer_flits = Some(4);
-    s.traffic.pattern = Some("tornado".into());
-    s.traffic.packet_flits = Some(8);
-    s.traffic.load = 1.0;
-    s.run.watchdog_cycles = 300;
+    let s = cyclic_ring();
     match sim::simulate(&s) {
         Err(SimError::Deadlock(info)) => {
             assert!(info.cycle.len() >= 2, "{info}");

@@ -12,7 +12,7 @@ use routelab_core::sim::{
 use routelab_core::ChannelId;
 
 mod common;
-use common::{quick, run};
+use common::{cyclic_ring, quick, run};
 
 fn threads(s: &Spec, n: usize) -> Spec {
     let mut s = s.clone();
@@ -167,15 +167,8 @@ fn in_transit_packets_cross_parts() {
 
 #[test]
 fn a_deadlock_across_parts_is_reported_with_its_cycle() {
-    // A ring of 8 on one lane under tornado: wormhole packets fill it and
-    // wait in a cycle that runs through both halves of the ring.
-    let mut s = quick("torus:8", "minhop");
-    s.router.vcs = 1;
-    s.router.buffer_flits = Some(4);
-    s.traffic.pattern = Some("tornado".into());
-    s.traffic.packet_flits = Some(8);
-    s.traffic.load = 1.0;
-    s.run.watchdog_cycles = 300;
+    // The cycle runs through both halves of the ring.
+    let mut s = cyclic_ring();
     s.run.threads = 2;
     match sim::simulate(&s) {
         Err(SimError::Deadlock(info)) => {

@@ -27,6 +27,7 @@ use crate::traffic::{BoundPattern, Pattern};
 use crate::units::bytes_text;
 use crate::units::{Bandwidth, Picos};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The highest offered load, in flits per terminal per cycle. A NIC's
@@ -51,6 +52,8 @@ pub struct Experiment {
     /// how to name its terminals and channels in the results as the
     /// fabric does.
     renumbered: Option<Renumbering>,
+    /// With `run.threads` above 1, the network's parts, made once.
+    partition: Option<Arc<Partition>>,
 }
 
 /// A recognised fabric's numbering against the one simulated.
@@ -595,9 +598,12 @@ impl Experiment {
                     ),
                 ));
             }
-            // Refuses thread counts and links a split cannot honour.
-            Partition::new(&net, run.threads)?;
         }
+        // Refuses thread counts and links a split cannot honour.
+        let partition = match run.threads {
+            1 => None,
+            n => Some(Arc::new(Partition::new(&net, n)?)),
+        };
         let mut exp = Experiment {
             spec: spec.clone(),
             net,
@@ -608,6 +614,7 @@ impl Experiment {
             gamma0_flits,
             warnings,
             renumbered: None,
+            partition,
         };
         if let Some(limit) = t.injection_limit {
             let flits = exp.load_in_flits(limit);
@@ -748,14 +755,13 @@ impl Experiment {
         let mut params = self.params.clone();
         params.message_rate =
             flits / (f64::from(params.packet_flits) * f64::from(params.message_packets));
-        let threads = self.spec.run.threads;
-        if threads > 1 {
+        if let Some(plan) = &self.partition {
             let mut par = Parallel::new(
                 &self.net,
                 &self.router,
                 &params,
                 self.pattern.as_ref(),
-                threads,
+                plan.clone(),
             )?;
             if params.message_rate > 0.0 {
                 par.start_generation();

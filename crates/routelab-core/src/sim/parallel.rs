@@ -92,51 +92,25 @@ impl Sim<'_> {
         self.part.as_mut().expect("a part of a parallel run")
     }
 
-    /// A flit on crossing channel `o`, reaching the receiver at `reach`:
-    /// a switch, which routes it after its routing delay (and under stop
-    /// & go counts it in at `reach`), or a terminal cabled to a switch of
-    /// another part than the one it injects into, which consumes it at
-    /// once (its slot, never short, is counted back here).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn post_flit(
-        &mut self,
-        o: u32,
-        vc: u8,
-        pkt: u32,
-        idx: u16,
-        next: super::engine::Ahead,
-        reach: u64,
-        to_switch: bool,
-    ) {
-        let (stop_go, delay) = (self.p.stop_go, self.p.routing_delay_ps);
-        if !to_switch && !stop_go {
-            self.vc[self.p.iv(o, u32::from(vc)) as usize].credits += 1;
+    /// A flit on a crossing channel: its `arrive` event (and under stop &
+    /// go its `enter`), built as for a channel within the part, go to the
+    /// receiver's part with a copy of the packet's records if it is the
+    /// head. A terminal cabled to a switch of another part than the one it
+    /// injects into consumes it on arrival: its slot, never short, is
+    /// counted back here.
+    pub(super) fn post_flit(&mut self, enter: Option<Event>, arrive: Event, to_switch: bool) {
+        let (o, pkt) = (arrive.obj, arrive.pkt);
+        if !to_switch && !self.p.stop_go {
+            self.vc[self.p.iv(o, u32::from(arrive.vc)) as usize].credits += 1;
         }
-        let copy = (idx == 0).then(|| (pkt, self.pk.hdr[pkt as usize], self.pk.meta[pkt as usize]));
+        let copy =
+            (arrive.idx == 0).then(|| (pkt, self.pk.hdr[pkt as usize], self.pk.meta[pkt as usize]));
         let part = self.part();
         let to = part.plan.rx_part[o as usize] as usize;
         let out = &mut part.out[to];
         out.packets.extend(copy);
-        if stop_go && to_switch {
-            out.events.push(Event {
-                time: reach,
-                obj: o,
-                pkt,
-                idx,
-                vc,
-                kind: Kind::Enter,
-                next: super::engine::Ahead::NONE,
-            });
-        }
-        out.events.push(Event {
-            time: if to_switch { reach + delay } else { reach },
-            obj: o,
-            pkt,
-            idx,
-            vc,
-            kind: Kind::Arrive,
-            next,
-        });
+        out.events.extend(enter);
+        out.events.push(arrive);
     }
 
     /// A credit for the sender of crossing channel `c`, reaching it at `at`.
@@ -333,7 +307,6 @@ pub(super) struct Parallel<'a> {
     mail: Vec<Mutex<Outbox>>,
     /// Every part has run the events before this instant.
     done: u64,
-    watchdog_ps: u64,
 }
 
 impl<'a> Parallel<'a> {
@@ -342,9 +315,9 @@ impl<'a> Parallel<'a> {
         router: &'a AnyRouter,
         p: &Params,
         pattern: Option<&'a BoundPattern>,
-        threads: usize,
+        plan: Arc<Partition>,
     ) -> Result<Self, SimError> {
-        let plan = Arc::new(Partition::new(net, threads)?);
+        let threads = plan.parts;
         let mut params = p.clone();
         // Each part holds its own packets: the limit is shared out.
         params.max_packets = p.max_packets.div_ceil(threads as u64);
@@ -363,7 +336,6 @@ impl<'a> Parallel<'a> {
             plan,
             mail,
             done: 0,
-            watchdog_ps: p.watchdog_ps,
         })
     }
 
@@ -424,7 +396,8 @@ impl<'a> Parallel<'a> {
             return Ok(());
         }
         let parts = self.sims.len();
-        let board = Board::new(&self.mail, parts, self.plan.window_ps, self.watchdog_ps);
+        let watchdog_ps = self.sims[0].p.watchdog_ps;
+        let board = Board::new(&self.mail, parts, self.plan.window_ps, watchdog_ps);
         let from = self.done;
         let (first, rest) = self.sims.split_first_mut().expect("one part at least");
         let outcomes = std::thread::scope(|scope| {

@@ -790,36 +790,38 @@ impl<'a> super::state::Sim<'a> {
         if self.c.measuring {
             self.util[o as usize] += fp;
         }
-        if cross {
-            // Delivered to the part of the receiver.
-            self.post_flit(o, vc, pkt, idx, next, reach, to_switch);
-        } else if to_switch && self.p.stop_go {
-            self.q.push(Event {
-                time: reach,
-                obj: o,
-                pkt,
-                idx,
-                vc,
-                kind: Kind::Enter,
-                next: Ahead::NONE,
-            });
-        }
         // Built once and whole: the queue copies it in wide moves.
         let delay = if to_switch {
             self.p.routing_delay_ps
         } else {
             0
         };
-        if !cross {
-            self.q.push(Event {
-                time: reach + delay,
-                obj: o,
-                pkt,
-                idx,
-                vc,
-                kind: Kind::Arrive,
-                next,
-            });
+        let arrive = Event {
+            time: reach + delay,
+            obj: o,
+            pkt,
+            idx,
+            vc,
+            kind: Kind::Arrive,
+            next,
+        };
+        // Stop & go: the flit enters the receiver's buffer on arrival,
+        // before the routing pipeline.
+        let enter = |arrive: Event| Event {
+            time: reach,
+            kind: Kind::Enter,
+            next: Ahead::NONE,
+            ..arrive
+        };
+        let stop_go = to_switch && self.p.stop_go;
+        if cross {
+            // Delivered to the part of the receiver.
+            self.post_flit(stop_go.then(|| enter(arrive)), arrive, to_switch);
+        } else {
+            if stop_go {
+                self.q.push(enter(arrive));
+            }
+            self.q.push(arrive);
         }
         self.in_flight = self.in_flight.wrapping_add(1);
         self.flit_hops += 1;

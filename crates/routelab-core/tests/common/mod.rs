@@ -25,3 +25,16 @@ pub fn run(spec: &Spec) -> SimResult {
     assert!(r.accepted <= r.accepted_max + 1e-12, "{r:?}");
     r
 }
+
+/// A ring of 8 routed on one lane under tornado: everyone sends 3 hops the
+/// same way round, so wormhole packets fill the ring and wait in a cycle.
+pub fn cyclic_ring() -> Spec {
+    let mut s = quick("torus:8", "minhop");
+    s.router.vcs = 1;
+    s.router.buffer_flits = Some(4);
+    s.traffic.pattern = Some("tornado".into());
+    s.traffic.packet_flits = Some(8);
+    s.traffic.load = 1.0;
+    s.run.watchdog_cycles = 300;
+    s
+}
