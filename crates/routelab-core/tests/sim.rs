@@ -673,6 +673,49 @@ fn saturation_search_brackets_the_knee() {
 }
 
 #[test]
+fn skipping_the_drain_of_an_unconverged_run_keeps_the_search_verdicts() {
+    // The knee search of the test above, once with every drain and once
+    // skipping those after a window that did not converge: the same loads
+    // sustained and not, the same saturation; the skipped runs are read as
+    // unconverged and simulate less.
+    let mut s = quick("torus:4x4", "dor");
+    s.network.links = Some(sim::LinkSpec {
+        bandwidth: None,
+        latency: Some("1ns".into()),
+    });
+    s.router.buffer_flits = Some(8);
+    s.traffic.pattern = Some("uniform".into());
+    s.run.measure_cycles = 1500;
+    s.run.drain_cycles = Some(6000);
+    let opts = sim::SaturateOptions {
+        steps: 3,
+        ..Default::default()
+    };
+    let full = sim::saturate(&s, &opts).unwrap();
+    s.run.drain_unconverged = false;
+    let skip = sim::saturate(&s, &opts).unwrap();
+    assert_eq!(full.saturation, skip.saturation);
+    let verdicts = |r: &sim::SaturateResult| -> Vec<(f64, bool)> {
+        r.points.iter().map(|p| (p.load, p.sustained)).collect()
+    };
+    assert_eq!(verdicts(&full), verdicts(&skip));
+    let skipped: Vec<_> = skip.points.iter().filter(|p| p.drain_skipped).collect();
+    assert!(!skipped.is_empty(), "{skip:?}");
+    for p in &skipped {
+        assert_eq!(p.status, sim::PointStatus::Unconverged);
+        assert!(!p.drained && !p.converged && !p.sustained);
+    }
+    assert!(full.points.iter().all(|p| !p.drain_skipped));
+    // A sustained run is the same run either way.
+    let sat = skip.saturation.unwrap();
+    s.traffic.load = sat;
+    let a = sim::simulate(&s).unwrap();
+    s.run.drain_unconverged = true;
+    let b = sim::simulate(&s).unwrap();
+    assert_eq!((a.flit_hops, a.latency_mean), (b.flit_hops, b.latency_mean));
+}
+
+#[test]
 fn a_sustained_ceiling_is_never_reported_as_saturation() {
     // A crossbar carrying a permutation sustains its injection bandwidth:
     // a ceiling of 0.5 is sustained, so the search runs the bound (1.0),
@@ -1067,6 +1110,39 @@ fn periodic_arrivals_offer_the_load_exactly_and_keep_terminals_in_step() {
     let bernoulli = run(&s);
     assert!((periodic.accepted - 0.1).abs() < 0.01);
     assert!((bernoulli.accepted - 0.1).abs() < 0.01);
+}
+
+#[test]
+fn whole_rounds_measure_an_even_number_of_rounds_at_any_load() {
+    // Butterfly on 4x4 (16 terminals): 4 phases, one message of 2
+    // packets per phase per round. With `run.whole_rounds` the window
+    // holds an even number of whole rounds at every load, so each
+    // terminal generates a multiple of 8 messages in it (periodic
+    // arrivals: to within one message at the window's edges).
+    let mut s = quick("torus:4x4", "dor");
+    s.traffic.pattern = Some("butterfly".into());
+    s.traffic.arrivals = sim::Arrivals::Periodic;
+    s.traffic.message_packets = 2;
+    s.traffic.packet_flits = Some(1);
+    s.run.measure_cycles = 3000;
+    s.run.whole_rounds = true;
+    for load in [0.05, 0.13, 0.31] {
+        s.traffic.load = load;
+        let r = run(&s);
+        let per_terminal = r.packets_measured as f64 / (16.0 * 2.0);
+        let rounds = per_terminal / 4.0;
+        let even = 2.0 * (rounds / 2.0).round();
+        assert!(
+            even >= 2.0 && (per_terminal - 4.0 * even).abs() <= 1.0,
+            "load {load}: {per_terminal} messages per terminal, {rounds} rounds"
+        );
+        // At least the 3000 cycles asked for, at most two rounds more.
+        let asked = 3000.0 * load / 2.0;
+        assert!(
+            per_terminal >= asked - 1.0 && per_terminal <= asked + 9.0,
+            "load {load}: {per_terminal} messages per terminal for {asked}"
+        );
+    }
 }
 
 /// Lockstep arrivals: the load is offered exactly, as with periodic ones,

@@ -2,13 +2,15 @@
 //! Routing against the paper's formulas and examples, derouting only at
 //! injection, deadlock freedom at and beyond saturation on the five
 //! patterns, the deadlock of OFR without its split escape network, low-load
-//! latency against dimension order, the bisection bound, and throughput on
-//! transpose.
+//! latency against dimension order, the bisection bound, throughput on
+//! transpose, and the other half-ring at distance k/2 that POR and OFR take
+//! at no extra hop under one-way ties.
 
 use routelab_core::network::metrics::bisection;
 use routelab_core::routing::adaptive::ofr::{
     oidn, oidn_lambdas, oidns, widn, widns, IdnKind, OfrRouter,
 };
+use routelab_core::routing::adaptive::por::ORTHANT;
 use routelab_core::routing::adaptive::torus_geometry::TorusGeometry;
 use routelab_core::routing::adaptive::{self, RouterOptions};
 use routelab_core::sim::{
@@ -475,6 +477,147 @@ fn ofr_deroutes_only_at_injection_and_at_most_once_per_packet() {
         assert!(seen[2] > 0 && seen[3] > 0, "{topology}: {seen:?}");
         assert!(r.packets_delivered > 1000);
         eprintln!("{topology} {pattern} eta {eta}: {seen:?} {c:?}");
+    }
+}
+
+/// POR wrapped to check that every packet crosses exactly the hops of
+/// its orthant: `d_i` along each dimension it keeps, `k_i - d_i` along
+/// each it flips (a tie flipped costs nothing).
+struct OrthantHops {
+    inner: AnyRouter,
+    geo: TorusGeometry,
+    /// Delivered: minimal, in an orthant adding hops, in one adding none.
+    seen: Arc<Mutex<[u64; 3]>>,
+}
+
+impl HopRouter for OrthantHops {
+    fn name(&self) -> &str {
+        "por-checked"
+    }
+    fn vcs_needed(&self) -> u8 {
+        self.inner.vcs_needed()
+    }
+    fn counters(&self) -> Vec<String> {
+        self.inner.counters()
+    }
+    fn source(&self, hdr: &mut Header, view: &dyn LocalView, ctx: &mut RouterCtx) {
+        self.inner.source(hdr, view, ctx)
+    }
+    fn inject(&self, hdr: &Header, vcs: u8, out: &mut Candidates) {
+        self.inner.inject(hdr, vcs, out)
+    }
+    fn route(
+        &self,
+        hdr: &Header,
+        here: &Here,
+        view: &dyn LocalView,
+        ctx: &mut RouterCtx,
+        out: &mut Candidates,
+    ) {
+        self.inner.route(hdr, here, view, ctx, out)
+    }
+    fn forwarded(
+        &self,
+        hdr: &mut Header,
+        here: &Here,
+        chosen: Candidate,
+        channel: ChannelId,
+        ctx: &mut RouterCtx,
+    ) {
+        self.inner.forwarded(hdr, here, chosen, channel, ctx)
+    }
+    fn arrived(&self, hdr: &mut Header, ctx: &mut RouterCtx) -> Option<u64> {
+        let g = &self.geo;
+        let (s, t) = (g.coords(hdr.src), g.coords(hdr.dst));
+        let switch_hops = u32::from(hdr.hops) - 2;
+        let d = g.distance(hdr.src, hdr.dst);
+        let mut seen = self.seen.lock().unwrap();
+        if hdr.state & ORTHANT == 0 {
+            assert_eq!(switch_hops, d, "a minimal packet took a detour");
+            seen[0] += 1;
+        } else {
+            let dq: u32 = (0..g.n())
+                .filter(|&i| s[i] != t[i])
+                .map(|i| {
+                    let (di, plus) = g.offset(i, s[i], t[i]);
+                    let negative = hdr.state >> (8 + i) & 1 == 1;
+                    if negative == plus {
+                        g.dims[i] - di
+                    } else {
+                        di
+                    }
+                })
+                .sum();
+            assert_eq!(switch_hops, dq, "{s:?} -> {t:?}: state {:#x}", hdr.state);
+            seen[if dq > d { 1 } else { 2 }] += 1;
+        }
+        drop(seen);
+        self.inner.arrived(hdr, ctx)
+    }
+}
+
+#[test]
+fn por_and_ofr_take_the_other_half_ring_at_no_extra_hop() {
+    // 8x8x8 beyond saturation, one way at the ties, POR with both escape
+    // VCs and OFR with its split: the zero-dilation choices are made, they
+    // cross exactly the minimal distance, and nothing deadlocks.
+    for pattern in ["uniform", "butterfly"] {
+        let mut s = spec("torus:8x8x8", "por", pattern, 0.9);
+        s.run.warmup_cycles = 300;
+        s.run.measure_cycles = 1200;
+        s.traffic.message_packets = 8;
+        set(&mut s, "one_way_ties", toml::Value::Boolean(true));
+        set(&mut s, "escape_vcs", toml::Value::Integer(2));
+        set(&mut s, "adaptive_vcs", toml::Value::Integer(1));
+        let net = sim::build_network(&s).unwrap();
+        let mut opts = RouterOptions::default();
+        for (k, v) in [
+            ("one_way_ties", "true"),
+            ("escape_vcs", "2"),
+            ("adaptive_vcs", "1"),
+        ] {
+            opts.params.insert(k.into(), v.into());
+        }
+        let seen = Arc::new(Mutex::new([0u64; 3]));
+        let router = OrthantHops {
+            inner: adaptive::build(&net, "por", &opts).unwrap(),
+            geo: TorusGeometry::torus(&[8, 8, 8]),
+            seen: seen.clone(),
+        };
+        let r = Experiment::with_router(&s, net, Box::new(router))
+            .unwrap()
+            .run()
+            .unwrap();
+        let seen = *seen.lock().unwrap();
+        let c = &r.counters;
+        eprintln!("por {pattern}: {seen:?} {c:?} accepted {:.3}", r.accepted);
+        assert!(
+            c["zero_dilation"] > 0 && c["zero_dilation"] < c["derouted"],
+            "{c:?}"
+        );
+        assert!(seen[2] > 0 && seen[1] > 0, "{seen:?}");
+        assert!(r.accepted > 0.1);
+
+        // ABR with two escape VCs, one way at the ties: deadlock-free too.
+        let mut s = spec("torus:8x8x8", "abr", pattern, 0.9);
+        s.run.warmup_cycles = 300;
+        s.run.measure_cycles = 1200;
+        s.traffic.message_packets = 8;
+        set(&mut s, "one_way_ties", toml::Value::Boolean(true));
+        set(&mut s, "escape_vcs", toml::Value::Integer(2));
+        let r = run(&s);
+        assert!(r.accepted > 0.1 && r.counters["escape_hops"] > 0, "{r:?}");
+
+        let mut s = spec("torus:8x8x8", "ofr", pattern, 0.9);
+        s.run.warmup_cycles = 300;
+        s.run.measure_cycles = 1200;
+        s.traffic.message_packets = 8;
+        set(&mut s, "one_way_ties", toml::Value::Boolean(true));
+        let r = run(&s);
+        let c = &r.counters;
+        eprintln!("ofr {pattern}: {c:?} accepted {:.3}", r.accepted);
+        assert!(c["zero_dilation"] > 0, "{c:?}");
+        assert!(c["zero_dilation"] < c["oidn"] + c["widn"], "{c:?}");
     }
 }
 

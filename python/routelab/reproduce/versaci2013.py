@@ -24,24 +24,23 @@ Outputs:
    ways (`stage_capacity`): where the paper's butterfly gamma* comes
    from.
 
-How a load counts as sustained: a load gamma is simulated (warm-up, then a
-measurement window), and sustained when every packet generated in the window
-is delivered within the drain limit (twice the window), accepted throughput
-is within 5% of offered and the mean latency and throughput of the window's
-two halves agree within 10% (the test ``routelab.saturate`` applies, with a
-looser convergence: messages of 96 packets make short windows noisy;
-`sustained` is that test). For each router, pattern and size the search
-(`search`) starts at the grid load at or just below the expected gamma*
-(the paper's Table 2 value when it has one, else gamma* on the smaller
-network, else 0.3), steps by 0.1 up while loads are sustained and down while
-they are not until a sustained load sits just below one that is not, then
-runs the load 0.05 below the first one not sustained (quick and full modes: a
-0.1 grid refined to 0.05, the paper's resolution). A search that starts at
-the right place runs three loads. gamma* is the highest load
-sustained below the lowest one that was not (the paper: "the largest shown
-offered load ... is its maximum sustained throughput"); a gamma* at the top
-of the grid means at least that much. Butterfly, whose stages run in step,
-is measured over an even number of whole rounds of them (`windows`).
+How a load counts as sustained: a load gamma is simulated (warm-up periods
+until two in a row agree, then a measurement window), and sustained when
+every packet generated in the window is delivered within the drain limit
+(twice the window), accepted throughput is within 5% of offered and the mean
+latency and throughput of the window's two halves agree within 10% (the test
+``routelab.saturate`` applies, with a looser convergence: messages of 96
+packets make short windows noisy). For each router, pattern and size one
+bisection (`search`, Rust's saturation search) finds gamma*: its first
+bracket lies either side of the expected gamma* (the paper's Table 2 value
+when it has one, else gamma* on the smaller network, else 0.3), and it
+narrows by thirds to the mode's resolution, going below or above the bracket
+when an end disagrees. gamma* is the highest load sustained below the lowest
+one that was not (the paper: "the largest shown offered load ... is its
+maximum sustained throughput"). A window that does not converge ends the run
+without its drain (`run.drain_unconverged = false`): it cannot be sustained.
+Butterfly, whose stages run in step, is measured over an even number of
+whole rounds of them at every load (`run.whole_rounds`).
 
 The load unit is the paper's: gamma = 1 is the per-node rate at which uniform
 traffic saturates the bisection (``load_unit = "bisection"``). Transposition
@@ -121,32 +120,39 @@ TABLE1: dict[str, Any] = {
     "run": {"warmup_cycles": 5000, "measure_cycles": 20000, "seed": SEED},
 }
 
-# Router options: the paper's values. Its links carry three VCs, one adaptive
-# and two escape ones (§4): OFR uses both escape VCs (VS1, VS2); ABR and POR
-# need one escape VC and are given the one adaptive VC too. The profit of
-# eq. (15) is read with u* over the minimal links (the routers' default; see
-# routelab_core's profit.rs for why the literal reading never deroutes).
-# One minimal way per dimension (`one_way_ties`): §3.1 calls every dimension
-# with s_i != t_i "mu nu", one mu-link and one nu-link, also at distance k/2,
-# so the paper's minimal routing never splits a half-ring tie both ways.
+# Router options: the paper's values. Its links carry three VCs, "one
+# adaptive and two escape ones" (§4): OFR's escape VCs are VS1 and VS2; ABR
+# and POR need one escape network, and their second escape VC buffers it
+# (`escape_vcs = 2`: each escape ring gets a second VC under the same bubble
+# rule). One minimal way per dimension (`one_way_ties`): §3.1 calls every
+# dimension with s_i != t_i "mu nu", one mu-link and one nu-link, also at
+# distance k/2, so the paper's minimal routing never splits a half-ring tie
+# both ways; POR and OFR may still take the other half-ring, at no extra hop,
+# as an orthant or IDN like any other (`zero_dilation`). The profit of eq.
+# (15) is read as written (`u_star = "all"`: u* the least used outgoing link
+# of the source); with the other half-ring among the candidates it deroutes
+# about as often as Table 3 reports (see the summary).
 ROUTER_OPTIONS: dict[str, dict[str, Any]] = {
     "dor": {},
-    "abr": {"adaptive_vcs": 1, "one_way_ties": True},
+    "abr": {"adaptive_vcs": 1, "escape_vcs": 2, "one_way_ties": True},
     "por": {
         "eta": 1.0,
         "adaptive_vcs": 1,
-        "u_star": "minimal",
-        "fraction": "unbounded",
+        "escape_vcs": 2,
+        "u_star": "all",
+        "fraction": "one",
         "one_way_ties": True,
+        "zero_dilation": True,
     },
     "ofr": {
         "eta": 2.0,
         "delta": 2,
         "split": True,
         "adaptive_vcs": 1,
-        "u_star": "minimal",
-        "fraction": "unbounded",
+        "u_star": "all",
+        "fraction": "one",
         "one_way_ties": True,
+        "zero_dilation": True,
     },
 }
 
@@ -156,6 +162,10 @@ ROUTER_OPTIONS: dict[str, dict[str, Any]] = {
 # arrivals the nodes drift apart and every link sees a mix of all stages,
 # which is another pattern (kept as `arrivals = "bernoulli"`).
 PATTERN_TRAFFIC: dict[str, dict[str, Any]] = {"butterfly": {"arrivals": "periodic"}}
+# Patterns measured in whole rounds of their stages (`run.whole_rounds`): the
+# warm-up at least one round, the window an even number of rounds, at any
+# load, so that the window's halves hold the same stages.
+PHASED = ("butterfly",)
 ROUTERS = ("dor", "abr", "por", "ofr")
 ROUTER_TITLES = {"dor": "DOR", "abr": "ABR", "por": "POR", "ofr": "OFR"}
 
@@ -232,35 +242,13 @@ def gamma0_bps(topology: str) -> float:
     return (net.gamma0_bps() or 0.0) * ROUTER_LINK_BPS / built
 
 
-def round_cycles(topology: str, load: float) -> float:
-    """Cycles one round of butterfly's stages takes at ``load`` (gamma0
-    units): every node sends one 96-packet message per stage."""
-    gamma0 = gamma0_bps(topology)
-    packets_per_cycle = load * gamma0 * CYCLE_S / PACKET_BITS
-    if packets_per_cycle <= 0:
-        return 0.0
-    return stages(topology) * TABLE1["traffic"]["message_packets"] / packets_per_cycle
-
-
-def windows(pattern: str, topology: str, load: float, cfg: Config) -> tuple[int, int]:
-    """Warm-up and measurement cycles. A phased pattern (butterfly) is
-    measured over an even number of whole rounds of its stages, at least
-    the mode's window, after at least one round of warm-up: the two halves
-    of the window then hold the same stages, and the convergence test
-    compares like with like instead of a heavy stage with a light one."""
-    if pattern != "butterfly":
-        return cfg.warmup_cycles, cfg.measure_cycles
-    r = round_cycles(topology, load)
-    if r <= 0:
-        return cfg.warmup_cycles, cfg.measure_cycles
-    warm = math.ceil(max(cfg.warmup_cycles, r) / r) * r
-    rounds = max(2, math.ceil(cfg.measure_cycles / r))
-    rounds += rounds % 2
-    return math.ceil(warm), math.ceil(rounds * r)
-
-
-def spec(router: str, pattern: str, topology: str, load: float, cfg: Config) -> dict[str, Any]:
-    """The Table 1 spec for one run."""
+def spec(
+    router: str, pattern: str, topology: str, load: float, cfg: Config, search: bool = False
+) -> dict[str, Any]:
+    """The Table 1 spec for one run. Warm-up runs until the lifetime of two
+    consecutive periods agrees (at most ``cfg.warmup_periods`` periods); in a
+    ``search`` a run whose window did not converge skips its drain, which
+    could not make it sustained."""
     doc = {k: dict(v) for k, v in TABLE1.items()}
     doc["network"]["topology"] = topology
     doc["routing"] = {"algorithm": router}
@@ -268,13 +256,16 @@ def spec(router: str, pattern: str, topology: str, load: float, cfg: Config) -> 
         doc["routing"]["options"] = dict(ROUTER_OPTIONS[router])
     doc["traffic"].update(pattern=pattern, load=round(load, 4))
     doc["traffic"].update(PATTERN_TRAFFIC.get(pattern, {}))
-    warm, measure = windows(pattern, topology, load, cfg)
     doc["run"] = {
-        "warmup_cycles": warm,
-        "measure_cycles": measure,
+        "warmup_cycles": cfg.warmup_cycles,
+        "warmup_periods": cfg.warmup_periods,
+        "measure_cycles": cfg.measure_cycles,
+        "whole_rounds": pattern in PHASED,
         "convergence": cfg.convergence,
         "seed": SEED,
     }
+    if search:
+        doc["run"]["drain_unconverged"] = False
     return doc
 
 
@@ -336,13 +327,18 @@ STAGE_LOADS = (0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7)
 class Config:
     mode: str
     sizes: tuple[int, ...]
-    loads: tuple[float, ...]
     warmup_cycles: int
     measure_cycles: int
     figure_size: int
     routers: tuple[str, ...] = ROUTERS
     patterns: tuple[str, ...] = tuple(PATTERNS)
-    refine: float = 0.0
+    # The saturation search: its first bracket `span` either side of the
+    # expected gamma*, narrowed to `resolution` (gamma0 units).
+    resolution: float = 0.02
+    span: float = 0.2
+    # Warm-up periods of `warmup_cycles` at most, until the lifetime of two
+    # in a row agrees within `convergence`.
+    warmup_periods: int = 4
     stage_loads: tuple[float, ...] = STAGE_LOADS
     # Butterfly's stage sweep on the networks above the smallest: the paper's
     # headline pair only (a 16x16x16 point costs minutes).
@@ -353,38 +349,26 @@ class Config:
     store: PointStore | None = field(default=None, compare=False)
 
 
-def _grid(step: float, top: float = 1.0) -> tuple[float, ...]:
-    n = round(top / step)
-    return tuple(round(step * i, 4) for i in range(1, n + 1))
-
-
 def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
     """The parameters of a full, ``quick`` or ``tiny`` (test-sized) run."""
     if tiny:
         return Config(
             "tiny",
             (4,),
-            (0.1, 0.2, 0.3, 0.4),
             2000,
             12000,
             4,
+            resolution=0.1,
+            span=0.15,
+            warmup_periods=2,
             stage_loads=(0.1, 0.3),
             convergence=0.5,
             workers=workers,
         )
     if quick:
-        return Config("quick", (8,), _grid(0.1), 2000, 6000, 8, refine=0.05, workers=workers)
+        return Config("quick", (8,), 2000, 6000, 8, resolution=0.05, workers=workers)
     # The paper's three routers and the DOR baseline.
-    return Config(
-        "full",
-        (8, 16),
-        _grid(0.1),
-        5000,
-        20000,
-        16,
-        refine=0.05,
-        workers=workers,
-    )
+    return Config("full", (8, 16), 5000, 20000, 16, workers=workers)
 
 
 # --------------------------------------------------------------------------
@@ -515,48 +499,60 @@ def search(
     start: float | None = None,
     emit: Callable[[dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """The loads run to find gamma* for one router, pattern and size.
-
-    The first load is the grid load at or just below ``start`` (the lowest
-    grid load when ``start`` is None); the search then steps along the grid,
-    up while loads are sustained and down while they are not, until a
-    sustained load and the next one up that is not are both run (or the grid
-    ends); with ``cfg.refine``, it finally runs the load ``cfg.refine`` below
-    the first one not sustained. ``emit`` sees each row as it is done."""
-    grid = cfg.loads
-    if start is None:
-        i = 0
+    """The loads run to find gamma* for one router, pattern and size: one
+    bisection by Rust's saturation search (`routelab.saturate`), its first
+    bracket ``cfg.span`` either side of ``start`` (`DEFAULT_START` if None),
+    narrowed to ``cfg.resolution``; it goes below or above the bracket when
+    an end disagrees. Every load it measured is a row. The search is kept
+    whole in the store, keyed by its spec and options. ``emit`` sees each
+    row."""
+    start = DEFAULT_START if start is None else start
+    topo = topology(pattern, k)
+    doc = spec(router, pattern, topo, start, cfg, search=True)
+    options = {
+        "low": round(max(cfg.resolution, start - cfg.span), 4),
+        "high": round(start + cfg.span, 4),
+        "tolerance": cfg.tolerance,
+        "resolution": cfg.resolution,
+    }
+    key = PointStore.key({"search": options, "spec": doc})
+    kept = cfg.store.get(key) if cfg.store is not None else None
+    if kept is not None:
+        rows = [dict(r, kept=True) for r in kept["rows"]]
     else:
-        below = [j for j, g in enumerate(grid) if g <= start + 1e-9]
-        i = below[-1] if below else 0
-    done: dict[int, bool] = {}
-    rows: list[dict[str, Any]] = []
-
-    def point(load: float) -> bool:
-        row = simulate_point(router, pattern, k, load, cfg)
-        rows.append(row)
+        found = routelab.saturate(doc, progress=False, **options)  # type: ignore[arg-type]
+        rows = [_point_row(p, router, pattern, k, topo) for p in found["points"]]
+        if cfg.store is not None:
+            cfg.store.put(key, {"rows": rows})
+    for row in rows:
         if emit is not None:
             emit(row)
-        return bool(row["sustained"])
-
-    while True:
-        done[i] = point(grid[i])
-        if done[i]:
-            if i + 1 >= len(grid) or (i + 1) in done:
-                break
-            i += 1
-        else:
-            if i == 0 or (i - 1) in done:
-                break
-            i -= 1
-    failed = [j for j, ok in done.items() if not ok]
-    if cfg.refine and failed:
-        top = grid[min(failed)]
-        held = [grid[j] for j, ok in done.items() if ok and grid[j] < top]
-        last = max(held) if held else 0.0
-        if top - last > cfg.refine + 1e-9:
-            point(round(top - cfg.refine, 4))
     return rows
+
+
+def _point_row(p: dict[str, Any], router: str, pattern: str, k: int, topo: str) -> dict[str, Any]:
+    """One load of a saturation search as a row of ``loads.csv``."""
+    row: dict[str, Any] = dict.fromkeys(LOAD_FIELDS, "")
+    row.update(k=k, topology=topo, router=router, pattern=pattern, load=round(p["load"], 4))
+    row.update(sustained=bool(p["sustained"]), wall_seconds=round(p.get("wall_seconds", 0), 2))
+    if p["status"] in ("deadlock", "failed"):
+        row.update(status=p["status"], error=(p.get("error") or "").splitlines()[0])
+        return row
+    us = 1e-3
+    row.update(
+        status="ok",
+        drained=bool(p["drained"]),
+        converged=bool(p["converged"]),
+        offered=round(p["offered"], 6),
+        accepted=round(p["accepted"], 6),
+        accepted_normalised=round(p["accepted_normalised"], 4),
+        lifetime_us=round(p["latency_mean"] * us, 3),
+        lifetime_p99_us=round(p["latency_p99"] * us, 3),
+        network_latency_us=round(p["network_latency_mean"] * us, 3),
+        avg_hops=round(p["avg_hops"], 3),
+    )
+    row.update(_derouted(router, p.get("counters", {})))
+    return row
 
 
 def gamma_star(rows: list[dict[str, Any]]) -> float:
@@ -964,7 +960,7 @@ def plot_lifetime(rows: list[dict[str, Any]], cfg: Config, path: Path) -> None:
         ax.set_title(f"{PATTERNS[pattern]} ({topology(pattern, k).split(':')[1]})", fontsize=9)
         ax.set_xlabel("offered load gamma (gamma0 units)", fontsize=8)
         ax.set_ylabel("average packet lifetime (us)", fontsize=8)
-        ax.set_xlim(0, max(cfg.loads) + 0.05)
+        ax.set_xlim(0, max((float(r["load"]) for r in rows), default=1.0) + 0.05)
         ax.grid(alpha=0.3)
         ax.tick_params(labelsize=7)
     axes[0].legend(fontsize=7)
@@ -1162,11 +1158,6 @@ def summarise(
     seconds: float,
     stage_rows: list[dict[str, Any]] | None = None,
 ) -> str:
-    step = cfg.loads[1] - cfg.loads[0] if len(cfg.loads) > 1 else cfg.loads[0]
-    resolution = cfg.refine or step
-    refined = (
-        f", then the load {cfg.refine:g} below the first one not sustained" if cfg.refine else ""
-    )
     sims = len(rows)
     kept = sum(1 for r in rows if r.get("kept"))
     kept_text = f" ({kept} of them kept from earlier runs in `points.jsonl`)" if kept else ""
@@ -1178,12 +1169,15 @@ def summarise(
     lines = [
         f"# {TITLE}",
         "",
-        f"Mode `{cfg.mode}`: networks k = {', '.join(map(str, cfg.sizes))}, loads "
-        f"{cfg.loads[0]:g} to {cfg.loads[-1]:g} in steps of {step:g} (gamma0 units), searched "
-        f"from the expected gamma* (the paper's, else the smaller network's, else "
-        f"{DEFAULT_START:g}) up or down to the first load not sustained{refined}, "
-        f"warm-up {cfg.warmup_cycles} and measurement {cfg.measure_cycles} cycles of one "
-        f"512-byte flit time on the 64 Gb/s node link (64 ns), seed {SEED}. "
+        f"Mode `{cfg.mode}`: networks k = {', '.join(map(str, cfg.sizes))}; gamma* by one "
+        f"bisection per router, pattern and size (`routelab.saturate`), its first bracket "
+        f"{cfg.span:g} either side of the expected gamma* (the paper's, else the smaller "
+        f"network's, else {DEFAULT_START:g}), narrowed by thirds to {cfg.resolution:g} gamma0; "
+        f"warm-up periods of {cfg.warmup_cycles} cycles until the lifetime and throughput of "
+        f"two in a row agree within {100 * cfg.convergence:.0f}% (at most "
+        f"{cfg.warmup_periods}), then a measurement of {cfg.measure_cycles} cycles of one "
+        f"512-byte flit time on the 64 Gb/s node link (64 ns), seed {SEED}; a run whose "
+        "window does not converge is not drained, as it cannot be sustained. "
         f"{sims} simulations{kept_text}, {ran} "
         f"({duration(sim_seconds)} of simulation in all). The full mode (both sizes, "
         f"longer windows) takes {FULL_MODE_TIME}.",
@@ -1209,8 +1203,9 @@ def summarise(
         f"two halves of the window agree within {100 * cfg.convergence:.0f}% in latency "
         "and throughput. Transposition runs on "
         + ", ".join(topology("transpose", k).split(":")[1] for k in cfg.sizes)
-        + f". gamma* is known to {resolution:g}; "
-        f"{max(cfg.loads):g} means at least that. `split`: the gamma* of one minimal "
+        + f". gamma* is the highest load measured sustained below the lowest one "
+        f"measured not sustained, known to {cfg.resolution:g} (the paper's to 0.05: its "
+        "value g means a threshold in [g, g + 0.05)). `split`: the gamma* of one minimal "
         "routing, every flow split evenly over all its minimal paths (when its "
         "busiest link between routers saturates), not a bound: a minimal router that "
         "spreads unevenly can beat it. `bound`: the gamma* no minimal routing, "
@@ -1443,13 +1438,15 @@ def run(
     workers: int = 2,
     progress: bool = True,
     routers: tuple[str, ...] | None = None,
+    sizes: tuple[int, ...] | None = None,
 ) -> Path:
     """Runs the experiments into ``out``; returns the path of ``summary.md``.
 
     ``quick`` runs 8x8x8 (and 16x8x8 for transposition) on a 0.1 load grid
     with short windows (minutes on two cores); ``tiny`` is a seconds-long
     configuration on 4x4x4 for tests. ``routers`` runs a subset of
-    `ROUTERS`. Finished simulations are kept in ``out/points.jsonl``:
+    `ROUTERS`, ``sizes`` a subset of the mode's network sizes. Finished
+    searches and simulations are kept in ``out/points.jsonl``:
     running again into the same directory (after a kill, or with more
     routers) simulates only what is missing.
     """
@@ -1459,6 +1456,12 @@ def run(
         if unknown:
             raise ValueError(f"unknown routers {unknown}; expected some of {list(ROUTERS)}")
         cfg = replace(cfg, routers=tuple(r for r in ROUTERS if r in routers))
+    if sizes is not None:
+        if not set(sizes) <= set(cfg.sizes) or not sizes:
+            raise ValueError(f"sizes {sorted(sizes)}: expected some of {list(cfg.sizes)}")
+        kept = tuple(k for k in cfg.sizes if k in sizes)
+        figure = cfg.figure_size if cfg.figure_size in kept else max(kept)
+        cfg = replace(cfg, sizes=kept, figure_size=figure)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     cfg = replace(cfg, store=PointStore(out / "points.jsonl"))
@@ -1489,7 +1492,8 @@ def run(
             "seconds": round(seconds, 2),
             "simulations": len(rows),
             "sizes": list(cfg.sizes),
-            "loads": list(cfg.loads),
+            "resolution": cfg.resolution,
+            "warmup_periods": cfg.warmup_periods,
             "warmup_cycles": cfg.warmup_cycles,
             "measure_cycles": cfg.measure_cycles,
             "seed": SEED,

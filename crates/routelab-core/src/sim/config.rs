@@ -492,6 +492,13 @@ pub struct RunSpec {
     pub warmup_periods: u32,
     /// Length of the measurement: packets generated in it are measured.
     pub measure_cycles: u64,
+    /// Round the warm-up period up to whole rounds of the pattern (a
+    /// message per terminal per phase: butterfly's stages, one phase for
+    /// other patterns) at the run's load, at least one, and the measurement
+    /// to an even number of rounds, at least two, so that the two halves of
+    /// the window hold the same phases at any load (a saturation search
+    /// included).
+    pub whole_rounds: bool,
     /// After measuring, keep running (and injecting) until every packet
     /// generated during the measurement is delivered, for at most this
     /// long (default: twice `measure_cycles`).
@@ -499,6 +506,13 @@ pub struct RunSpec {
     pub drain_cycles: Option<u64>,
     /// Relative tolerance of the convergence tests.
     pub convergence: f64,
+    /// Drain the measured packets even when the measurement did not
+    /// converge. `false` ends such a run at the end of its measurement: it
+    /// is not sustained whatever the drain would show (a saturation search
+    /// that requires convergence reads it as unconverged), and it saves
+    /// the drain, the longest phase of a run beyond saturation. The result
+    /// then has `drained = false` and `drain_skipped = true`.
+    pub drain_unconverged: bool,
     /// Stop with a deadlock error when nothing moved for this long while
     /// packets are in the network.
     pub watchdog_cycles: u64,
@@ -531,8 +545,10 @@ impl Default for RunSpec {
             warmup_cycles: 1000,
             warmup_periods: 1,
             measure_cycles: 5000,
+            whole_rounds: false,
             drain_cycles: None,
             convergence: 0.05,
+            drain_unconverged: true,
             watchdog_cycles: 20_000,
             max_time: "10ms".into(),
             channel_stats: false,

@@ -766,7 +766,7 @@ impl Experiment {
             if params.message_rate > 0.0 {
                 par.start_generation();
             }
-            let phases = self.open_loop(&mut par)?;
+            let phases = self.open_loop(&mut par, params.message_rate)?;
             let result = self.result(&par.tally(), None, load, flits, &phases, wall);
             par.settle(self.settle_ps())?;
             par.check_conservation()?;
@@ -782,7 +782,7 @@ impl Experiment {
                     }
                 }
             }
-            self.open_loop(&mut sim)?
+            self.open_loop(&mut sim, params.message_rate)?
         } else {
             let w = &self.spec.traffic;
             let message_bytes = w
@@ -826,6 +826,7 @@ impl Experiment {
                 window_ps: sim.now,
                 converged: true,
                 drained: true,
+                drain_skipped: false,
                 warmup_periods: 0,
             }
         };
@@ -836,13 +837,34 @@ impl Experiment {
         Ok(result)
     }
 
+    /// The warm-up period and the measurement, in cycles: the spec's, or
+    /// with `run.whole_rounds` whole rounds of the pattern's phases at
+    /// `message_rate` (messages per terminal per cycle): the warm-up period
+    /// at least one round, the measurement an even number of rounds, at
+    /// least two, so that both halves hold the same phases.
+    fn windows(&self, message_rate: f64) -> (u64, u64) {
+        let run = &self.spec.run;
+        let (warm, measure) = (run.warmup_cycles, run.measure_cycles.max(2));
+        let phases = self.pattern.as_ref().map_or(1, BoundPattern::phases).max(1);
+        if !run.whole_rounds || message_rate <= 0.0 {
+            return (warm, measure);
+        }
+        let round = phases as f64 / message_rate;
+        let warm_rounds = (warm as f64 / round).ceil().max(1.0);
+        let mut rounds = (measure as f64 / round).ceil().max(2.0) as u64;
+        rounds += rounds % 2;
+        let cycles = |r: f64| (r * round).ceil().min(u64::MAX as f64 / 2.0) as u64;
+        (cycles(warm_rounds), cycles(rounds as f64))
+    }
+
     /// Open loop: warm-up until it converges, the measurement in two
     /// halves, then the drain of the measured packets.
-    fn open_loop(&self, sim: &mut impl Runner) -> Result<Phases, SimError> {
+    fn open_loop(&self, sim: &mut impl Runner, message_rate: f64) -> Result<Phases, SimError> {
         let run = &self.spec.run;
         let cyc = self.params.cycle_ps;
+        let (warm, measure) = self.windows(message_rate);
         // Warm-up.
-        let period = run.warmup_cycles.saturating_mul(cyc);
+        let period = warm.saturating_mul(cyc);
         let mut prev: Option<(f64, u64)> = None;
         let mut periods = 0;
         loop {
@@ -862,7 +884,7 @@ impl Experiment {
             prev = Some(cur);
         }
         // Measurement, in two halves for the convergence test.
-        let m = run.measure_cycles.max(2).saturating_mul(cyc);
+        let m = measure.saturating_mul(cyc);
         let m0 = sim.now();
         sim.set_measuring(true);
         sim.run_until(m0 + m / 2)?;
@@ -872,6 +894,15 @@ impl Experiment {
         sim.set_measuring(false);
         let converged = close(first.0, second.0, run.convergence)
             && close(first.1 as f64, second.1 as f64, run.convergence);
+        if !converged && !run.drain_unconverged {
+            return Ok(Phases {
+                window_ps: m,
+                converged,
+                drained: false,
+                drain_skipped: true,
+                warmup_periods: periods,
+            });
+        }
         // Drain.
         let drain = run
             .drain_cycles
@@ -886,6 +917,7 @@ impl Experiment {
             window_ps: m,
             converged,
             drained: sim.measured_outstanding() == 0,
+            drain_skipped: false,
             warmup_periods: periods,
         })
     }
@@ -913,6 +945,7 @@ impl Experiment {
             window_ps,
             converged,
             drained,
+            drain_skipped,
             warmup_periods: periods,
         } = *phases;
         let p = &self.params;
@@ -1007,6 +1040,7 @@ impl Experiment {
             buffer_occupancy_max: p.stop_go.then_some(c.occupancy_max),
             converged,
             drained,
+            drain_skipped,
             warmup_periods: periods,
             cycle_ps: p.cycle_ps,
             simulated_ps: sim.now,
@@ -1028,13 +1062,14 @@ impl Experiment {
 }
 
 /// How a run's phases went: the measurement window, whether the
-/// measurement converged and the measured packets drained, and the
-/// warm-up periods run.
+/// measurement converged and the measured packets drained (or the drain
+/// was skipped), and the warm-up periods run.
 #[derive(Debug, Clone, Copy)]
 struct Phases {
     window_ps: u64,
     converged: bool,
     drained: bool,
+    drain_skipped: bool,
     warmup_periods: u32,
 }
 

@@ -27,6 +27,7 @@ use super::error::{ConfigError, SimError};
 use super::experiment::Experiment;
 use super::stats::SimResult;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// How [`saturate`] searches.
@@ -113,6 +114,26 @@ pub struct SaturatePoint {
     pub converged: bool,
     /// The error of a failed run (the deadlock's waiting cycle).
     pub error: Option<String>,
+    /// Accepted in the load unit `gamma0` (`traffic.load_unit =
+    /// "bisection"`), as [`SimResult::accepted_normalised`].
+    #[serde(default)]
+    pub accepted_normalised: Option<f64>,
+    #[serde(default)]
+    pub network_latency_mean: Option<f64>,
+    /// Switch-to-switch hops per measured packet, mean.
+    #[serde(default)]
+    pub avg_hops: Option<f64>,
+    /// The router's counters over the run.
+    #[serde(default)]
+    pub counters: BTreeMap<String, u64>,
+    /// Warm-up periods run, and whether the drain was skipped
+    /// (`run.drain_unconverged = false`).
+    #[serde(default)]
+    pub warmup_periods: u32,
+    #[serde(default)]
+    pub drain_skipped: bool,
+    #[serde(default)]
+    pub wall_seconds: f64,
 }
 
 /// The saturation load, the bracket the search ended with, and the curve
@@ -172,10 +193,20 @@ fn point(
         drained: false,
         converged: false,
         error: None,
+        accepted_normalised: None,
+        network_latency_mean: None,
+        avg_hops: None,
+        counters: BTreeMap::new(),
+        warmup_periods: 0,
+        drain_skipped: false,
+        wall_seconds: 0.0,
     };
     match run {
         Ok(r) => {
-            p.status = if !r.drained {
+            // A skipped drain (`run.drain_unconverged = false`) follows
+            // a measurement that did not converge.
+            let read_as_unconverged = r.drain_skipped && o.require_converged;
+            p.status = if !(r.drained || read_as_unconverged) {
                 PointStatus::Undrained
             } else if o.require_converged && !r.converged {
                 PointStatus::Unconverged
@@ -192,6 +223,13 @@ fn point(
             p.sources = Some(r.sources);
             p.drained = r.drained;
             p.converged = r.converged;
+            p.accepted_normalised = r.accepted_normalised;
+            p.network_latency_mean = Some(r.network_latency_mean);
+            p.avg_hops = Some(r.avg_hops);
+            p.warmup_periods = r.warmup_periods;
+            p.drain_skipped = r.drain_skipped;
+            p.wall_seconds = r.wall_seconds;
+            p.counters = r.counters;
         }
         Err(e @ SimError::Deadlock(_)) => {
             p.status = PointStatus::Deadlock;

@@ -384,6 +384,10 @@ pub struct SimResult {
     pub converged: bool,
     /// Every measured packet was delivered within the drain limit.
     pub drained: bool,
+    /// The drain was skipped: the measurement did not converge and
+    /// `run.drain_unconverged` is false.
+    #[serde(default)]
+    pub drain_skipped: bool,
     pub warmup_periods: u32,
     /// One cycle: a flit time on the injection channel.
     pub cycle_ps: u64,

@@ -19,12 +19,13 @@
 //! Needs cut-through or store-and-forward switching and buffers of at
 //! least two packets per VC (the bubble is counted in whole packets).
 //!
-//! Options: `adaptive_vcs` (default 0: every VC above the escape one);
-//! `one_way_ties` (default false): at distance `k / 2` only the `+` way
-//! is minimal, as in dimension order.
+//! Options: `adaptive_vcs` (default 0: every VC above the escape ones);
+//! `escape_vcs` (default 1; with 2 each escape ring has a second VC, see
+//! [`super::bubble`]); `one_way_ties` (default false): at distance `k / 2`
+//! only the `+` way is minimal, as in dimension order.
 //! Counter `escape_hops`: hops taken on the escape VC.
 
-use super::bubble::{count_escape_hop, ESCAPE_VC};
+use super::bubble::{count_escape_hop, escape_vcs, ESCAPE_VC};
 use super::torus_geometry::{adaptive_vcs, TorusGeometry};
 use super::{
     AnyRouter, BuildRouter, Candidate, Candidates, Header, Here, HopRouter, LocalView, RouterCtx,
@@ -37,15 +38,17 @@ use crate::routing::RoutingError;
 pub struct AbrRouter {
     geo: TorusGeometry,
     adaptive: u8,
+    escapes: u8,
 }
 
 impl BuildRouter for AbrRouter {
     fn build(net: &Network, opts: &RouterOptions) -> Result<AnyRouter, RoutingError> {
-        opts.only(&["adaptive_vcs", "one_way_ties"])?;
+        opts.only(&["adaptive_vcs", "escape_vcs", "one_way_ties"])?;
         let adaptive = opts.u32("adaptive_vcs", 0)?.min(63) as u8;
         Ok(AnyRouter::Abr(AbrRouter {
             geo: TorusGeometry::new(net, "abr", false)?.with_ties(opts)?,
             adaptive,
+            escapes: escape_vcs(opts)?,
         }))
     }
 }
@@ -60,7 +63,7 @@ impl HopRouter for AbrRouter {
     }
 
     fn vcs_needed(&self) -> u8 {
-        1 + self.adaptive.max(1)
+        self.escapes + self.adaptive.max(1)
     }
 
     fn check(&self, res: &super::Resources) -> Result<(), String> {
@@ -83,9 +86,15 @@ impl HopRouter for AbrRouter {
         let Some(goal) = self.geo.goal_or_eject(hdr.target, here, out) else {
             return;
         };
-        let adaptive = adaptive_vcs(here.vcs, ESCAPE_VC + 1, self.adaptive);
-        self.geo
-            .minimal_hop(here, goal, hdr.flits, ESCAPE_VC, adaptive, out);
+        let adaptive = adaptive_vcs(here.vcs, self.escapes, self.adaptive);
+        self.geo.minimal_hop(
+            here,
+            goal,
+            hdr.flits,
+            (ESCAPE_VC, self.escapes),
+            adaptive,
+            out,
+        );
     }
 
     #[inline]

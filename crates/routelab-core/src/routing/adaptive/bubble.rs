@@ -11,9 +11,16 @@
 //! packets keep moving. This needs whole-packet allocation (cut-through or
 //! store-and-forward switching) and input buffers of at least two packets
 //! per VC.
+//!
+//! A router with two escape VCs (`escape_vcs = 2`) offers both on the
+//! dimension-order port: each is a ring of its own under the same rule,
+//! so a packet keeps its escape VC for one free packet slot or moves to
+//! the other one as an entry, for two. Dimension order still orders the
+//! rings, and each ring still keeps a free packet slot.
 
-use super::{Candidate, Candidates, Here, Resources, RouterCtx};
+use super::{Candidate, Candidates, Here, Resources, RouterCtx, RouterOptions};
 use crate::network::PortId;
+use crate::routing::RoutingError;
 
 /// The escape VC of the bubble routers with one escape network.
 pub const ESCAPE_VC: u8 = 0;
@@ -66,6 +73,19 @@ pub fn push_ring_hop(here: &Here, port: PortId, flits: u16, out: &mut Candidates
         for v in 0..here.vcs {
             out.push_with(port, v, 0, 2 * f);
         }
+    }
+}
+
+/// Option `escape_vcs` of the routers with one escape network (1 or 2,
+/// default 1): the escape VCs each dimension-order hop may take.
+pub fn escape_vcs(opts: &RouterOptions) -> Result<u8, RoutingError> {
+    match opts.u32("escape_vcs", 1)? {
+        n @ 1..=2 => Ok(n as u8),
+        n => Err(RoutingError::BadOption {
+            option: "escape_vcs".into(),
+            value: n.to_string(),
+            expected: "1 or 2".into(),
+        }),
     }
 }
 

@@ -11,7 +11,11 @@
 //!    general the covering subset described there ([`oidn`], [`oidns`]).
 //!    An IDN that would not deroute the packet (`d(s,q) + d(q,t) =
 //!    d(s,t)`: the WIDN of the minimal orthant), or that is `s` or `t`, is
-//!    dropped, and so are repeats.
+//!    dropped, and so are repeats. With `one_way_ties` (minimal routes go
+//!    `+` at distance `k / 2`) an IDN of no extra hop that lies on the `-`
+//!    half-ring of such a dimension is kept: it is the other half-ring at
+//!    no cost (counter `zero_dilation`; option `zero_dilation = false`
+//!    drops it).
 //! 2. For each `q` it computes the profit of eq. (15),
 //!    `pi_q = u_* / u_q + eta d(s,t) / (d(s,q) + d(q,t))`, where `u_q` is
 //!    the mean number of used flit slots (over all VCs) in the next
@@ -51,8 +55,10 @@
 //!
 //! Options: `eta` (2.0), `delta` (2), `split` (true), `adaptive_vcs`
 //! (0: every VC above the escape ones), `u_star` ("minimal"), `fraction`
-//! ("unbounded") (see [`ProfitRule`]). Counters: `minimal`, `oidn`,
-//! `widn` (packets by decision), `escape_hops`.
+//! ("unbounded") (see [`ProfitRule`]), `one_way_ties` (false),
+//! `zero_dilation` (true). Counters: `minimal`, `oidn`, `widn` (packets
+//! by decision), `escape_hops`, `zero_dilation` (derouted packets whose IDN
+//! adds no hop).
 //! Needs cut-through or store-and-forward switching and buffers of at
 //! least two packets per VC.
 
@@ -206,21 +212,44 @@ pub fn oidn_lambdas(same: &[bool]) -> Vec<Vec<i8>> {
 }
 
 /// Whether an IDN `q` is worth keeping for `s -> t`: not `s` or `t`, not
-/// already in `seen`, and it deroutes the packet.
-fn keep(geo: &TorusGeometry, s: &[u32], t: &[u32], q: &[u32], seen: &[Idn]) -> bool {
-    q != s
-        && q != t
-        && !seen.iter().any(|x| x.coords == q)
-        && geo.distance_coords(s, q) + geo.distance_coords(q, t) > geo.distance_coords(s, t)
+/// already in `seen`, and it deroutes the packet: it adds hops, or, with
+/// `zero_dilation` and one-way ties, it takes the other half-ring of a
+/// dimension at a tie at no extra hop.
+fn keep(
+    geo: &TorusGeometry,
+    s: &[u32],
+    t: &[u32],
+    q: &[u32],
+    seen: &[Idn],
+    zero_dilation: bool,
+) -> bool {
+    if q == s || q == t || seen.iter().any(|x| x.coords == q) {
+        return false;
+    }
+    let d = geo.distance_coords(s, t);
+    let dq = geo.distance_coords(s, q) + geo.distance_coords(q, t);
+    dq > d || (zero_dilation && geo.one_way_ties && other_half_ring(geo, s, t, q))
+}
+
+/// Whether `q` lies strictly inside the `-` half-ring from `s` to `t` in
+/// some dimension where they are `k / 2` apart: routed through `q`, the
+/// packet goes the way one-way ties never take.
+pub fn other_half_ring(geo: &TorusGeometry, s: &[u32], t: &[u32], q: &[u32]) -> bool {
+    (0..geo.n()).any(|i| {
+        let k = geo.dims[i];
+        let up = (t[i] + k - s[i]) % k;
+        let qu = (q[i] + k - s[i]) % k;
+        s[i] != t[i] && 2 * up == k && qu > up
+    })
 }
 
 /// The OIDNs OFR considers for `s -> t` on a torus of `dims`.
 pub fn oidns(dims: &[u32], s: &[u32], t: &[u32], delta: u32) -> Vec<Idn> {
     let geo = TorusGeometry::torus(dims);
-    oidns_in(&geo, s, t, delta)
+    oidns_in(&geo, s, t, delta, false)
 }
 
-fn oidns_in(geo: &TorusGeometry, s: &[u32], t: &[u32], delta: u32) -> Vec<Idn> {
+fn oidns_in(geo: &TorusGeometry, s: &[u32], t: &[u32], delta: u32, zero: bool) -> Vec<Idn> {
     let dims = &geo.dims;
     let same: Vec<bool> = (0..dims.len()).map(|i| s[i] == t[i]).collect();
     let mut out: Vec<Idn> = Vec::new();
@@ -235,7 +264,7 @@ fn oidns_in(geo: &TorusGeometry, s: &[u32], t: &[u32], delta: u32) -> Vec<Idn> {
             })
             .collect();
         let q = oidn(dims, s, t, &real, delta);
-        if keep(geo, s, t, &q, &out) {
+        if keep(geo, s, t, &q, &out, zero) {
             out.push(Idn {
                 kind: IdnKind::Oidn,
                 choice: lambda,
@@ -250,16 +279,16 @@ fn oidns_in(geo: &TorusGeometry, s: &[u32], t: &[u32], delta: u32) -> Vec<Idn> {
 /// every `beta` but those that would not deroute (the minimal orthant's).
 pub fn widns(dims: &[u32], s: &[u32], t: &[u32]) -> Vec<Idn> {
     let geo = TorusGeometry::torus(dims);
-    widns_in(&geo, s, t)
+    widns_in(&geo, s, t, false)
 }
 
-fn widns_in(geo: &TorusGeometry, s: &[u32], t: &[u32]) -> Vec<Idn> {
+fn widns_in(geo: &TorusGeometry, s: &[u32], t: &[u32], zero: bool) -> Vec<Idn> {
     let n = geo.n();
     let mut out: Vec<Idn> = Vec::new();
     for bits in 0u32..1 << n {
         let beta: Vec<u8> = (0..n).map(|i| (bits >> i & 1) as u8).collect();
         let q = widn(&geo.dims, s, t, &beta);
-        if keep(geo, s, t, &q, &out) {
+        if keep(geo, s, t, &q, &out, zero) {
             out.push(Idn {
                 kind: IdnKind::Widn,
                 choice: beta.iter().map(|&b| b as i8).collect(),
@@ -278,6 +307,7 @@ pub struct OfrRouter {
     split: bool,
     adaptive: u8,
     rule: ProfitRule,
+    zero_dilation: bool,
 }
 
 impl BuildRouter for OfrRouter {
@@ -290,6 +320,7 @@ impl BuildRouter for OfrRouter {
             "u_star",
             "fraction",
             "one_way_ties",
+            "zero_dilation",
         ])?;
         let eta = opts.f64("eta", 2.0)?;
         if !eta.is_finite() || eta < 0.0 {
@@ -306,6 +337,7 @@ impl BuildRouter for OfrRouter {
             split: opts.bool("split", true)?,
             adaptive: opts.u32("adaptive_vcs", 0)?.min(63) as u8,
             rule: ProfitRule::from_options(opts)?,
+            zero_dilation: opts.bool("zero_dilation", true)?,
         }))
     }
 }
@@ -334,9 +366,10 @@ impl OfrRouter {
         let u0 = mean_minimal(geo, sc, tc, occ);
         let mut best = self.rule.profit(u_star, u0, self.eta, d, d);
         let mut choice = None;
-        let idns = oidns_in(geo, sc, tc, self.delta)
+        let zero = self.zero_dilation;
+        let idns = oidns_in(geo, sc, tc, self.delta, zero)
             .into_iter()
-            .chain(widns_in(geo, sc, tc));
+            .chain(widns_in(geo, sc, tc, zero));
         for q in idns {
             let dq = geo.distance_coords(sc, &q.coords) + geo.distance_coords(&q.coords, tc);
             let uq = mean_minimal(geo, sc, &q.coords, occ);
@@ -381,7 +414,7 @@ impl HopRouter for OfrRouter {
     }
 
     fn counters(&self) -> Vec<String> {
-        ["minimal", "oidn", "widn", "escape_hops"]
+        ["minimal", "oidn", "widn", "escape_hops", "zero_dilation"]
             .map(String::from)
             .to_vec()
     }
@@ -399,6 +432,10 @@ impl HopRouter for OfrRouter {
                 ctx.count(0);
             }
             Some((kind, q)) => {
+                let g = &self.geo;
+                if g.distance(s, q) + g.distance(q, t) == g.distance(s, t) {
+                    ctx.count(4);
+                }
                 hdr.aux = q;
                 hdr.phase = 0;
                 if kind == IdnKind::Oidn {
@@ -435,7 +472,7 @@ impl HopRouter for OfrRouter {
         let escape = if self.split { u8::from(second) } else { 0 };
         let adaptive = adaptive_vcs(here.vcs, self.escapes(), self.adaptive);
         self.geo
-            .minimal_hop(here, goal, hdr.flits, escape, adaptive, out);
+            .minimal_hop(here, goal, hdr.flits, (escape, escape + 1), adaptive, out);
     }
 
     #[inline]
@@ -529,6 +566,31 @@ mod tests {
         let mut o = RouterOptions::default();
         o.params.insert("u_star".into(), "max".into());
         assert!(OfrRouter::build(&net, &o).is_err());
+    }
+
+    #[test]
+    fn one_way_ties_keep_the_idns_on_the_other_half_ring() {
+        // (0,0,0) -> (4,0,0) on 8x8x8: a tie in x, minimal only along +x.
+        let r = ofr("torus:8x8x8", &[("one_way_ties", "true")]);
+        let g = &r.geo;
+        let (s, t) = (g.switch_at(&[0, 0, 0]), g.switch_at(&[4, 0, 0]));
+        assert_eq!(r.decide(s, t, &[0; 6]), None);
+        // +x busy: the WIDN of the other half-ring, (6,0,0), 4 hops in all.
+        let mut occ = [0u32; 6];
+        occ[0] = 16;
+        let (kind, q) = r.decide(s, t, &occ).unwrap();
+        assert_eq!((kind, g.coords(q)), (IdnKind::Widn, &[6, 0, 0][..]));
+        assert_eq!(g.distance(s, q) + g.distance(q, t), 4);
+        assert!(other_half_ring(g, &[0, 0, 0], &[4, 0, 0], &[6, 0, 0]));
+        assert!(!other_half_ring(g, &[0, 0, 0], &[4, 0, 0], &[2, 0, 0]));
+        assert!(!other_half_ring(g, &[0, 0, 0], &[4, 0, 0], &[4, 2, 0]));
+        // Without it the detour must add hops.
+        let r = ofr(
+            "torus:8x8x8",
+            &[("one_way_ties", "true"), ("zero_dilation", "false")],
+        );
+        let (_, q) = r.decide(s, t, &occ).unwrap();
+        assert!(g.distance(s, q) + g.distance(q, t) > 4);
     }
 
     #[test]

@@ -28,12 +28,15 @@
 //! [`ORTHANT`] with bit `8 + d` set if the packet moves `-` along `d`.
 //!
 //! Options: `eta` (1.0), `adaptive_vcs` (0: every VC above the escape
-//! one), `u_star` ("minimal") and `fraction` ("unbounded"), the reading of eq. (15)
-//! ([`ProfitRule`](super::profit::ProfitRule)). Counters: `minimal`,
-//! `derouted` (packets by decision), `escape_hops`. Needs cut-through or store-and-forward switching and
+//! ones), `escape_vcs` (1; 2 gives each escape ring a second VC, see
+//! [`super::bubble`]), `u_star` ("minimal") and `fraction` ("unbounded"),
+//! the reading of eq. (15) ([`ProfitRule`](super::profit::ProfitRule)),
+//! `one_way_ties` and `zero_dilation` (true). Counters: `minimal`,
+//! `derouted` (packets by decision), `escape_hops`, `zero_dilation`
+//! (derouted packets whose orthant adds no hop). Needs cut-through or store-and-forward switching and
 //! buffers of at least two packets per VC.
 
-use super::bubble::{count_escape_hop, ESCAPE_VC};
+use super::bubble::{count_escape_hop, escape_vcs, ESCAPE_VC};
 use super::profit::{mean_minimal, undecided, ProfitRule};
 use super::torus_geometry::{adaptive_vcs, TorusGeometry};
 use super::{
@@ -54,12 +57,22 @@ pub struct PorRouter {
     geo: TorusGeometry,
     eta: f64,
     adaptive: u8,
+    escapes: u8,
     rule: ProfitRule,
+    zero_dilation: bool,
 }
 
 impl BuildRouter for PorRouter {
     fn build(net: &Network, opts: &RouterOptions) -> Result<AnyRouter, RoutingError> {
-        opts.only(&["eta", "adaptive_vcs", "u_star", "fraction", "one_way_ties"])?;
+        opts.only(&[
+            "eta",
+            "adaptive_vcs",
+            "escape_vcs",
+            "u_star",
+            "fraction",
+            "one_way_ties",
+            "zero_dilation",
+        ])?;
         let eta = opts.f64("eta", 1.0)?;
         if !eta.is_finite() || eta < 0.0 {
             return Err(RoutingError::BadOption {
@@ -81,7 +94,9 @@ impl BuildRouter for PorRouter {
             geo,
             eta,
             adaptive: opts.u32("adaptive_vcs", 0)?.min(63) as u8,
+            escapes: escape_vcs(opts)?,
             rule: ProfitRule::from_options(opts)?,
+            zero_dilation: opts.bool("zero_dilation", true)?,
         }))
     }
 }
@@ -89,9 +104,9 @@ impl BuildRouter for PorRouter {
 impl PorRouter {
     /// The orthant eq. (15) picks for a packet from switch `s` to switch
     /// `t` given the used flit slots `occ[p - 1]` of every network port `p`
-    /// of `s`: `Some(mask)` (bit `d` set: `-` along `d`) to deroute, `None`
-    /// to route minimally.
-    pub fn decide(&self, s: u32, t: u32, occ: &[u32]) -> Option<u32> {
+    /// of `s`: `Some((mask, extra))` (bit `d` of `mask` set: `-` along `d`;
+    /// `extra` the hops it adds) to deroute, `None` to route minimally.
+    pub fn decide(&self, s: u32, t: u32, occ: &[u32]) -> Option<(u32, u32)> {
         let geo = &self.geo;
         let (sc, tc) = (geo.coords(s), geo.coords(t));
         let m: Vec<usize> = (0..geo.n()).filter(|&d| sc[d] != tc[d]).collect();
@@ -123,14 +138,17 @@ impl PorRouter {
                 }
                 used += u64::from(occ[usize::from(dim_port(dim, positive).0) - 1]);
             }
-            if !deroutes {
+            // Only ties flipped: the other half-ring, no extra hop. A
+            // route apart from the minimal ones only when those go `+`.
+            let other_half_ring = geo.one_way_ties && self.zero_dilation;
+            if !(deroutes || other_half_ring) {
                 continue;
             }
             let uq = used as f64 / m.len() as f64;
             let p = self.rule.profit(u_star, uq, self.eta, d, dq);
             if p > best {
                 best = p;
-                choice = Some(mask);
+                choice = Some((mask, dq - d));
             }
         }
         choice
@@ -143,7 +161,7 @@ impl HopRouter for PorRouter {
     }
 
     fn vcs_needed(&self) -> u8 {
-        1 + self.adaptive.max(1)
+        self.escapes + self.adaptive.max(1)
     }
 
     fn check(&self, res: &super::Resources) -> Result<(), String> {
@@ -151,7 +169,7 @@ impl HopRouter for PorRouter {
     }
 
     fn counters(&self) -> Vec<String> {
-        ["minimal", "derouted", "escape_hops"]
+        ["minimal", "derouted", "escape_hops", "zero_dilation"]
             .map(String::from)
             .to_vec()
     }
@@ -165,9 +183,12 @@ impl HopRouter for PorRouter {
                 hdr.state = DECIDED_MINIMAL;
                 ctx.count(0);
             }
-            Some(mask) => {
+            Some((mask, extra)) => {
                 hdr.state = ORTHANT | mask << 8;
                 ctx.count(1);
+                if extra == 0 {
+                    ctx.count(3);
+                }
             }
         }
     }
@@ -184,20 +205,14 @@ impl HopRouter for PorRouter {
         let Some(goal) = self.geo.goal_or_eject(hdr.target, here, out) else {
             return;
         };
-        let adaptive = adaptive_vcs(here.vcs, ESCAPE_VC + 1, self.adaptive);
+        let adaptive = adaptive_vcs(here.vcs, self.escapes, self.adaptive);
+        let escape = (ESCAPE_VC, self.escapes);
         if hdr.state & ORTHANT != 0 {
-            self.geo.orthant_hop(
-                here,
-                goal,
-                hdr.state >> 8,
-                hdr.flits,
-                ESCAPE_VC,
-                adaptive,
-                out,
-            );
+            self.geo
+                .orthant_hop(here, goal, hdr.state >> 8, hdr.flits, escape, adaptive, out);
         } else {
             self.geo
-                .minimal_hop(here, goal, hdr.flits, ESCAPE_VC, adaptive, out);
+                .minimal_hop(here, goal, hdr.flits, escape, adaptive, out);
         }
     }
 
@@ -234,10 +249,56 @@ mod tests {
         // 10): 1 + 0.4 = 1.4 against u*/u0 + 1 = 0 + 1.
         let mut occ = [0u32; 6];
         occ[2] = 16;
-        assert_eq!(r.decide(s, t, &occ), Some(1 << 1));
+        assert_eq!(r.decide(s, t, &occ), Some((1 << 1, 6)));
         // Both minimal links full: flipping both, d_F = 5 + 7 = 12; one of
         // them flipped keeps a full link (u*/u = 0 / 8 = 0): flip both.
         occ[0] = 16;
-        assert_eq!(r.decide(s, t, &occ), Some(0b11));
+        assert_eq!(r.decide(s, t, &occ), Some((0b11, 8)));
+    }
+
+    fn por(opts: &[(&str, &str)]) -> PorRouter {
+        let net = spec::build("torus:8x8x8").unwrap();
+        let mut o = RouterOptions::default();
+        for (k, v) in opts {
+            o.params.insert(k.to_string(), v.to_string());
+        }
+        let AnyRouter::Por(r) = PorRouter::build(&net, &o).unwrap() else {
+            panic!()
+        };
+        r
+    }
+
+    #[test]
+    fn one_way_ties_leave_the_other_half_ring_as_a_free_orthant() {
+        let r = por(&[("one_way_ties", "true")]);
+        let g = &r.geo;
+        let s = g.switch_at(&[0, 0, 0]);
+        // x: +2, y: a tie at 4 (minimal: +y only).
+        let t = g.switch_at(&[2, 4, 0]);
+        assert_eq!(r.decide(s, t, &[0; 6]), None);
+        // +y busy: the orthant flipping only y is -y, 4 hops, no more.
+        let mut occ = [0u32; 6];
+        occ[2] = 16;
+        assert_eq!(r.decide(s, t, &occ), Some((1 << 1, 0)));
+        // Without the option the other half-ring is not considered: the
+        // packet is derouted in x as well, 4 hops more.
+        let r = por(&[("one_way_ties", "true"), ("zero_dilation", "false")]);
+        assert_eq!(r.decide(s, t, &occ), Some((0b11, 4)));
+        // Both ways minimal: the tie-only orthant is a minimal route.
+        let r = por(&[]);
+        assert!(r.decide(s, t, &occ).is_none_or(|(_, extra)| extra > 0));
+    }
+
+    #[test]
+    fn a_second_escape_vc_is_offered_on_the_escape_port() {
+        let r = por(&[("escape_vcs", "2"), ("adaptive_vcs", "1")]);
+        assert_eq!(r.vcs_needed(), 3);
+        let bad = {
+            let net = spec::build("torus:8x8x8").unwrap();
+            let mut o = RouterOptions::default();
+            o.params.insert("escape_vcs".into(), "3".into());
+            PorRouter::build(&net, &o).err().unwrap().to_string()
+        };
+        assert!(bad.contains("escape_vcs"), "{bad}");
     }
 }

@@ -124,8 +124,14 @@ impl HopRouter for RdrRouter {
             push_vcs(dim_port(d, positive), adaptive, out);
         }
         // The escape: dimension order under bubble flow control.
-        self.geo
-            .minimal_hop(here, goal, hdr.flits, ESCAPE_VC, (0, 0), out);
+        self.geo.minimal_hop(
+            here,
+            goal,
+            hdr.flits,
+            (ESCAPE_VC, ESCAPE_VC + 1),
+            (0, 0),
+            out,
+        );
     }
 
     #[inline]

@@ -181,7 +181,7 @@ impl TorusGeometry {
 
     /// Pushes the candidates of a minimal adaptive hop from `here` towards
     /// switch `goal` (not `here`): every VC of `adaptive` on every minimal
-    /// port (priority 0), then the escape VC `escape` of the
+    /// port (priority 0), then the escape VCs `escape.0 .. escape.1` of the
     /// dimension-order port under bubble flow control (priority 1).
     #[inline]
     pub fn minimal_hop(
@@ -189,7 +189,7 @@ impl TorusGeometry {
         here: &Here,
         goal: u32,
         flits: u16,
-        escape: u8,
+        escape: (u8, u8),
         adaptive: (u8, u8),
         out: &mut Candidates,
     ) {
@@ -209,7 +209,9 @@ impl TorusGeometry {
             }
         }
         if let Some(p) = esc {
-            push_escape(here, p, escape, flits, out);
+            for vc in escape.0..escape.1 {
+                push_escape(here, p, vc, flits, out);
+            }
         }
     }
 
@@ -224,7 +226,7 @@ impl TorusGeometry {
         goal: u32,
         negative: u32,
         flits: u16,
-        escape: u8,
+        escape: (u8, u8),
         adaptive: (u8, u8),
         out: &mut Candidates,
     ) {
@@ -240,7 +242,9 @@ impl TorusGeometry {
             esc.get_or_insert(p);
         }
         if let Some(p) = esc {
-            push_escape(here, p, escape, flits, out);
+            for vc in escape.0..escape.1 {
+                push_escape(here, p, vc, flits, out);
+            }
         }
     }
 
