@@ -40,6 +40,7 @@ def test_versaci_writes_every_output(versaci: Path) -> None:
         "loads.csv",
         "table2.csv",
         "table3.csv",
+        "table3_readings.csv",
         "fig4_lifetime.png",
         "fig5_derouted_butterfly.png",
         "butterfly_stages.csv",
@@ -138,10 +139,36 @@ def test_derouted_ratios_are_fractions(versaci: Path) -> None:
         if r["router"] == "ofr" and r["ratio_derouted"] != "":
             total = float(r["ratio_oidn"]) + float(r["ratio_widn"])
             assert total == pytest.approx(float(r["ratio_derouted"])), r
+        # Packets sent the other way round a half-ring tie are derouted ones.
+        if r["zero_dilation"] != "":
+            assert int(r["zero_dilation"]) <= int(r["derouted"]), r
     assert seen > 0
     for r in _rows(versaci / "table3.csv"):
         for key in ("ofr_oidn", "ofr_widn", "ofr_total", "por"):
             assert 0.0 <= float(r[key]) <= 1.0, r
+
+
+def test_both_readings_of_eq_15_are_run_beside_table_3(versaci: Path) -> None:
+    rows = _rows(versaci / "table3_readings.csv")
+    assert {(r["router"], r["pattern"], r["reading"]) for r in rows} == {
+        (router, pattern, reading)
+        for router in ("por", "ofr")
+        for pattern in versaci2013.READING_LOADS
+        for reading in versaci2013.READINGS
+    }
+    for r in rows:
+        derouted = float(r["ratio_derouted"])
+        assert 0.0 <= float(r["zero_dilation"]) <= derouted <= 1.0, r
+        assert float(r["paper_ratio_derouted"]) > 0, r
+        if r["router"] == "ofr":
+            split = float(r["ratio_oidn"]) + float(r["ratio_widn"])
+            assert split == pytest.approx(derouted), r
+    # u* over all the outgoing links is at most u* over the minimal ones, so
+    # the reading as written never deroutes more.
+    by = {(r["router"], r["pattern"], r["reading"]): float(r["ratio_derouted"]) for r in rows}
+    for router in ("por", "ofr"):
+        for pattern in versaci2013.READING_LOADS:
+            assert by[(router, pattern, "as written")] <= by[(router, pattern, "minimal")] + 0.02
 
 
 def test_searches_bisect_gamma_star_from_the_expected_value(versaci: Path) -> None:
@@ -155,7 +182,7 @@ def test_searches_bisect_gamma_star_from_the_expected_value(versaci: Path) -> No
         # The first bracket lies either side of the expected gamma*.
         start = versaci2013.expected_gamma(router, pattern, cfg.sizes[0])
         assert round(start + cfg.span, 4) in loads, rows
-        assert round(max(cfg.resolution, start - cfg.span), 4) in loads, rows
+        assert round(max(cfg.resolution, start - cfg.span, start / 2), 4) in loads, rows
         ordered = [
             {"load": float(r["load"]), "sustained": r["sustained"] == "True"}
             for r in sorted(rows, key=lambda r: float(r["load"]))
@@ -213,9 +240,11 @@ def test_a_second_run_into_the_same_directory_simulates_nothing_again(
     before = _rows(versaci / "loads.csv")
     stages = _rows(versaci / "butterfly_stages.csv")
     kept = (versaci / "points.jsonl").read_text().splitlines()
-    # One line per search, one per load of butterfly's lifetime sweep.
+    # One line per search, per load of butterfly's lifetime sweep and per run
+    # of the readings of eq. (15).
     searches = len(versaci2013.ROUTERS) * len(versaci2013.PATTERNS)
-    assert searches <= len(kept) <= searches + len(stages)
+    readings = len(_rows(versaci / "table3_readings.csv"))
+    assert searches + readings <= len(kept) <= searches + len(stages) + readings
 
     def refuse(*_args, **_kwargs):
         raise AssertionError("a finished simulation ran again")
