@@ -624,8 +624,9 @@ fn load_units_agree() {
     assert!((n - 0.2).abs() < 0.02, "{n}");
 }
 
-#[test]
-fn saturation_search_brackets_the_knee() {
+/// DOR on a 4x4 torus under uniform traffic, 1 ns links, 8-flit buffers:
+/// a knee a short search finds.
+fn knee_spec() -> Spec {
     let mut s = quick("torus:4x4", "dor");
     s.network.links = Some(sim::LinkSpec {
         bandwidth: None,
@@ -635,6 +636,12 @@ fn saturation_search_brackets_the_knee() {
     s.traffic.pattern = Some("uniform".into());
     s.run.measure_cycles = 1500;
     s.run.drain_cycles = Some(1500);
+    s
+}
+
+#[test]
+fn saturation_search_brackets_the_knee() {
+    let s = knee_spec();
     let bound = routing_bound("torus:4x4", "dor", "uniform");
     let opts = sim::SaturateOptions {
         steps: 3,
@@ -678,14 +685,7 @@ fn skipping_the_drain_of_an_unconverged_run_keeps_the_search_verdicts() {
     // skipping those after a window that did not converge: the same loads
     // sustained and not, the same saturation; the skipped runs are read as
     // unconverged and simulate less.
-    let mut s = quick("torus:4x4", "dor");
-    s.network.links = Some(sim::LinkSpec {
-        bandwidth: None,
-        latency: Some("1ns".into()),
-    });
-    s.router.buffer_flits = Some(8);
-    s.traffic.pattern = Some("uniform".into());
-    s.run.measure_cycles = 1500;
+    let mut s = knee_spec();
     s.run.drain_cycles = Some(6000);
     let opts = sim::SaturateOptions {
         steps: 3,

@@ -348,6 +348,32 @@ fn dilations_respect_eq_6_and_the_examples_and_oidns_cover_the_nu_links() {
 
 // ------------------------------------------------------- derouting checks
 
+/// The methods a checking wrapper passes on to its `inner` router as they
+/// are: its VCs, counters, injection and routing.
+macro_rules! pass_to_inner {
+    () => {
+        fn vcs_needed(&self) -> u8 {
+            self.inner.vcs_needed()
+        }
+        fn counters(&self) -> Vec<String> {
+            self.inner.counters()
+        }
+        fn inject(&self, hdr: &Header, vcs: u8, out: &mut Candidates) {
+            self.inner.inject(hdr, vcs, out)
+        }
+        fn route(
+            &self,
+            hdr: &Header,
+            here: &Here,
+            view: &dyn LocalView,
+            ctx: &mut RouterCtx,
+            out: &mut Candidates,
+        ) {
+            self.inner.route(hdr, here, view, ctx, out)
+        }
+    };
+}
+
 /// OFR wrapped to check, per packet, that the IDN is chosen once, at
 /// injection, and that the packet then crosses exactly
 /// `d(s, q) + d(q, t)` switch hops (two minimal phases, no other detour).
@@ -359,14 +385,9 @@ struct Checked {
 }
 
 impl HopRouter for Checked {
+    pass_to_inner!();
     fn name(&self) -> &str {
         "ofr-checked"
-    }
-    fn vcs_needed(&self) -> u8 {
-        self.inner.vcs_needed()
-    }
-    fn counters(&self) -> Vec<String> {
-        self.inner.counters()
     }
     fn source(&self, hdr: &mut Header, view: &dyn LocalView, ctx: &mut RouterCtx) {
         assert_eq!(OfrRouter::decision(hdr), None, "decided twice: {hdr:?}");
@@ -374,19 +395,6 @@ impl HopRouter for Checked {
         self.inner.source(hdr, view, ctx);
         assert!(OfrRouter::decision(hdr).is_some());
         self.seen.lock().unwrap()[0] += 1;
-    }
-    fn inject(&self, hdr: &Header, vcs: u8, out: &mut Candidates) {
-        self.inner.inject(hdr, vcs, out)
-    }
-    fn route(
-        &self,
-        hdr: &Header,
-        here: &Here,
-        view: &dyn LocalView,
-        ctx: &mut RouterCtx,
-        out: &mut Candidates,
-    ) {
-        self.inner.route(hdr, here, view, ctx, out)
     }
     fn forwarded(
         &self,
@@ -491,30 +499,12 @@ struct OrthantHops {
 }
 
 impl HopRouter for OrthantHops {
+    pass_to_inner!();
     fn name(&self) -> &str {
         "por-checked"
     }
-    fn vcs_needed(&self) -> u8 {
-        self.inner.vcs_needed()
-    }
-    fn counters(&self) -> Vec<String> {
-        self.inner.counters()
-    }
     fn source(&self, hdr: &mut Header, view: &dyn LocalView, ctx: &mut RouterCtx) {
         self.inner.source(hdr, view, ctx)
-    }
-    fn inject(&self, hdr: &Header, vcs: u8, out: &mut Candidates) {
-        self.inner.inject(hdr, vcs, out)
-    }
-    fn route(
-        &self,
-        hdr: &Header,
-        here: &Here,
-        view: &dyn LocalView,
-        ctx: &mut RouterCtx,
-        out: &mut Candidates,
-    ) {
-        self.inner.route(hdr, here, view, ctx, out)
     }
     fn forwarded(
         &self,
