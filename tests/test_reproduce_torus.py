@@ -184,15 +184,26 @@ def test_searches_bisect_gamma_star_from_the_expected_value(versaci: Path) -> No
         assert round(start + cfg.span, 4) in loads, rows
         assert round(max(cfg.resolution, start - cfg.span, start / 2), 4) in loads, rows
         ordered = [
-            {"load": float(r["load"]), "sustained": r["sustained"] == "True"}
+            {
+                "load": float(r["load"]),
+                "sustained": r["sustained"] == "True",
+                "search_gamma_star": float(r["search_gamma_star"]),
+            }
             for r in sorted(rows, key=lambda r: float(r["load"]))
         ]
+        # gamma* is the search's own answer, the same on each of its rows.
+        assert len({r["search_gamma_star"] for r in ordered}) == 1, rows
         g = versaci2013.gamma_star(ordered)
-        failed = [r["load"] for r in ordered if not r["sustained"]]
-        # Bisected to the resolution: the lowest load not sustained is within
-        # it of gamma*, and every load below gamma* was sustained.
-        assert failed and min(failed) - g <= cfg.resolution + 1e-9, rows
-        assert all(r["sustained"] for r in ordered if r["load"] <= g), rows
+        assert g == ordered[0]["search_gamma_star"]
+        # Bisected to the resolution: gamma* was sustained, and the lowest
+        # load above it that was not lies within the resolution.
+        assert g == 0 or next(r for r in ordered if r["load"] == g)["sustained"], rows
+        above = [r["load"] for r in ordered if r["load"] > g and not r["sustained"]]
+        assert above and min(above) - g <= cfg.resolution + 1e-9, rows
+        assert versaci2013.bracket_high(ordered) == min(above)
+        # Verdicts out of order below gamma* are counted, never taken.
+        below = [r for r in ordered if r["load"] < g and not r["sustained"]]
+        assert versaci2013.inverted(ordered) == below
 
 
 def test_search_is_one_saturation_search_kept_whole(monkeypatch, tmp_path: Path) -> None:
@@ -218,7 +229,7 @@ def test_search_is_one_saturation_search_kept_whole(monkeypatch, tmp_path: Path)
             "wall_seconds": 1.0,
         }
         bad = dict(point, load=0.55, status="unconverged", sustained=False)
-        return {"points": [dict(point, load=0.5), bad]}
+        return {"points": [dict(point, load=0.5), bad], "bracket_low": 0.5, "bracket_high": 0.55}
 
     monkeypatch.setattr(versaci2013.routelab, "saturate", fake)
     rows = versaci2013.search("por", "uniform", 8, cfg, start=0.7)
@@ -281,6 +292,18 @@ def test_transposition_runs_on_a_square_number_of_nodes() -> None:
     ]
     assert versaci2013.gamma_star(rows) == 0.2
     assert versaci2013.gamma_star([{"load": 0.1, "sustained": False}]) == 0.0
+    # A search's rows carry its final bracket: a load below it that was not
+    # sustained is counted as out of order, not taken as the answer.
+    walk = [
+        {"load": 0.1, "sustained": True},
+        {"load": 0.2, "sustained": False},
+        {"load": 0.3, "sustained": True},
+        {"load": 0.32, "sustained": False},
+    ]
+    walk = [dict(r, search_gamma_star=0.3, search_bracket_high=0.32) for r in walk]
+    assert versaci2013.gamma_star(walk) == 0.3
+    assert versaci2013.bracket_high(walk) == 0.32
+    assert versaci2013.inverted(walk) == [walk[1]]
 
 
 def test_parker_writes_every_output(parker_out: Path) -> None:

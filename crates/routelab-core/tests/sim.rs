@@ -734,8 +734,8 @@ fn a_sustained_ceiling_is_never_reported_as_saturation() {
     let loads: Vec<f64> = r.points.iter().map(|p| p.load).collect();
     assert_eq!(loads, [0.5, 1.0]);
     assert!(r.points.iter().all(|p| p.sustained));
-    // A ceiling below saturation on a torus: the bound is not sustained,
-    // so the answer lies between the two.
+    // A ceiling below saturation on a torus: the bracket grows above it
+    // until a load is not sustained, and the answer lies below that one.
     let mut t = quick("torus:4x4", "dor");
     t.traffic.pattern = Some("uniform".into());
     t.run.measure_cycles = 1000;
@@ -747,8 +747,93 @@ fn a_sustained_ceiling_is_never_reported_as_saturation() {
     let r = sim::saturate(&t, &opts).unwrap();
     assert!(r.saturated);
     assert!(r.saturation.unwrap() >= 0.1);
-    assert!(r.bracket_high.unwrap() <= 1.0);
-    assert_eq!(r.points.len(), 2 + 2);
+    let grown = grown_loads(0.1, 0.1, 1.0, true);
+    let top = r.bracket_high.unwrap();
+    assert!(grown.contains(&top) && top <= 1.0, "{r:?}");
+    assert_eq!(
+        r.points.len(),
+        1 + grown.iter().filter(|&&l| l <= top).count() + 2
+    );
+}
+
+/// The loads a search runs beyond an end of its first bracket: from
+/// `end`, steps that double from `width`, up to `bound` (`up`) or down to 0.
+fn grown_loads(end: f64, width: f64, bound: f64, up: bool) -> Vec<f64> {
+    let (mut at, mut step, mut loads) = (end, width, Vec::new());
+    loop {
+        at = if up {
+            (at + step).min(bound)
+        } else {
+            at - step
+        };
+        if at <= 0.0 {
+            return loads;
+        }
+        loads.push(at);
+        if at >= bound {
+            return loads;
+        }
+        step *= 2.0;
+    }
+}
+
+#[test]
+fn a_first_bracket_off_the_knee_moves_by_doubling_steps_then_narrows() {
+    // The knee of the test above, searched from a narrow first bracket
+    // well below it and one well above it: each grows towards the knee by
+    // doubling steps, runs nothing beyond the first load on the other
+    // side, and ends with a bracket of the resolution, sustained below
+    // and not above, agreeing with a search from the whole range.
+    let s = knee_spec();
+    let res = 0.02;
+    let whole = sim::saturate(
+        &s,
+        &sim::SaturateOptions {
+            resolution: Some(res),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let knee = whole.saturation.expect("saturated");
+    for (low, high, up) in [
+        (0.1 * knee, 0.1 * knee + 0.04, true),
+        (knee + 0.2, knee + 0.24, false),
+    ] {
+        let opts = sim::SaturateOptions {
+            low,
+            high: Some(high),
+            resolution: Some(res),
+            ..Default::default()
+        };
+        let r = sim::saturate(&s, &opts).unwrap();
+        let (lo, hi) = (r.bracket_low, r.bracket_high.expect("saturated"));
+        assert!(hi - lo <= res + 1e-12, "[{lo}, {hi}]");
+        let at = |l: f64| r.points.iter().find(|p| p.load == l).unwrap();
+        assert!(at(lo).sustained && !at(hi).sustained);
+        let grown = grown_loads(if up { high } else { low }, high - low, r.bound, up);
+        // The grown loads run are a prefix of the sequence, ending at the
+        // first on the other side of the knee.
+        let run: Vec<f64> = grown
+            .iter()
+            .copied()
+            .filter(|&l| r.points.iter().any(|p| p.load == l))
+            .collect();
+        assert!(
+            !run.is_empty() && grown.starts_with(&run),
+            "{run:?} of {grown:?}"
+        );
+        let edge = *run.last().unwrap();
+        assert_eq!(at(edge).sustained, !up, "{r:?}");
+        for &l in &run[..run.len() - 1] {
+            assert_eq!(at(l).sustained, up);
+        }
+        // Nothing is run beyond the edge.
+        assert!(r
+            .points
+            .iter()
+            .all(|p| if up { p.load <= edge } else { p.load >= edge }));
+        assert!((lo - knee).abs() <= 2.0 * res + 0.05, "{lo} against {knee}");
+    }
 }
 
 #[test]

@@ -34,13 +34,14 @@ packets make short windows noisy). For each router, pattern and size one
 bisection (`search`, Rust's saturation search) finds gamma*: its first
 bracket lies either side of the expected gamma* (the paper's Table 2 value
 when it has one, else gamma* on the smaller network, else 0.3), and it
-narrows by thirds to the mode's resolution, going below or above the bracket
-when an end disagrees. gamma* is the highest load sustained below the lowest
-one that was not (the paper: "the largest shown offered load ... is its
-maximum sustained throughput"). A window that does not converge ends the run
-without its drain (`run.drain_unconverged = false`): it cannot be sustained.
-Butterfly, whose stages run in step, is measured over an even number of
-whole rounds of them at every load (`run.whole_rounds`).
+narrows by thirds to the mode's resolution; while an end is on the wrong
+side of gamma* the bracket moves by steps that double. gamma* is the highest
+load sustained below the lowest one that was not (the paper: "the largest
+shown offered load ... is its maximum sustained throughput"). A window that
+does not converge ends the run without its drain (`run.drain_unconverged =
+false`): it cannot be sustained. Butterfly, whose stages run in step, is
+measured over an even number of whole rounds of them at every load
+(`run.whole_rounds`).
 
 The load unit is the paper's: gamma = 1 is the per-node rate at which uniform
 traffic saturates the bisection (``load_unit = "bisection"``). Transposition
@@ -330,7 +331,9 @@ class Config:
     routers: tuple[str, ...] = ROUTERS
     patterns: tuple[str, ...] = tuple(PATTERNS)
     # The saturation search: its first bracket `span` either side of the
-    # expected gamma*, narrowed to `resolution` (gamma0 units).
+    # expected gamma*, narrowed to `resolution` (gamma0 units); at most
+    # 4.5 resolutions, so that two steps of thirds narrow it. An end on the
+    # wrong side of gamma* moves the bracket by doubling steps.
     resolution: float = 0.02
     span: float = 0.2
     # Warm-up periods of `warmup_cycles` at most, until the lifetime of two
@@ -365,7 +368,7 @@ def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
     if quick:
         return Config("quick", (8,), 2000, 6000, 8, resolution=0.05, workers=workers)
     # The paper's three routers and the DOR baseline.
-    return Config("full", (8, 16), 5000, 20000, 16, workers=workers)
+    return Config("full", (8, 16), 5000, 20000, 16, span=0.08, workers=workers)
 
 
 # --------------------------------------------------------------------------
@@ -399,6 +402,10 @@ LOAD_FIELDS = (
     "ratio_widn",
     "ratio_derouted",
     "wall_seconds",
+    # The search's answer, on each of its rows: the final bracket (highest
+    # load sustained below the lowest not sustained above it).
+    "search_gamma_star",
+    "search_bracket_high",
 )
 
 
@@ -518,10 +525,10 @@ def search(
     bracket ``cfg.span`` either side of ``start`` (`DEFAULT_START` if None)
     and not below half of it (a window holds few 96-packet messages at low
     loads, and its halves then disagree by chance),
-    narrowed to ``cfg.resolution``; it goes below or above the bracket when
-    an end disagrees. Every load it measured is a row. The search is kept
-    whole in the store, keyed by its spec and options. ``emit`` sees each
-    row."""
+    narrowed to ``cfg.resolution``; while an end is on the wrong side of
+    gamma* the bracket moves that way by doubling steps. Every load it
+    measured is a row. The search is kept whole in the store, keyed by its
+    spec and options. ``emit`` sees each row."""
     start = DEFAULT_START if start is None else start
     topo = topology(pattern, k)
     doc = spec(router, pattern, topo, start, cfg, search=True)
@@ -537,7 +544,13 @@ def search(
         rows = [dict(r, kept=True) for r in kept["rows"]]
     else:
         found = routelab.saturate(doc, progress=False, **options)  # type: ignore[arg-type]
-        rows = [_point_row(p, router, pattern, k, topo) for p in found["points"]]
+        # Rounded as the rows' loads are.
+        high = found["bracket_high"]
+        bracket = {
+            "search_gamma_star": round(found["bracket_low"], 4),
+            "search_bracket_high": "" if high is None else round(high, 4),
+        }
+        rows = [dict(_point_row(p, router, pattern, k, topo), **bracket) for p in found["points"]]
         if cfg.store is not None:
             cfg.store.put(key, {"rows": rows})
     for row in rows:
@@ -572,14 +585,33 @@ def _point_row(p: dict[str, Any], router: str, pattern: str, k: int, topo: str) 
 
 
 def gamma_star(rows: list[dict[str, Any]]) -> float:
-    """The highest load sustained below the lowest one that was not (0 if the
-    lowest load run was not)."""
+    """The search's answer when ``rows`` are one saturation search: the low
+    end of its final bracket, the highest load sustained below the lowest
+    load not sustained above it (a load further below that was not
+    sustained, by a window's halves that disagree, is counted by
+    `inverted`, not taken). Else the highest load sustained below the
+    lowest one that was not (0 if the lowest load run was not)."""
+    found = {r.get("search_gamma_star", "") for r in rows} - {""}
+    if len(found) == 1:
+        return float(found.pop())
     best = 0.0
     for r in sorted(rows, key=lambda r: r["load"]):
         if not r["sustained"]:
             break
         best = r["load"]
     return best
+
+
+def inverted(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The loads below gamma* that were not sustained: verdicts out of order."""
+    g = gamma_star(rows)
+    return [r for r in rows if r["load"] < g and not r["sustained"]]
+
+
+def bracket_high(rows: list[dict[str, Any]]) -> float | str:
+    """The lowest load not sustained above gamma* ("" if none was)."""
+    g = gamma_star(rows)
+    return min((r["load"] for r in rows if r["load"] > g and not r["sustained"]), default="")
 
 
 def searches(
@@ -958,6 +990,7 @@ TABLE2_FIELDS = (
     "accepted_at_gamma_star",
     "first_unsustained",
     "loads_run",
+    "unsustained_below",
     "even_split",
     "minimal_reached",
     "minimal_bound",
@@ -1002,7 +1035,7 @@ def table2(rows: list[dict[str, Any]], cfg: Config) -> list[dict[str, Any]]:
                 w = walks.get((pattern, router, k), [])
                 g = gamma_star(w)
                 at = next((r for r in w if r["load"] == g), None)
-                fail = next((r["load"] for r in w if not r["sustained"]), "")
+                fail = bracket_high(w)
                 out.append(
                     {
                         "pattern": pattern,
@@ -1015,6 +1048,7 @@ def table2(rows: list[dict[str, Any]], cfg: Config) -> list[dict[str, Any]]:
                         "accepted_at_gamma_star": at["accepted_normalised"] if at else "",
                         "first_unsustained": fail,
                         "loads_run": len(w),
+                        "unsustained_below": len(inverted(w)),
                         "even_split": split,
                         "minimal_reached": reached,
                         "minimal_bound": bound,
@@ -1240,6 +1274,36 @@ def _stages_md(stage_rows: list[dict[str, Any]]) -> list[str]:
     ]
 
 
+def _inversions_md(rows: list[dict[str, Any]]) -> list[str]:
+    """The loads below a gamma* that were not sustained, if any: gamma* is
+    the search's final bracket, and these verdicts disagree with it."""
+    found = [
+        f"{ROUTER_TITLES[router]} {pattern} at k = {k}: "
+        + ", ".join(f"{fmt(r['load'])} ({_failure(r)})" for r in bad)
+        for (pattern, router, k), w in _walks(rows).items()
+        if (bad := inverted(w))
+    ]
+    if not found:
+        return []
+    return [
+        "Loads below gamma* that were not sustained (the search's final bracket lies "
+        "above them; each failed a test that a load above it passed, mostly the halves "
+        "of its window disagreeing): " + "; ".join(found) + ".",
+        "",
+    ]
+
+
+def _failure(r: dict[str, Any]) -> str:
+    """Which test a load that was not sustained failed."""
+    if r.get("status") not in ("ok", "", None):
+        return str(r["status"])
+    if not r["converged"]:
+        return "halves disagree"
+    if not r["drained"]:
+        return "not drained"
+    return "accepted short of offered"
+
+
 def _claims(t2: list[dict[str, Any]], cfg: Config) -> list[str]:
     g = {(r["pattern"], r["router"], r["k"]): r["gamma_star"] for r in t2}
     lines = []
@@ -1305,7 +1369,8 @@ def summarise(
         f"Mode `{cfg.mode}`: networks k = {', '.join(map(str, cfg.sizes))}; gamma* by one "
         f"bisection per router, pattern and size (`routelab.saturate`), its first bracket "
         f"{cfg.span:g} either side of the expected gamma* (the paper's, else the smaller "
-        f"network's, else {DEFAULT_START:g}), narrowed by thirds to {cfg.resolution:g} gamma0; "
+        f"network's, else {DEFAULT_START:g}), moved by doubling steps while an end is on the "
+        f"wrong side of gamma*, then narrowed by thirds to {cfg.resolution:g} gamma0; "
         f"warm-up periods of {cfg.warmup_cycles} cycles until the lifetime and throughput of "
         f"two in a row agree within {100 * cfg.convergence:.0f}% (at most "
         f"{cfg.warmup_periods}), then a measurement of {cfg.measure_cycles} cycles of one "
@@ -1353,7 +1418,7 @@ def summarise(
         "",
     ]
     lines += _table2_md(t2, cfg)
-    lines += ["", *_claims(t2, cfg), ""]
+    lines += ["", *_claims(t2, cfg), "", *_inversions_md(rows)]
     lines += [
         "## Table 3: ratio of derouted packets",
         "",
@@ -1622,8 +1687,8 @@ def run(
 ) -> Path:
     """Runs the experiments into ``out``; returns the path of ``summary.md``.
 
-    ``quick`` runs 8x8x8 (and 16x8x8 for transposition) on a 0.1 load grid
-    with short windows (minutes on two cores); ``tiny`` is a seconds-long
+    ``quick`` runs 8x8x8 (and 16x8x8 for transposition) with short windows
+    and searches to 0.05 gamma0; ``tiny`` is a seconds-long
     configuration on 4x4x4 for tests. ``routers`` runs a subset of
     `ROUTERS`, ``sizes`` a subset of the mode's network sizes. Finished
     searches and simulations are kept in ``out/points.jsonl``:

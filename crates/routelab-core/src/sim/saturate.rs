@@ -12,15 +12,21 @@
 //! The search keeps a bracket `[lo, hi]`: `lo` the highest load measured
 //! sustained (0, which offers nothing, until one is), `hi` the lowest
 //! load measured not sustained. It first runs `high` (and `low`, when
-//! above 0, beside it). When `high` is sustained it runs the physical
-//! bound of the load unit ([`SaturateResult::bound`]: the load that fills
-//! the injection channel) unless `high` is already there: a load the
-//! network sustains is never reported as its saturation, and when the
-//! bound itself is sustained the result says so (`saturated = false`,
-//! no `saturation`). It then narrows the bracket by thirds, running the
-//! two inner loads of each step in parallel, until it is at most
-//! `resolution` wide or `steps` steps are done, and reports every point
-//! it measured, the final bracket and its width.
+//! above 0, beside it). When `low` is not sustained the bracket moves
+//! below it by steps that double, starting from the first bracket's
+//! width, down to 0, until a load is sustained. When `high` is sustained
+//! the bracket grows above it the same way, up to the
+//! physical bound of the load unit ([`SaturateResult::bound`]: the load
+//! that fills the injection channel), until a load is not sustained: a
+//! load the network sustains is never reported as its saturation, and
+//! when the bound itself is sustained the result says so (`saturated =
+//! false`, no `saturation`). Growing by doubling steps rather than
+//! jumping to the bound keeps the bracket near the knee, so that few
+//! loads far beyond saturation are run (those cost most). It then narrows
+//! the bracket by thirds, running the two inner loads of each step in
+//! parallel, until it is at most `resolution` wide or `steps` steps are
+//! done, and reports every point it measured, the final bracket and its
+//! width.
 
 use super::config::{LoadUnit, Spec};
 use super::error::{ConfigError, SimError};
@@ -35,11 +41,13 @@ use std::time::Instant;
 #[serde(deny_unknown_fields, default)]
 pub struct SaturateOptions {
     /// The lower end of the first bracket (default 0). Measured when
-    /// above 0; if it is not sustained the search goes on below it.
+    /// above 0; if it is not sustained the bracket moves below it by
+    /// doubling steps (the first one the first bracket's width).
     pub low: f64,
     /// The upper end of the first bracket, in the spec's unit; default the
     /// physical bound ([`SaturateResult::bound`]). When it is sustained the
-    /// search runs the bound before it narrows.
+    /// bracket grows above it by doubling steps (the first one the first
+    /// bracket's width) before it narrows.
     pub high: Option<f64>,
     /// Relative shortfall of accepted against offered still sustained.
     pub tolerance: f64,
@@ -293,42 +301,57 @@ pub fn saturate_experiment(
     let mut lo: Option<usize> = None;
     let mut hi: Option<f64> = None;
     let load_of = |points: &[SaturatePoint], lo: Option<usize>| lo.map_or(0.0, |i| points[i].load);
-    let top_sustained = if opts.low > 0.0 {
+    // A first end on the wrong side of the knee moves the bracket by steps
+    // that double, starting from the first bracket's width.
+    let first_width = (high - opts.low).max(resolution);
+    let (low_ok, high_ok) = if opts.low > 0.0 {
         let (pl, ph) = pair(opts.low, high)?;
-        let (low_ok, high_ok) = (pl.sustained, ph.sustained);
+        let ok = (pl.sustained, ph.sustained);
         points.push(pl);
         points.push(ph);
-        if !low_ok {
-            hi = Some(opts.low);
-            None
-        } else if high_ok {
-            lo = Some(1);
-            Some(high)
-        } else {
-            lo = Some(0);
-            hi = Some(high);
-            None
-        }
+        ok
     } else {
         let ph = run(high)?;
         let ok = ph.sustained;
         points.push(ph);
-        if ok {
-            lo = Some(0);
-            Some(high)
-        } else {
-            hi = Some(high);
-            None
-        }
+        (true, ok)
     };
-    if top_sustained.is_some_and(|h| h < bound) {
-        let pb = run(bound)?;
-        if pb.sustained {
-            lo = Some(points.len());
-        } else {
-            hi = Some(bound);
+    let last = |points: &[SaturatePoint]| Some(points.len() - 1);
+    if !low_ok {
+        // Below `low`, down to 0 (sustained: it offers nothing).
+        hi = Some(opts.low);
+        let (mut bottom, mut step) = (opts.low, first_width);
+        while bottom - step > 0.0 {
+            bottom -= step;
+            let p = run(bottom)?;
+            let ok = p.sustained;
+            points.push(p);
+            if ok {
+                lo = last(&points);
+                break;
+            }
+            hi = Some(bottom);
+            step *= 2.0;
         }
-        points.push(pb);
+    } else if high_ok {
+        // Above `high`, up to the bound.
+        lo = last(&points);
+        let (mut top, mut step) = (high, first_width);
+        while top < bound {
+            top = (top + step).min(bound);
+            let p = run(top)?;
+            let ok = p.sustained;
+            points.push(p);
+            if !ok {
+                hi = Some(top);
+                break;
+            }
+            lo = last(&points);
+            step *= 2.0;
+        }
+    } else {
+        lo = (opts.low > 0.0).then_some(0);
+        hi = Some(high);
     }
     let mut steps = 0;
     while let Some(h) = hi {
