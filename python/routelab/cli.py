@@ -821,8 +821,8 @@ def _parser() -> argparse.ArgumentParser:
     sa.add_argument(
         "--high",
         type=float,
-        help="upper end of the first bracket (default: the injection bandwidth; when "
-        "sustained, the search runs the injection bandwidth next)",
+        help="upper end of the first bracket (default: the injection bandwidth); an end on "
+        "the wrong side of the knee moves the bracket by doubling steps",
     )
     sa.add_argument(
         "--tolerance", type=float, help="accepted within this share of offered counts as sustained"
