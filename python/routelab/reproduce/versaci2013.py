@@ -871,8 +871,8 @@ def _plot_stage_panel(ax: Any, k: int, rows: list[dict[str, Any]]) -> None:
         ax.plot(
             [r["load"] for r in pts],
             [r["lifetime_us"] for r in pts],
-            marker="o",
-            ms=3,
+            marker=MARKERS[router],
+            ms=4,
             color=COLORS[router],
             label=ROUTER_TITLES[router],
         )
@@ -881,6 +881,7 @@ def _plot_stage_panel(ax: Any, k: int, rows: list[dict[str, Any]]) -> None:
             [r["load"] for r in unsustained],
             [r["lifetime_us"] for r in unsustained],
             marker="x",
+            s=60,
             color=COLORS[router],
         )
         paper = PAPER_TABLE2.get(("butterfly", router, k))
@@ -1097,6 +1098,7 @@ def table3(rows: list[dict[str, Any]], cfg: Config) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------
 
 COLORS = {"dor": "tab:gray", "abr": "tab:blue", "por": "tab:green", "ofr": "tab:red"}
+MARKERS = {"dor": "s", "abr": "o", "por": "^", "ofr": "D"}
 
 
 def plot_lifetime(rows: list[dict[str, Any]], cfg: Config, path: Path) -> None:
@@ -1106,25 +1108,51 @@ def plot_lifetime(rows: list[dict[str, Any]], cfg: Config, path: Path) -> None:
     fig = figure(12, 7)
     axes = fig.subplots(2, 3).flatten()
     for ax, pattern in zip(axes, cfg.patterns, strict=False):
+        right = 0.0
         for router in cfg.routers:
-            pts = [r for r in walks.get((pattern, router, k), []) if r["sustained"]]
+            w = walks.get((pattern, router, k), [])
+            pts = [r for r in w if r["sustained"] and r["load"] <= gamma_star(w)]
             if pts:
                 ax.plot(
                     [r["load"] for r in pts],
                     [r["lifetime_us"] for r in pts],
-                    marker="o",
-                    ms=3,
+                    marker=MARKERS[router],
+                    ms=4,
                     color=COLORS[router],
-                    label=ROUTER_TITLES[router],
+                    label=f"{ROUTER_TITLES[router]} (gamma* {fmt(gamma_star(w))})",
                 )
+                right = max(right, pts[-1]["load"])
+            paper = PAPER_TABLE2.get((pattern, router, k))
+            if paper is not None:
+                # The paper's gamma*, a hollow marker on the load axis.
+                ax.plot(
+                    [paper],
+                    [0],
+                    marker=MARKERS[router],
+                    ms=7,
+                    mfc="none",
+                    color=COLORS[router],
+                    ls="none",
+                    clip_on=False,
+                    transform=ax.get_xaxis_transform(),
+                )
+                right = max(right, paper)
         ax.set_title(f"{PATTERNS[pattern]} ({topology(pattern, k).split(':')[1]})", fontsize=9)
         ax.set_xlabel("offered load gamma (gamma0 units)", fontsize=8)
         ax.set_ylabel("average packet lifetime (us)", fontsize=8)
-        ax.set_xlim(0, max((float(r["load"]) for r in rows), default=1.0) + 0.05)
+        ax.set_xlim(0, 1.1 * right or 1.0)
         ax.grid(alpha=0.3)
         ax.tick_params(labelsize=7)
-    axes[0].legend(fontsize=7)
+        ax.legend(fontsize=6)
     axes[-1].axis("off")
+    axes[-1].text(
+        0.0,
+        0.5,
+        "Each curve: the loads its saturation search sustained, up to gamma*.\n"
+        "Hollow markers on the load axis: the paper's gamma* (Table 2).",
+        fontsize=8,
+        transform=axes[-1].transAxes,
+    )
     fig.suptitle(f"Fig. 4: average packet lifetime against gamma, k = {k} (sustained loads)")
     fig.tight_layout()
     fig.savefig(path)
@@ -1136,13 +1164,16 @@ def plot_derouted(rows: list[dict[str, Any]], cfg: Config, path: Path) -> None:
     walks = _walks(rows)
     fig = figure()
     ax = fig.add_subplot()
+    # Each series its own colour, marker and line; the paper's Table 3
+    # values as thin dashed lines of the same colour.
     series = (
-        ("ofr", "ratio_oidn", "OFR OIDN", "--"),
-        ("ofr", "ratio_widn", "OFR WIDN", ":"),
-        ("ofr", "ratio_derouted", "OFR total", "-"),
-        ("por", "ratio_derouted", "POR", "-"),
+        ("ofr", "ratio_oidn", "OFR OIDN", "--", "v", "tab:orange", 0),
+        ("ofr", "ratio_widn", "OFR WIDN", ":", "^", "tab:purple", 1),
+        ("ofr", "ratio_derouted", "OFR total", "-", "D", COLORS["ofr"], 2),
+        ("por", "ratio_derouted", "POR", "-", "o", COLORS["por"], 3),
     )
-    for router, key, label, style in series:
+    paper = PAPER_TABLE3["butterfly"]
+    for router, key, label, style, marker, color, i in series:
         pts = [
             r for r in walks.get(("butterfly", router, k), []) if r["sustained"] and r[key] != ""
         ]
@@ -1151,14 +1182,14 @@ def plot_derouted(rows: list[dict[str, Any]], cfg: Config, path: Path) -> None:
                 [r["load"] for r in pts],
                 [r[key] for r in pts],
                 style,
-                marker="o",
-                ms=3,
-                color=COLORS[router],
+                marker=marker,
+                ms=5,
+                color=color,
                 label=label,
             )
-    paper = PAPER_TABLE3["butterfly"]
-    ax.axhline(paper[2], color=COLORS["ofr"], alpha=0.3, lw=4, label="paper OFR total (Table 3)")
-    ax.axhline(paper[3], color=COLORS["por"], alpha=0.3, lw=4, label="paper POR (Table 3)")
+        ax.axhline(
+            paper[i], color=color, ls=(0, (6, 3)), lw=1, alpha=0.8, label=f"paper {label}, k = 16"
+        )
     ax.set_xlabel("offered load gamma (gamma0 units)")
     ax.set_ylabel("ratio of derouted packets")
     ax.set_ylim(0, 1)
