@@ -561,41 +561,66 @@ def plot_curves(rows, chosen, pattern: str, size: int, path: Path, fig_name: str
     fig.savefig(path)
 
 
+SIZE_STYLE = {32: ("tab:blue", "o"), 512: ("tab:orange", "s"), 1024: ("tab:green", "^")}
+
+
 def plot_factors(factors: list[dict[str, Any]], path: Path) -> None:
-    fig = figure()
-    ax = fig.subplots()
-    keys = sorted({(f["pattern"], f["bytes"]) for f in factors if f["routing"] == "ITB"})
-    for pattern, size in keys:
-        sel = sorted(
-            (
-                f
-                for f in factors
-                if (f["routing"], f["pattern"], f["bytes"]) == ("ITB", pattern, size)
-            ),
-            key=lambda f: f["switches"],
-        )
-        x = [f["switches"] for f in sel]
-        ax.errorbar(
-            x,
-            [f["factor_avg"] for f in sel],
-            yerr=[
-                [f["factor_avg"] - f["factor_min"] for f in sel],
-                [f["factor_max"] - f["factor_avg"] for f in sel],
-            ],
-            marker="o",
-            capsize=3,
-            label=f"{pattern}, {size} B",
-        )
-        published = PAPER.mapping("factors", "factor_avg", ("pattern", "switches", "bytes"))
-        px = [s for s in x if (pattern, s, size) in published]
-        ax.plot(px, [published[(pattern, s, size)] for s in px], "k--", lw=0.8, alpha=0.6)
-    ax.axhline(1.0, color="gray", lw=0.8)
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("switches")
-    ax.set_ylabel("ITB / UD throughput")
-    ax.set_title("ITB over UD: min, avg, max over networks (dashed: the paper's avg)")
-    ax.legend(fontsize=7)
-    ax.grid(alpha=0.3)
+    """ITB over UD against network size: a panel per pattern, a colour and
+    marker per message size, the paper's average dashed in the same colour
+    with hollow markers."""
+    itb = [f for f in factors if f["routing"] == "ITB"]
+    patterns = sorted({f["pattern"] for f in itb})
+    cols = min(3, max(1, len(patterns)))
+    rows = -(-len(patterns) // cols) or 1
+    fig = figure(4.2 * cols, 3.4 * rows)
+    axes = fig.subplots(rows, cols, squeeze=False).flatten()
+    published = PAPER.mapping("factors", "factor_avg", ("pattern", "switches", "bytes"))
+    for ax, pattern in zip(axes, patterns, strict=False):
+        for size in sorted({f["bytes"] for f in itb if f["pattern"] == pattern}):
+            sel = sorted(
+                (f for f in itb if (f["pattern"], f["bytes"]) == (pattern, size)),
+                key=lambda f: f["switches"],
+            )
+            color, marker = SIZE_STYLE.get(size, ("tab:gray", "D"))
+            x = [f["switches"] for f in sel]
+            ax.errorbar(
+                x,
+                [f["factor_avg"] for f in sel],
+                yerr=[
+                    [f["factor_avg"] - f["factor_min"] for f in sel],
+                    [f["factor_max"] - f["factor_avg"] for f in sel],
+                ],
+                color=color,
+                marker=marker,
+                capsize=3,
+                label=f"{size} B",
+            )
+            px = [s for s in x if (pattern, s, size) in published]
+            if px:
+                ax.plot(
+                    px,
+                    [published[(pattern, s, size)] for s in px],
+                    ls="--",
+                    lw=1,
+                    color=color,
+                    marker=marker,
+                    mfc="none",
+                    label=f"{size} B, paper",
+                )
+        ax.axhline(1.0, color="gray", lw=0.8)
+        ax.set_xscale("log", base=2)
+        ax.set_title(pattern, fontsize=9)
+        ax.set_xlabel("switches", fontsize=8)
+        ax.set_ylabel("ITB / UD throughput", fontsize=8)
+        ax.grid(alpha=0.3)
+        ax.tick_params(labelsize=7)
+        ax.legend(fontsize=6)
+    for ax in axes[len(patterns) :]:
+        ax.axis("off")
+    fig.suptitle(
+        "ITB over UD: average over networks, bars from min to max; "
+        "dashed, hollow: the paper's average"
+    )
     fig.tight_layout()
     fig.savefig(path)
 

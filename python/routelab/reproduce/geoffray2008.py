@@ -405,6 +405,9 @@ def plot_all(st: list[dict[str, Any]], path: Path) -> None:
     fig.savefig(path)
 
 
+HATCHES = ("", "//", "..", "xx", "\\\\")
+
+
 def plot_bridge(bst: list[dict[str, Any]], path: Path) -> None:
     fig = figure(7.5, 4.0)
     ax = fig.subplots()
@@ -414,14 +417,23 @@ def plot_bridge(bst: list[dict[str, Any]], path: Path) -> None:
         sel = {r["hosts"]: r for r in bst if r["scheme"] == scheme}
         xs = [k + (i - 2) * width for k in range(len(sizes))]
         ys = [100 * sel[h]["norm_avg"] if h in sel else 0 for h in sizes]
-        ax.bar(xs, ys, width, color=COLORS[scheme], label=TITLES[scheme])
+        ax.bar(
+            xs,
+            ys,
+            width,
+            color=COLORS[scheme],
+            hatch=HATCHES[i % len(HATCHES)],
+            edgecolor="white",
+            label=TITLES[scheme],
+        )
     ax.set_xticks(range(len(sizes)), [str(h) for h in sizes])
     ax.set_xlabel("hosts")
     ax.set_ylabel("bandwidth (% of one pair's)")
     ax.set_ylim(0, 110)
     ax.axhline(98, color="tab:green", ls="--", lw=1)
     ax.set_title("Fig. 7: bridge pattern (dashed: the paper's 98% for probing)", fontsize=9)
-    ax.legend(fontsize=7, loc="lower left")
+    # Below the axes: inside, the legend would cover bars.
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3)
     fig.tight_layout()
     fig.savefig(path)
 
