@@ -5,6 +5,7 @@ physics (no scheme beats one pair alone; probing beats static routes)."""
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,7 @@ def test_every_output_is_written(out: Path) -> None:
         "params.csv",
         "flow.csv",
         "baseline.csv",
+        "receivers.csv",
         "fig2_static.png",
         "fig3_random.png",
         "fig4_adaptive.png",
@@ -64,6 +66,26 @@ def test_no_scheme_beats_one_pair_and_every_pattern_ran(out: Path) -> None:
     for r in rows:
         if r["scheme"] == "static":
             assert r["dispersions"] == r["probes"] == "0", r
+
+
+def test_slow_receivers_hold_every_pair_to_their_rate(out: Path) -> None:
+    # Hosts that take in the paper's 1090 MiB/s: one pair reaches that rate
+    # and no more; every scheme ran the bridge and the bisections with them,
+    # normalised by that pair, never above it.
+    run = json.loads((out / "run.json").read_text())
+    rate = float(geoffray2008.PAPER_RECEIVE_BANDWIDTH.removesuffix("Gb/s"))
+    assert rate == pytest.approx(1090 * 2**20 * 8 / 1e9, rel=1e-4)
+    assert 0.95 * rate < run["baseline_slow_receivers_gbps"] <= rate
+    rows = _rows(out / "receivers.csv")
+    cfg = geoffray2008.config(tiny=True)
+    assert {(r["pattern"], r["scheme"]) for r in rows} == {
+        (p, s) for p in ("bridge", "bisect") for s in geoffray2008.SCHEMES
+    }
+    assert {int(r["hosts"]) for r in rows if r["pattern"] == "bisect"} == {cfg.params_hosts}
+    for r in rows:
+        assert 0 < float(r["slow"]) <= 1.005, r
+        assert 0 < float(r["ideal"]) <= 1.005, r
+    assert "Hosts that receive at the paper's pair rate" in (out / "summary.md").read_text()
 
 
 def test_probing_beats_static_and_schemes_share_the_patterns(out: Path) -> None:

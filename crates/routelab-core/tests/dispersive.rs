@@ -876,3 +876,43 @@ fn bad_options_are_refused_by_name() {
     }
     run(&s);
 }
+
+#[test]
+fn a_host_that_receives_slower_than_its_link_caps_its_pairs_and_backs_up_the_fabric() {
+    // The paper's pair reaches 1090 MiB/s on 10 Gb/s links: its hosts take
+    // in 9.144 Gb/s. A lone pair then gets that rate, not the link's; at
+    // or above the link's rate the receive limit changes nothing, bit for
+    // bit.
+    let lone_at = |bw: Option<&str>| {
+        let mut s = exchange(CLOS8, "static", &[[0, 7]], 256, 8);
+        s.nic.receive_bandwidth = bw.map(str::to_string);
+        run(&s)
+    };
+    let ideal = lone_at(None);
+    let slow = lone_at(Some("9.144Gb/s"));
+    let (b_ideal, b_slow) = (bandwidths(&ideal)[0], bandwidths(&slow)[0]);
+    assert!(b_ideal > 9.8, "{b_ideal}");
+    assert!(b_slow <= 9.144 && b_slow > 0.97 * 9.144, "{b_slow} Gb/s");
+    assert_eq!(strip(lone_at(Some("10Gb/s"))), strip(ideal.clone()));
+    assert_eq!(strip(lone_at(Some("40Gb/s"))), strip(ideal));
+    // Two senders into one slow receiver share its rate, never more: the
+    // bits both deliver by the time the later one is done; the queue
+    // behind the receiver stops the senders (stop & go).
+    let mut s = exchange(CLOS8, "random", &[[0, 7], [1, 7]], 64, 8);
+    s.nic.receive_bandwidth = Some("5Gb/s".into());
+    let r = run(&s);
+    let pairs = &r.workload.as_ref().unwrap().pairs;
+    let bits: f64 = pairs
+        .iter()
+        .map(|p| p.bandwidth_gbps * p.completion_ns)
+        .sum();
+    let end = pairs.iter().map(|p| p.completion_ns).fold(0.0, f64::max);
+    let rate = bits / end;
+    assert!(rate <= 5.0 + 1e-6 && rate > 0.9 * 5.0, "{rate} Gb/s");
+    assert!(r.stop_signals.unwrap() > 0, "{r:?}");
+    // A rate that is not one is refused by name.
+    let mut s = exchange(CLOS8, "static", &[[0, 7]], 4, 1);
+    s.nic.receive_bandwidth = Some("fast".into());
+    let e = sim::simulate(&s).unwrap_err().to_string();
+    assert!(e.contains("nic.receive_bandwidth"), "{e}");
+}

@@ -465,6 +465,13 @@ pub struct NicSpec {
     /// Extra delay of a packet kept in host memory (a copy over the I/O
     /// bus and back). The paper gives no value; 10 us is an assumption.
     pub spill_delay: String,
+    /// The rate at which a host takes in what its NIC receives (DMA into
+    /// host memory over the I/O bus), when below the link's: flits then
+    /// leave the switch for the host no faster, and the switch's output
+    /// to it backs up as it would behind a slow receiver. Default: the
+    /// link's rate (an ideal receiver).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receive_bandwidth: Option<String>,
 }
 
 impl Default for NicSpec {
@@ -473,6 +480,7 @@ impl Default for NicSpec {
             transit_delay: "0ns".into(),
             transit_buffer: None,
             spill_delay: "10us".into(),
+            receive_bandwidth: None,
         }
     }
 }

@@ -357,6 +357,12 @@ impl Experiment {
         };
         let transit_delay_ps = picos("nic.transit_delay", &nic.transit_delay)?;
         let spill_delay_ps = picos("nic.spill_delay", &nic.spill_delay)?;
+        let receive_flit_ps = match &nic.receive_bandwidth {
+            Some(s) => crate::units::Bandwidth::parse(s)
+                .map_err(|e| ConfigError::invalid("nic.receive_bandwidth", s, e.reason))?
+                .serialization_ps(flit_bytes),
+            None => 0,
+        };
         let transit_buffer_flits = match &nic.transit_buffer {
             Some(b) => b.bytes("nic.transit_buffer")? / flit_bytes,
             None => u64::MAX,
@@ -569,6 +575,7 @@ impl Experiment {
             transit_delay_ps,
             transit_buffer_flits,
             spill_delay_ps,
+            receive_flit_ps,
         };
         if t.workload != Workload::Open && r.switching != Switching::Wormhole {
             let max_flits = mtu_bytes.div_ceil(flit_bytes);

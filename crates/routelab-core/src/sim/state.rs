@@ -76,6 +76,9 @@ pub(super) struct Params {
     pub transit_delay_ps: u64,
     pub transit_buffer_flits: u64,
     pub spill_delay_ps: u64,
+    /// A host's receive rate as a flit time (`nic.receive_bandwidth`; 0:
+    /// the link's): the ejection channels serialise no faster.
+    pub receive_flit_ps: u64,
 }
 
 impl Params {
@@ -412,6 +415,11 @@ impl<'a> Sim<'a> {
                 .serialization_ps(u64::from(p.flit_bytes))
                 .max(1);
             let to_switch = net.is_switch(c.dst);
+            let flit_ps = if to_switch {
+                flit_ps
+            } else {
+                flit_ps.max(p.receive_flit_ps)
+            };
             if !to_switch && !net.is_switch(c.src) {
                 return Err(SimError::router(
                     router.name(),
