@@ -201,9 +201,13 @@ def test_searches_bisect_gamma_star_from_the_expected_value(versaci: Path) -> No
         above = [r["load"] for r in ordered if r["load"] > g and not r["sustained"]]
         assert above and min(above) - g <= cfg.resolution + 1e-9, rows
         assert versaci2013.bracket_high(ordered) == min(above)
-        # Verdicts out of order below gamma* are counted, never taken.
-        below = [r for r in ordered if r["load"] < g and not r["sustained"]]
-        assert versaci2013.inverted(ordered) == below
+        # Verdicts out of order with the bracket are counted, never taken.
+        out = [
+            r
+            for r in ordered
+            if (r["load"] < g and not r["sustained"]) or (r["load"] > min(above) and r["sustained"])
+        ]
+        assert versaci2013.inverted(ordered) == out
 
 
 def test_search_is_one_saturation_search_kept_whole(monkeypatch, tmp_path: Path) -> None:
@@ -299,11 +303,12 @@ def test_transposition_runs_on_a_square_number_of_nodes() -> None:
         {"load": 0.2, "sustained": False},
         {"load": 0.3, "sustained": True},
         {"load": 0.32, "sustained": False},
+        {"load": 0.4, "sustained": True},
     ]
     walk = [dict(r, search_gamma_star=0.3, search_bracket_high=0.32) for r in walk]
     assert versaci2013.gamma_star(walk) == 0.3
     assert versaci2013.bracket_high(walk) == 0.32
-    assert versaci2013.inverted(walk) == [walk[1]]
+    assert versaci2013.inverted(walk) == [walk[1], walk[4]]
 
 
 def test_parker_writes_every_output(parker_out: Path) -> None:

@@ -114,8 +114,10 @@ def saturate(
     bracketing search (loads in the spec's ``traffic.load_unit``).
 
     The search runs ``high`` (default: ``bound``, the load that fills each
-    terminal's injection channel) and ``low`` when above 0; a sustained
-    ``high`` below the bound sends it to the bound first. It then narrows the
+    terminal's injection channel) and ``low`` when above 0. An end on the
+    wrong side of the knee moves the bracket by steps that double, starting
+    from the first bracket's width: below a ``low`` not sustained (down to
+    0), above a sustained ``high`` (up to the bound). It then narrows the
     bracket by thirds (two loads in parallel per step) until it is at most
     ``resolution`` wide (default 1% of the bound) or ``steps`` steps (default
     10) are done.

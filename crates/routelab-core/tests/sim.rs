@@ -718,8 +718,8 @@ fn skipping_the_drain_of_an_unconverged_run_keeps_the_search_verdicts() {
 #[test]
 fn a_sustained_ceiling_is_never_reported_as_saturation() {
     // A crossbar carrying a permutation sustains its injection bandwidth:
-    // a ceiling of 0.5 is sustained, so the search runs the bound (1.0),
-    // which is sustained too: not saturated, and no saturation load.
+    // a ceiling of 0.5 is sustained, so the bracket grows by its width
+    // (0.5) to the bound (1.0), which is sustained too: not saturated, and no saturation load.
     let mut s = quick("crossbar:4", "minhop");
     s.traffic.pattern = Some("bit-complement".into());
     s.run.measure_cycles = 1000;
@@ -770,7 +770,7 @@ fn grown_loads(end: f64, width: f64, bound: f64, up: bool) -> Vec<f64> {
             return loads;
         }
         loads.push(at);
-        if at >= bound {
+        if up && at >= bound {
             return loads;
         }
         step *= 2.0;
@@ -810,6 +810,11 @@ fn a_first_bracket_off_the_knee_moves_by_doubling_steps_then_narrows() {
         assert!(hi - lo <= res + 1e-12, "[{lo}, {hi}]");
         let at = |l: f64| r.points.iter().find(|p| p.load == l).unwrap();
         assert!(at(lo).sustained && !at(hi).sustained);
+        // Nothing measured inside the final bracket.
+        assert!(
+            r.points.iter().all(|p| p.load <= lo || p.load >= hi),
+            "{r:?}"
+        );
         let grown = grown_loads(if up { high } else { low }, high - low, r.bound, up);
         // The grown loads run are a prefix of the sequence, ending at the
         // first on the other side of the knee.
@@ -827,11 +832,13 @@ fn a_first_bracket_off_the_knee_moves_by_doubling_steps_then_narrows() {
         for &l in &run[..run.len() - 1] {
             assert_eq!(at(l).sustained, up);
         }
-        // Nothing is run beyond the edge.
+        // Nothing is run beyond the edge, and besides the first bracket
+        // and the grown loads only pairs of narrowing steps.
         assert!(r
             .points
             .iter()
             .all(|p| if up { p.load <= edge } else { p.load >= edge }));
+        assert_eq!((r.points.len() - 2 - run.len()) % 2, 0, "{r:?}");
         assert!((lo - knee).abs() <= 2.0 * res + 0.05, "{lo} against {knee}");
     }
 }

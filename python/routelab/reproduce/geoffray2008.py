@@ -502,15 +502,22 @@ RECEIVER_FIELDS = ("pattern", "hosts", "scheme", "ideal", "slow", "paper")
 
 
 def receiver_rows(
-    st: list[dict[str, Any]],
-    bst: list[dict[str, Any]],
+    rows: list[dict[str, Any]],
+    base: float,
     slow_rows: list[dict[str, Any]],
     slow_base: float,
 ) -> list[dict[str, Any]]:
     """Mean normalised bandwidth with ideal receivers and with slow ones, per
-    pattern, size and scheme, beside the paper's value where it gives one."""
-    ideal = {("bisect", r["scheme"], r["hosts"]): r["norm_avg"] for r in st}
-    ideal |= {("bridge", r["scheme"], r["hosts"]): r["norm_avg"] for r in bst}
+    pattern, size and scheme, over the same patterns (the ideal runs
+    restricted to the seeds the slow ones ran), beside the paper's value
+    where it gives one."""
+    ran = {(r["pattern"], r["hosts"], r["seed"]) for r in slow_rows}
+    same = [r for r in rows if (r["pattern"], r["hosts"], r["seed"]) in ran]
+    ideal = {
+        (pattern, r["scheme"], r["hosts"]): r["norm_avg"]
+        for pattern in ("bridge", "bisect")
+        for r in stats(same, pattern, base)
+    }
     out = []
     for pattern in ("bridge", "bisect"):
         for r in stats(slow_rows, pattern, slow_base):
@@ -805,7 +812,7 @@ def run(
     bri = [r for r in rows if r["pattern"] == "bridge"]
     st = stats(rows, "bisect", base)
     bst = stats(rows, "bridge", base)
-    receivers = receiver_rows(st, bst, slow_rows, slow_base)
+    receivers = receiver_rows(rows, base, slow_rows, slow_base)
     write_csv(out / "receivers.csv", RECEIVER_FIELDS, receivers)
     write_csv(out / "bisect.csv", ROW_FIELDS, bis)
     write_csv(out / "bridge.csv", ROW_FIELDS, bri)

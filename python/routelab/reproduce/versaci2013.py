@@ -603,9 +603,15 @@ def gamma_star(rows: list[dict[str, Any]]) -> float:
 
 
 def inverted(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The loads below gamma* that were not sustained: verdicts out of order."""
-    g = gamma_star(rows)
-    return [r for r in rows if r["load"] < g and not r["sustained"]]
+    """The loads whose verdict is out of order with the search's final
+    bracket: below gamma* and not sustained, or above the bracket's upper
+    end and sustained."""
+    g, h = gamma_star(rows), bracket_high(rows)
+    return [
+        r
+        for r in rows
+        if (r["load"] < g and not r["sustained"]) or (h != "" and r["load"] > h and r["sustained"])
+    ]
 
 
 def bracket_high(rows: list[dict[str, Any]]) -> float | str:
@@ -991,7 +997,7 @@ TABLE2_FIELDS = (
     "accepted_at_gamma_star",
     "first_unsustained",
     "loads_run",
-    "unsustained_below",
+    "out_of_order",
     "even_split",
     "minimal_reached",
     "minimal_bound",
@@ -1049,7 +1055,7 @@ def table2(rows: list[dict[str, Any]], cfg: Config) -> list[dict[str, Any]]:
                         "accepted_at_gamma_star": at["accepted_normalised"] if at else "",
                         "first_unsustained": fail,
                         "loads_run": len(w),
-                        "unsustained_below": len(inverted(w)),
+                        "out_of_order": len(inverted(w)),
                         "even_split": split,
                         "minimal_reached": reached,
                         "minimal_bound": bound,
@@ -1306,8 +1312,8 @@ def _stages_md(stage_rows: list[dict[str, Any]]) -> list[str]:
 
 
 def _inversions_md(rows: list[dict[str, Any]]) -> list[str]:
-    """The loads below a gamma* that were not sustained, if any: gamma* is
-    the search's final bracket, and these verdicts disagree with it."""
+    """The loads whose verdicts are out of order with their search's final
+    bracket, if any."""
     found = [
         f"{ROUTER_TITLES[router]} {pattern} at k = {k}: "
         + ", ".join(f"{fmt(r['load'])} ({_failure(r)})" for r in bad)
@@ -1317,15 +1323,17 @@ def _inversions_md(rows: list[dict[str, Any]]) -> list[str]:
     if not found:
         return []
     return [
-        "Loads below gamma* that were not sustained (the search's final bracket lies "
-        "above them; each failed a test that a load above it passed, mostly the halves "
-        "of its window disagreeing): " + "; ".join(found) + ".",
+        "Loads whose verdict is out of order with the search's final bracket (not "
+        "sustained below gamma*, mostly because the halves of its window disagreed where "
+        "a higher load's agreed, or sustained above the bracket): " + "; ".join(found) + ".",
         "",
     ]
 
 
 def _failure(r: dict[str, Any]) -> str:
-    """Which test a load that was not sustained failed."""
+    """Which test a load that was not sustained failed ("sustained" if it was)."""
+    if r["sustained"]:
+        return "sustained"
     if r.get("status") not in ("ok", "", None):
         return str(r["status"])
     if not r["converged"]:

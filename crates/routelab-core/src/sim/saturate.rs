@@ -9,9 +9,11 @@
 //! `run.max_packets`, is a point of the search too: it is not sustained,
 //! and its status and message are kept.
 //!
-//! The search keeps a bracket `[lo, hi]`: `lo` the highest load measured
-//! sustained (0, which offers nothing, until one is), `hi` the lowest
-//! load measured not sustained. It first runs `high` (and `low`, when
+//! The search keeps a bracket `[lo, hi]` with nothing measured inside
+//! it: `lo` a load measured sustained (0, which offers nothing, until one
+//! is), `hi` a load measured not sustained above it (verdicts out of
+//! order, a load below `lo` not sustained or one above `hi` sustained,
+//! can stay outside the bracket). It first runs `high` (and `low`, when
 //! above 0, beside it). When `low` is not sustained the bracket moves
 //! below it by steps that double, starting from the first bracket's
 //! width, down to 0, until a load is sustained. When `high` is sustained
