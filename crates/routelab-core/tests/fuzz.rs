@@ -118,6 +118,8 @@ fn topology_spec() -> impl Strategy<Value = String> {
         "clos",
         "kautz",
         "dragonfly",
+        "hyperx",
+        "flatfly",
         "random",
         "ring",
         "",
@@ -154,6 +156,8 @@ fn topology_spec() -> impl Strategy<Value = String> {
         "spines",
         "leaves",
         "terminals",
+        "S",
+        "t",
         "zz",
     ]);
     let item = prop_oneof![

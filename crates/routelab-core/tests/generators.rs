@@ -4,7 +4,9 @@
 
 use proptest::prelude::*;
 use routelab_core::network::build::{
-    clos, dragonfly, kary_ntree, kautz, random_irregular, random_with_links,
+    clos, dragonfly, flattened_butterfly, hyperx,
+    hyperx::{coords, hyperx_link_ports, hyperx_port},
+    kary_ntree, kautz, random_irregular, random_with_links,
     tree::{
         xgft_leaf_terminal_count, xgft_level_and_label, xgft_level_sizes,
         xgft_node_level_and_label, xgft_node_switch_index, xgft_switch_index, xgft_terminal_leaf,
@@ -12,9 +14,9 @@ use routelab_core::network::build::{
     },
     xgft,
 };
-use routelab_core::network::metrics::{count_shortest_paths, is_connected};
+use routelab_core::network::metrics::{bfs_distances, count_shortest_paths, is_connected};
 use routelab_core::network::spec;
-use routelab_core::{Network, NodeId};
+use routelab_core::{Network, NodeId, Structure};
 
 /// Sorted switch neighbours of every switch.
 fn switch_neighbours(net: &Network) -> Vec<Vec<NodeId>> {
@@ -206,6 +208,74 @@ proptest! {
         }
     }
 
+    /// Two switches share exactly `t` cables if their coordinates differ in
+    /// one place and none otherwise; every switch has the documented ports
+    /// and `p` terminals; switches are at most `n` hops apart, and exactly
+    /// as many as their coordinates differ.
+    #[test]
+    fn hyperx_is_a_trunked_hamming_graph(
+        sides in prop::collection::vec(2u32..6, 1..4), t in 1u32..4, p in 0u32..4
+    ) {
+        let net = hyperx(&sides, t, p).unwrap();
+        let s: u32 = sides.iter().product();
+        let spread: u32 = sides.iter().map(|&k| k - 1).sum();
+        prop_assert_eq!(net.switches().len() as u32, s);
+        prop_assert_eq!(net.terminals().len() as u32, s * p);
+        prop_assert_eq!(net.cable_count() as u32, s * spread * t / 2 + s * p);
+        prop_assert!(is_connected(&net));
+        prop_assert!(names_are_plain(&net));
+        prop_assert_eq!(hyperx_link_ports(&sides, t), spread * t);
+        let mut cables = vec![0u32; (s * s) as usize];
+        for pair in net.channels().chunks(2) {
+            let c = pair[0];
+            if net.is_switch(c.src) && net.is_switch(c.dst) {
+                cables[(c.src.0 * s + c.dst.0) as usize] += 1;
+                cables[(c.dst.0 * s + c.src.0) as usize] += 1;
+            }
+        }
+        for a in 0..s {
+            let x = coords(&sides, a);
+            let node = NodeId(a);
+            prop_assert_eq!(net.degree(node) as u32, spread * t + p);
+            prop_assert_eq!(terminal_count(&net, node) as u32, p);
+            let dist = bfs_distances(&net, node);
+            for b in 0..s {
+                let y = coords(&sides, b);
+                let differ = x.iter().zip(&y).filter(|(i, j)| i != j).count() as u32;
+                let want = if differ == 1 { t } else { 0 };
+                prop_assert_eq!(cables[(a * s + b) as usize], want, "{:?} {:?}", x, y);
+                prop_assert_eq!(dist[b as usize], differ);
+            }
+            for (d, &k) in sides.iter().enumerate() {
+                for to in (0..k).filter(|&to| to != x[d]) {
+                    for c in 0..t {
+                        let port = hyperx_port(&sides, t, d, x[d], to, c);
+                        let ch = net.channel(net.channel_at(node, port).unwrap());
+                        prop_assert_eq!(coords(&sides, ch.dst.0)[d], to);
+                    }
+                }
+            }
+        }
+        let back = spec::build(&net.structure().spec(net.terminals().len()).unwrap()).unwrap();
+        prop_assert_eq!(&back, &net);
+    }
+
+    /// `flatfly:k,n` is `hyperx:S=k^(n-1),t=1,p=k`, cable for cable.
+    #[test]
+    fn flattened_butterfly_is_the_hyperx(k in 2u32..6, n in 2u32..5) {
+        let f = flattened_butterfly(k, n).unwrap();
+        let sides = vec![k; (n - 1) as usize];
+        let h = hyperx(&sides, 1, k).unwrap();
+        prop_assert_eq!(f.name(), format!("flatfly:k={k},n={n}"));
+        prop_assert_eq!(f.structure(), h.structure());
+        prop_assert_eq!(f.nodes(), h.nodes());
+        prop_assert_eq!(f.channels(), h.channels());
+        prop_assert_eq!(
+            f.structure(),
+            &Structure::HyperX { sides, trunking: 1, concentration: k }
+        );
+    }
+
     #[test]
     fn random_networks_respect_budgets(
         switches in 1u32..40, ports in 1u32..10, hosts in 0u32..10, seed in 0u64..1000
@@ -272,14 +342,16 @@ proptest! {
 
     /// Any small integers in any spec give a network or an error, never a panic.
     #[test]
-    fn specs_never_panic(family in 0usize..6, x in 0u32..7, y in 0u32..7, z in 0u32..7) {
+    fn specs_never_panic(family in 0usize..8, x in 0u32..7, y in 0u32..7, z in 0u32..7) {
         let spec = match family {
             0 => format!("kary-ntree:k={x},n={y}"),
             1 => format!("xgft:m={x}x{y},w={z}x{x}"),
             2 => format!("clos:ports={x},hosts={}", y * z),
             3 => format!("kautz:b={x},n={y},hosts={z}"),
             4 => format!("random:switches={},ports={x},hosts={y},seed={z}", z * 3),
-            _ => format!("dragonfly:a={x},p={y},h={z}"),
+            5 => format!("dragonfly:a={x},p={y},h={z}"),
+            6 => format!("hyperx:S={x}x{y},t={z},p={x}"),
+            _ => format!("flatfly:k={x},n={y}"),
         };
         if let Ok(net) = spec::build(&spec) {
             prop_assert!(is_connected(&net), "{}", spec);
@@ -342,6 +414,9 @@ fn spec_examples_build() {
         "random:switches=64,ports=8,hosts=4,seed=1",
         "random:switches=128,ports=32,hosts=16,links=200,seed=1",
         "dragonfly:a=4,p=2,h=2",
+        "hyperx:S=4x4x4,t=1,p=2",
+        "hyperx:S=8x4,t=2,p=4",
+        "flatfly:k=4,n=3",
     ] {
         let net = spec::build(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
         assert!(is_connected(&net), "{spec}");
@@ -361,6 +436,19 @@ fn bad_specs_name_the_parameter() {
         ("random:switches=8,ports=4,hosts=5", "'hosts'"),
         ("random:switches=8,ports=8,hosts=4,links=3", "'links'"),
         ("dragonfly:a=0,p=2,h=2", "'a'"),
+        ("hyperx:S=4x1,p=2", "'S'"),
+        ("hyperx:S=4x4,t=0,p=2", "'t'"),
+        ("hyperx:S=4x4", "'p'"),
+        ("hyperx:S=4x4,p=2,q=1", "'q'"),
+        ("hyperx:S=128x128x128,p=1", "'S'"),
+        ("hyperx:S=256x256,t=200,p=1", "'t'"),
+        ("hyperx:S=16x16,p=20000", "'p'"),
+        ("flatfly:k=1,n=3", "'k'"),
+        ("flatfly:k=4,n=1", "'n'"),
+        ("flatfly:k=4", "'n'"),
+        ("flatfly:k=4,n=15", "'n'"),
+        ("flatfly:k=40,n=5", "'n'"),
+        ("flatfly:k=40000,n=2", "'k'"),
     ] {
         let e = spec::build(spec).unwrap_err().to_string();
         assert!(e.contains(key), "{spec}: {e}");

@@ -3,7 +3,8 @@
 //! their generators, and components of a disconnected network.
 
 use proptest::prelude::*;
-use routelab_core::network::build::{crossbar, hypercube, mesh, torus};
+use routelab_core::network::build::hyperx::hyperx_half_cut;
+use routelab_core::network::build::{crossbar, hypercube, hyperx, mesh, torus};
 use routelab_core::network::metrics::{
     bisection, bisection_with, distances, summary, Bisection, BisectionOptions,
 };
@@ -127,6 +128,18 @@ const SMALL: &[&str] = &[
     "random:switches=14,ports=5,hosts=1,seed=7",
     "dragonfly:a=2,p=1,h=1",
     "dragonfly:a=2,p=2,h=2",
+    "hyperx:S=4x4,t=1,p=4",
+    "hyperx:S=4x4,t=1,p=1",
+    "hyperx:S=2x4,t=1,p=3",
+    "hyperx:S=8x2,t=1,p=2",
+    "hyperx:S=3x3,t=1,p=2",
+    "hyperx:S=3x4,t=2,p=3",
+    "hyperx:S=2x2x3,t=1,p=2",
+    "hyperx:S=5,t=2,p=3",
+    "hyperx:S=6,t=1,p=4",
+    "hyperx:S=2x2x2x2,t=2,p=2",
+    "flatfly:k=4,n=2",
+    "flatfly:k=4,n=3",
 ];
 
 /// Builds a spec; families still being written are skipped.
@@ -187,6 +200,15 @@ fn regular_families_are_exact_by_formula() {
         ("xgft:m=4x4,w=2x2,terminals=48", 8),
         ("clos:ports=32,hosts=512", 256),
         ("clos:ports=8,hosts=12", 6),
+        // HyperX: t (k/2)^2 S/k across the smallest side k, or the
+        // terminals, pS/2, when fewer.
+        ("hyperx:S=4x4x4,t=1,p=4", 64),
+        ("hyperx:S=4x4x4,t=1,p=1", 32),
+        ("hyperx:S=8x8x8,t=2,p=8", 2048),
+        ("hyperx:S=8x2,t=1,p=2", 8),
+        ("hyperx:S=4x6x8,t=3,p=16", 576),
+        ("flatfly:k=4,n=3", 16),
+        ("flatfly:k=8,n=4", 1024),
     ];
     for &(s, width) in cases {
         let net = match spec::build(s) {
@@ -258,6 +280,92 @@ proptest! {
         let b = bisection_with(&net, &opts);
         check_partition(&net, &b);
         prop_assert_eq!(&b, &bisection_with(&net, &opts));
+    }
+}
+
+/// The closed forms of a HyperX: diameter the number of dimensions, the
+/// mean distance `sum (S_d - 1)/S_d`, and a minimum bisection of
+/// `min(t (k/2)^2 S/k, pS/2)` cables when the smallest side `k` is even,
+/// all equal to what is computed on the same cabling without structure.
+fn check_hyperx(sides: &[u32], t: u32, p: u32) -> Result<(), TestCaseError> {
+    let net = hyperx(sides, t, p).unwrap();
+    let s: u64 = sides.iter().map(|&k| u64::from(k)).product();
+    let d = distances(&net);
+    prop_assert_eq!(d.method.as_str(), "formula");
+    prop_assert_eq!(d.diameter, sides.len() as u32);
+    let bfs = distances(&irregular(&net));
+    prop_assert_eq!(bfs.diameter, d.diameter);
+    prop_assert!((bfs.avg_distance - d.avg_distance).abs() < 1e-9);
+    prop_assert!((bfs.avg_switch_distance - d.avg_switch_distance).abs() < 1e-9);
+    let b = bisection(&net);
+    check_partition(&net, &b);
+    let k = *sides.iter().min().unwrap();
+    if k.is_multiple_of(2) {
+        let plane = hyperx_half_cut(sides, t, sides.iter().position(|&x| x == k).unwrap());
+        let want = plane.unwrap().min(s * u64::from(p) / 2);
+        prop_assert_eq!(b.width, want);
+        prop_assert!(b.exact, "{}: {}", net.name(), b.method);
+    }
+    // The generic computation: the heuristic without the formula cuts,
+    // and the exhaustive minimum where the switches are few.
+    let opts = BisectionOptions {
+        formula_cuts: false,
+        starts: 8,
+        ..BisectionOptions::default()
+    };
+    let h = bisection_with(&irregular(&net), &opts);
+    check_partition(&net, &h);
+    prop_assert!(
+        b.width <= h.width,
+        "{}: {} > {}",
+        net.name(),
+        b.width,
+        h.width
+    );
+    if b.exact {
+        prop_assert_eq!(h.width, b.width, "{}", net.name());
+    }
+    if s <= 16 {
+        prop_assert_eq!(b.width, brute_force_bisection(&net), "{}", net.name());
+    }
+    Ok(())
+}
+
+#[test]
+fn hyperx_closed_forms() {
+    for (sides, t, p) in [
+        (&[4, 4][..], 1, 4),
+        (&[8, 2], 1, 2),
+        (&[2, 8], 2, 5),
+        (&[3, 4], 2, 3),
+        (&[6, 6, 6], 1, 6),
+        (&[4, 4, 4], 3, 2),
+        (&[5, 3], 1, 2),
+    ] {
+        check_hyperx(sides, t, p).unwrap();
+    }
+    // Halving the largest side costs more than halving the smallest.
+    let net = hyperx(&[2, 8], 1, 8).unwrap();
+    assert_eq!(hyperx_half_cut(&[2, 8], 1, 1), Some(32));
+    assert_eq!(bisection(&net).width, 8);
+    // The summary `routelab topo` prints.
+    let s = summary(&spec::build("hyperx:S=8x8x8,t=1,p=8").unwrap());
+    assert_eq!(s.family, "hyperx");
+    assert_eq!((s.switches, s.terminals), (512, 4096));
+    assert_eq!(s.cables, 512 * 21 / 2 + 4096);
+    assert_eq!((s.switch_links.min, s.switch_links.max), (21, 21));
+    assert_eq!((s.diameter, s.distance_exact), (3, true));
+    assert!((s.avg_switch_distance - 3.0 * 7.0 / 8.0 * 512.0 / 511.0).abs() < 1e-12);
+    assert_eq!((s.bisection_width, s.bisection_exact), (1024, true));
+    assert_eq!(s.bisection_method, "formula");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn hyperx_metrics(sides in prop::collection::vec(2u32..6, 1..4), t in 1u32..3, p in 0u32..5) {
+        check_hyperx(&sides, t, p)?;
     }
 }
 

@@ -102,6 +102,33 @@ fn dumped_tori_and_trees_route_with_their_structured_engines() {
     }
 }
 
+/// A HyperX read back from an ibnetdiscover dump is recognised, renumbered
+/// as the generator numbers it, and summarised by its closed forms.
+#[test]
+fn dumped_hyperx_is_recognised() {
+    use routelab_core::network::metrics::summary;
+    use routelab_core::network::recognise::recognise;
+    for (spec_text, shown) in [
+        ("hyperx:S=2x4,t=2,p=3", "hyperx:S=4x2,t=2,p=3"),
+        ("flatfly:k=4,n=3", "hyperx:S=4x4,t=1,p=4"),
+    ] {
+        let generated = spec::build(spec_text).unwrap();
+        let (fabric, _) = dumped(&scrambled(&generated), "hyperx");
+        let r = recognise(&fabric).unwrap_or_else(|e| panic!("{spec_text}: {e}"));
+        assert_eq!(r.describe(), shown);
+        let s = summary(&fabric);
+        assert_eq!(s.recognised.as_deref(), Some(shown));
+        let (on_fabric, recognised) = (summary(&r.net), summary(&generated));
+        assert_eq!(on_fabric.diameter, 2);
+        assert_eq!(on_fabric.bisection_method, "formula");
+        assert_eq!(
+            (on_fabric.bisection_width, on_fabric.bisection_exact),
+            (recognised.bisection_width, true)
+        );
+        assert_eq!(s.bisection_width, recognised.bisection_width);
+    }
+}
+
 #[test]
 fn engines_that_need_structure_say_what_the_dump_is() {
     let (fabric, _) = dumped(

@@ -203,9 +203,11 @@ PAPER_OFR_OVER_POR_16 = PAPER.statements["ofr_over_por_16"]
 # Full mode on 2 cores, measured (all four routers, both sizes, the stage
 # sweep; the cores partly busy with other work).
 FULL_MODE_TIME = (
-    "several hours on 2 cores: not yet run whole with the saturation search "
-    "(the 16x16x16 searches cost most: a sustained load there takes 1.5 to 4 "
-    "minutes of one core, and a search 8 to 13 loads)"
+    "46 minutes on 2 cores for k = 8 alone (the searches, the stage sweep and "
+    "both readings; measured while the cores were partly busy with other work); "
+    "the 16x16x16 searches cost most, about 10 to 20 minutes of one core per "
+    "load, 6 to 10 loads a search, so the whole mode takes about a day on 2 cores "
+    "and resumes from `points.jsonl` when stopped"
 )
 
 
@@ -1668,10 +1670,15 @@ def _differences(
         )
     out += _reading_difference(reading_rows)
     if 16 not in cfg.sizes:
+        windows = (
+            f"with the paper-sized windows of this mode (known to {cfg.resolution:g})"
+            if cfg.mode == "full"
+            else f"with short windows, so gamma* is coarse (known to {cfg.resolution:g})"
+        )
         out.append(
-            "- **Sizes and windows.** This mode runs 8x8x8 (and 16x8x8 for "
-            "transposition) only, with short windows, so gamma* is coarse; Table 3 "
-            "and the figures are at the size the mode runs, the paper's at 16x16x16."
+            "- **Sizes and windows.** This run covers 8x8x8 (and 16x8x8 for "
+            f"transposition) only, {windows}; Table 3 and the figures are at that "
+            "size, the paper's at 16x16x16."
         )
     out += [
         "- **VCs.** Every router has the paper's three VCs per link, 'one adaptive "

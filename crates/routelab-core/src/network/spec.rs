@@ -34,6 +34,8 @@ pub const FAMILIES: &[Family] = &[
     build::kautz::KAUTZ,
     build::random::RANDOM,
     build::dragonfly::DRAGONFLY,
+    build::hyperx::HYPERX,
+    build::hyperx::FLATFLY,
 ];
 
 fn family_names() -> String {

@@ -88,6 +88,22 @@ pub enum Structure {
     /// Global link `j = r*h + k` of group `G` (router `r`, port `a + k`)
     /// leads to group `j` if `j < G`, else `j + 1`.
     Dragonfly { a: u32, p: u32, h: u32, groups: u32 },
+    /// HyperX (a Hamming graph) with `sides[d]` switches along dimension
+    /// `d`, `trunking` cables between every two switches that differ in
+    /// exactly one coordinate and `concentration` terminals per switch
+    /// (flattened butterflies included). Switch `s` has coordinates in mixed
+    /// radix of `sides`, dimension 0 fastest. Its ports: for each dimension
+    /// `d`, for each other value `y` of coordinate `d` in increasing order,
+    /// each trunk `c`: port `1 + t * sum_{e<d} (S_e - 1) + t * j + c` with
+    /// `j = y` if `y` is below the switch's own coordinate, else `y - 1`;
+    /// then terminals, from port `t * sum_d (S_d - 1) + 1`, terminal `i` on
+    /// switch `i / concentration`. Helpers in [`super::build::hyperx`].
+    #[serde(rename = "hyperx")]
+    HyperX {
+        sides: Vec<u32>,
+        trunking: u32,
+        concentration: u32,
+    },
 }
 
 impl Structure {
@@ -106,6 +122,7 @@ impl Structure {
             Structure::Clos { .. } => "clos",
             Structure::Kautz { .. } => "kautz",
             Structure::Dragonfly { .. } => "dragonfly",
+            Structure::HyperX { .. } => "hyperx",
         }
     }
 
@@ -156,6 +173,11 @@ impl Structure {
             Structure::Clos { ports, .. } => format!("clos:ports={ports},hosts={terminals}"),
             Structure::Kautz { b, n, .. } => format!("kautz:b={b},n={n},terminals={terminals}"),
             Structure::Dragonfly { a, p, h, .. } => format!("dragonfly:a={a},p={p},h={h}"),
+            Structure::HyperX {
+                sides,
+                trunking,
+                concentration,
+            } => format!("hyperx:S={},t={trunking},p={concentration}", join(sides)),
             Structure::Irregular => return None,
         })
     }

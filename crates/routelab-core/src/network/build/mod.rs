@@ -5,6 +5,7 @@
 pub mod clos;
 pub mod crossbar;
 pub mod dragonfly;
+pub mod hyperx;
 pub mod kautz;
 pub mod random;
 pub mod torus;
@@ -13,6 +14,7 @@ pub mod tree;
 pub use clos::clos;
 pub use crossbar::crossbar;
 pub use dragonfly::dragonfly;
+pub use hyperx::{flattened_butterfly, hyperx};
 pub use kautz::{kautz, kautz_with_terminals};
 pub use random::{random_irregular, random_with_links};
 pub use torus::{hypercube, mesh, torus};

@@ -142,14 +142,7 @@ fn dimensional(dims: &[u32], c: u32, wrap: bool) -> Result<Network, TopologyErro
         format!("{family}:{shape},c={c}")
     };
     let (mut b, sw_class, t_class) = NetworkBuilder::with_default_classes(name);
-    for s in 0..switches {
-        let label = coords(dims, s)
-            .iter()
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join(".");
-        b.add_switch(format!("s{label}"), ports as u16);
-    }
+    add_grid_switches(&mut b, dims, switches, ports as u16);
     for s in 0..switches {
         let x = coords(dims, s);
         for (d, &k) in dims.iter().enumerate() {
@@ -235,6 +228,19 @@ pub fn hypercube(n: u32, c: u32) -> Result<Network, TopologyError> {
         concentration: c,
     });
     b.build()
+}
+
+/// Adds `switches` switches of `ports` ports named by their coordinates in
+/// `dims` (`s1.0.3`), dimension 0 first.
+pub(super) fn add_grid_switches(b: &mut NetworkBuilder, dims: &[u32], switches: u32, ports: u16) {
+    for s in 0..switches {
+        let label = coords(dims, s)
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(".");
+        b.add_switch(format!("s{label}"), ports);
+    }
 }
 
 #[cfg(test)]

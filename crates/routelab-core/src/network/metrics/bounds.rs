@@ -34,6 +34,17 @@
 //!   `S/k - 4d^2/(Sk) + c d`, so one plane, `S/k`, is exact for `c >= 1`.
 //! - Hypercube: `S` per cable; the bound is `S/2 - 2d^2/S + c d`, so a
 //!   dimension cut, `S/2`, is exact for `c >= 1`.
+//! - HyperX with sides `S_d` and `t` cables between switches that differ
+//!   in one coordinate: dimension order, the `t` trunks shared evenly,
+//!   loads a directed dimension-`d` channel with `S/(S_d t)` switch pairs
+//!   (the pairs whose route corrects coordinate `d` on it: `S_e` choices
+//!   for every other coordinate), a cable with `2S/(S_d t)`, most in the
+//!   smallest dimension `k`. The bound is `S k t/4 - d^2 k t/S + c d`:
+//!   for even `k` the half cut across `k`, `t (k/2)^2 S/k`, and the
+//!   terminal cut, `cS/2`, are its two ends, and the smaller is exact
+//!   (halving a larger even dimension costs more, `S k' t/4`). For odd
+//!   `k` the half cuts, with moved terminals, and the heuristic compete,
+//!   and the result is exact only if it meets the bound.
 //!
 //! **Tree bound.** In an XGFT, send `lambda |Y|^-1` from every terminal of
 //! the smaller side `X` to every terminal of `Y`, up to the nearest common
@@ -104,6 +115,23 @@ pub(crate) fn plan(net: &Network, shape: Option<&Shape>) -> Plan {
             let s = 1u64 << n;
             cuts.push(switch_cut(net, |i| i >> (n - 1) & 1 == 0));
             Some(flow_bound(s, u64::from(*c), t, (u128::from(s), 1)))
+        }
+        Some(Shape::HyperX {
+            sides,
+            t: trunks,
+            c,
+        }) => {
+            let s: u64 = sides.iter().map(|&k| u64::from(k)).product();
+            let mut stride = 1usize;
+            for &k in sides {
+                cuts.push(switch_cut(net, |i| {
+                    (i / stride) % (k as usize) < (k as usize) / 2
+                }));
+                stride *= k as usize;
+            }
+            let k = sides.iter().copied().min().unwrap_or(2);
+            let load = (2 * u128::from(s), u128::from(k) * u128::from(*trunks));
+            Some(flow_bound(s, u64::from(*c), t, load))
         }
         Some(Shape::Xgft {
             m,

@@ -65,6 +65,7 @@ pub(crate) fn distances_within(net: &Network, max_work: u64) -> Distances {
             let mean = f64::from(n) / 2.0;
             formula(n, pair_mean(s * u64::from(c), mean), pair_mean(s, mean))
         }
+        Some(Shape::HyperX { sides, c, .. }) => hyperx(&sides, c),
         Some(Shape::LeafSpine {
             hosts,
             leaves,
@@ -125,6 +126,19 @@ fn grid(dims: &[u32], wrap: bool, c: u32) -> Distances {
     }
     formula(
         diameter,
+        pair_mean(s * u64::from(c), mean),
+        pair_mean(s, mean),
+    )
+}
+
+/// HyperX: two switches are as many hops apart as they have differing
+/// coordinates, and the coordinates of a uniform pair differ in dimension
+/// `d` with probability `(S_d - 1)/S_d`, independently.
+fn hyperx(sides: &[u32], c: u32) -> Distances {
+    let s: u64 = sides.iter().map(|&k| u64::from(k)).product();
+    let mean: f64 = sides.iter().map(|&k| f64::from(k - 1) / f64::from(k)).sum();
+    formula(
+        sides.len() as u32,
         pair_mean(s * u64::from(c), mean),
         pair_mean(s, mean),
     )

@@ -7,6 +7,7 @@
 //! a single switch (crossbar) and a two-level leaf-spine (folded Clos),
 //! whatever the network calls itself.
 
+use crate::network::build::hyperx::hyperx_port;
 use crate::network::build::torus::dim_port;
 use crate::network::{Network, NodeId, PortId, Structure};
 
@@ -20,6 +21,10 @@ pub(crate) enum Shape {
     Grid { dims: Vec<u32>, wrap: bool, c: u32 },
     /// Binary n-cube with `c` single-homed terminals per switch.
     Hypercube { n: u32, c: u32 },
+    /// HyperX with exactly the generator's cabling (`t` cables between
+    /// switches that differ in one coordinate, on the documented ports) and
+    /// `c` single-homed terminals on every switch.
+    HyperX { sides: Vec<u32>, t: u32, c: u32 },
     /// XGFT(h; m; w) with exactly the generator's cabling; `sizes[l]` nodes
     /// on level `l` (level 0: terminals, or leaf switches when `leaf_hosts`
     /// is set).
@@ -61,6 +66,15 @@ pub(crate) fn recognise(net: &Network) -> Option<Shape> {
                 c: *concentration,
             })
         }
+        Structure::HyperX {
+            sides,
+            trunking,
+            concentration,
+        } => hyperx(net, sides, *trunking, *concentration).then(|| Shape::HyperX {
+            sides: sides.clone(),
+            t: *trunking,
+            c: *concentration,
+        }),
         // Trunked trees have no closed forms here: the metrics measure them.
         Structure::Xgft { trunks, .. } if !trunks.is_empty() => None,
         Structure::Xgft {
@@ -97,6 +111,7 @@ pub(crate) fn declared_holds(net: &Network) -> bool {
         (net.structure(), recognise(net)),
         (Structure::Torus { .. }, Some(Shape::Grid { .. }))
             | (Structure::Hypercube { .. }, Some(Shape::Hypercube { .. }))
+            | (Structure::HyperX { .. }, Some(Shape::HyperX { .. }))
             | (Structure::Xgft { .. }, Some(Shape::Xgft { .. }))
             | (Structure::Crossbar { .. }, Some(Shape::Single))
     )
@@ -177,6 +192,49 @@ fn hypercube(net: &Network, n: u32, c: u32) -> bool {
     sw.iter().enumerate().all(|(i, &node)| {
         (0..n).all(|d| i >> d & 1 == 1 || leads_to(net, node, PortId(d as u16 + 1), sw[i ^ 1 << d]))
             && terminal_ports(net, node, n + 1, c)
+    })
+}
+
+/// Checks every switch port of every switch against the HyperX layout
+/// documented on [`Structure::HyperX`], its terminal ports, and that there
+/// are no other cables.
+fn hyperx(net: &Network, sides: &[u32], t: u32, c: u32) -> bool {
+    let max = u64::from(u16::MAX);
+    if sides.is_empty() || sides.iter().any(|&k| k < 2) || t == 0 {
+        return false;
+    }
+    let Some(s) = sides
+        .iter()
+        .try_fold(1u64, |a, &k| a.checked_mul(u64::from(k)))
+    else {
+        return false;
+    };
+    // Switch count first, then ports: nothing below overflows.
+    let spread: u64 = sides.iter().map(|&k| u64::from(k) - 1).sum();
+    if net.switches().len() as u64 != s || spread.saturating_mul(u64::from(t)) > max {
+        return false;
+    }
+    let links = spread * u64::from(t);
+    let hosts = s * u64::from(c);
+    if net.terminals().len() as u64 != hosts || net.cable_count() as u64 != s * links / 2 + hosts {
+        return false;
+    }
+    let sw = net.switches();
+    sw.iter().enumerate().all(|(i, &node)| {
+        let mut stride = 1usize;
+        let wired = sides.iter().enumerate().all(|(d, &k)| {
+            let x = (i / stride) % k as usize;
+            let ok = (0..k as usize).filter(|&y| y != x).all(|y| {
+                let other = sw[i - x * stride + y * stride];
+                (0..t).all(|trunk| {
+                    let port = hyperx_port(sides, t, d, x as u32, y as u32, trunk);
+                    leads_to(net, node, port, other)
+                })
+            });
+            stride *= k as usize;
+            ok
+        });
+        wired && terminal_ports(net, node, links as u32 + 1, c)
     })
 }
 
@@ -401,6 +459,18 @@ mod tests {
             Some(Shape::Hypercube { n: 3, c: 2 })
         ));
         assert_eq!(recognise(&crossbar(5).unwrap()), Some(Shape::Single));
+        assert_eq!(
+            recognise(&spec::build("hyperx:S=3x4,t=2,p=1").unwrap()),
+            Some(Shape::HyperX {
+                sides: vec![3, 4],
+                t: 2,
+                c: 1
+            })
+        );
+        assert!(matches!(
+            recognise(&spec::build("flatfly:k=3,n=3").unwrap()),
+            Some(Shape::HyperX { t: 1, c: 3, .. })
+        ));
         assert!(matches!(
             recognise(&kary_ntree(2, 3).unwrap()),
             Some(Shape::Xgft { .. })
@@ -596,6 +666,36 @@ mod tests {
                 kary_ntree: false,
                 leaf_terminals: Some(u32::MAX),
                 trunks: Vec::new(),
+            },
+            Structure::HyperX {
+                sides: vec![],
+                trunking: 1,
+                concentration: 1,
+            },
+            Structure::HyperX {
+                sides: vec![4, 2],
+                trunking: 0,
+                concentration: 1,
+            },
+            Structure::HyperX {
+                sides: vec![4, 2],
+                trunking: 1,
+                concentration: 1,
+            },
+            Structure::HyperX {
+                sides: vec![8],
+                trunking: 1,
+                concentration: 1,
+            },
+            Structure::HyperX {
+                sides: vec![2, 2, 2],
+                trunking: u32::MAX,
+                concentration: u32::MAX,
+            },
+            Structure::HyperX {
+                sides: vec![1 << 31, 1 << 31, 4, 0],
+                trunking: 1,
+                concentration: u32::MAX,
             },
         ];
         for lie in lies {

@@ -22,6 +22,10 @@
 //! - a hypercube: `2^n` switches of `n` single cables each;
 //! - a mesh: the corners have `n` cables, the degree counts must be the
 //!   mesh's;
+//! - a HyperX: every switch with `t` cables to each of the same number of
+//!   others, sides from the factorisations of the switch count whose
+//!   `sum (S_d - 1)` is that number, largest first (a HyperX of sides 3
+//!   is a torus, of sides 2 a hypercube: those are found as such);
 //! - an XGFT with leaf switches (k-ary n-trees, folded Clos networks):
 //!   levels from [`fat_tree_ranks`], `m_i` and `w_i` read off the cables
 //!   between levels, which must be the same for every switch of a level.
@@ -76,6 +80,22 @@ impl Recognised {
             (false, Structure::Hypercube { n, .. }) => {
                 format!("hypercube:{n} with {t} terminals, not the same number on every switch")
             }
+            (
+                false,
+                Structure::HyperX {
+                    sides, trunking, ..
+                },
+            ) => {
+                let shape = sides
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join("x");
+                format!(
+                    "hyperx:S={shape},t={trunking} with {t} terminals, not the same number on \
+                     every switch"
+                )
+            }
             _ => s.spec(t).unwrap_or_else(|| s.family().to_string()),
         }
     }
@@ -105,10 +125,10 @@ pub fn recognise(net: &Network) -> Result<Recognised, String> {
     }
     // A tree's upper switches hold no terminals, a grid's switches all do:
     // try first the family the terminals point to (K2,2 is a 4-ring too).
-    let order: [Family; 2] = if g.terminals.iter().all(|t| !t.is_empty()) {
-        [grid, fat_tree]
+    let order: [Family; 3] = if g.terminals.iter().all(|t| !t.is_empty()) {
+        [grid, hyperx, fat_tree]
     } else {
-        [fat_tree, grid]
+        [fat_tree, grid, hyperx]
     };
     for family in order {
         match family(net, &g) {
@@ -344,17 +364,8 @@ fn grid(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
             _ => continue,
         }
         .map_err(|e| e.to_string())?;
-        let p = pattern(&generated);
-        match find_map(
-            &p.graph(degree_colour(&p)),
-            &g.graph(degree_colour(g)),
-            g.budget,
-        ) {
-            Ok(map) => {
-                // Generated without terminals: every port is a link's.
-                let ports = |i: usize| generated.node(generated.switches()[i]).ports;
-                return relabel(net, g, &generated, &map, ports, structure);
-            }
+        match map_onto(net, g, &generated, structure) {
+            Ok(found) => return found,
             Err(NoMatch::GaveUp) => tried.push(format!("{name} (the search gave up)")),
             Err(NoMatch::Different) => tried.push(name),
         }
@@ -454,6 +465,121 @@ fn mesh_degrees(dims: &[u32]) -> Vec<u32> {
         out.extend(std::iter::repeat_n(d as u32, c as usize));
     }
     out
+}
+
+/// HyperX networks (flattened butterflies included).
+fn hyperx(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
+    let not = |why: String| format!("not a hyperx: {why}");
+    let name = |x: usize| net.label(net.switches()[x]).into_owned();
+    let (others, t) = match g.adj[0].first() {
+        Some(&(_, t)) => (g.adj[0].len(), t),
+        None => return Err(not(format!("'{}' has no switch links", name(0)))),
+    };
+    for (x, row) in g.adj.iter().enumerate() {
+        if row.len() != others {
+            return Err(not(format!(
+                "'{}' is cabled to {} switches where '{}' is cabled to {others}",
+                name(x),
+                row.len(),
+                name(0)
+            )));
+        }
+        if let Some(&(y, k)) = row.iter().find(|&&(_, k)| k != t) {
+            return Err(not(format!(
+                "'{}' and '{}' share {k} cables where '{}' and '{}' share {t}",
+                name(x),
+                name(y as usize),
+                name(0),
+                name(g.adj[0][0].0 as usize)
+            )));
+        }
+    }
+    let s = g.adj.len() as u64;
+    let candidates = hamming_sides(s, others as u64);
+    if candidates.is_empty() {
+        return Err(not(format!(
+            "no sides multiply to {s} switches with {others} neighbours each"
+        )));
+    }
+    let c = uniform_terminals(g);
+    let seen = g.distance_profile(0);
+    let mut tried = Vec::new();
+    for sides in candidates {
+        // Named without terminals: the shape is what was tried.
+        let shape = sides
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join("x");
+        let spec = format!("hyperx:S={shape},t={t}");
+        if hamming_profile(&sides) != seen {
+            tried.push(spec);
+            continue;
+        }
+        let generated = crate::network::build::hyperx(&sides, u32::from(t), 0)
+            .map_err(|e| not(e.to_string()))?;
+        let structure = Structure::HyperX {
+            sides,
+            trunking: u32::from(t),
+            concentration: c,
+        };
+        match map_onto(net, g, &generated, structure) {
+            Ok(found) => return found,
+            Err(NoMatch::GaveUp) => tried.push(format!("{spec} (the search gave up)")),
+            Err(NoMatch::Different) => tried.push(spec),
+        }
+    }
+    Err(not(format!(
+        "the switch count and degrees allow {}, but the cabling is none of them",
+        tried.join(", ")
+    )))
+}
+
+/// The sides, each at least 2 and in non-increasing order (a HyperX with
+/// its dimensions permuted is the same HyperX), whose product is `s` and
+/// whose `sum (S_d - 1)` is `others`.
+fn hamming_sides(s: u64, others: u64) -> Vec<Vec<u32>> {
+    fn go(s: u64, left: u64, max: u64, acc: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+        if s == 1 {
+            if left == 0 {
+                out.push(acc.clone());
+            }
+            return;
+        }
+        let mut f = max.min(s).min(left + 1);
+        while f >= 2 {
+            if s.is_multiple_of(f) {
+                acc.push(f as u32);
+                go(s / f, left - (f - 1), f, acc, out);
+                acc.pop();
+            }
+            f -= 1;
+        }
+    }
+    let mut out = Vec::new();
+    if s >= 2 && others <= u64::from(u16::MAX) {
+        go(
+            s,
+            others,
+            s.min(u64::from(u16::MAX)),
+            &mut Vec::new(),
+            &mut out,
+        );
+    }
+    out
+}
+
+/// Switches per hop count from any switch of a HyperX: per dimension the
+/// switch itself and `S_d - 1` others one hop away, combined by convolution.
+fn hamming_profile(sides: &[u32]) -> Vec<u64> {
+    sides.iter().fold(vec![1u64], |acc, &k| {
+        let mut out = vec![0u64; acc.len() + 1];
+        for (i, &a) in acc.iter().enumerate() {
+            out[i] += a;
+            out[i + 1] += a * u64::from(k - 1);
+        }
+        out
+    })
 }
 
 /// XGFTs with leaf switches: k-ary n-trees, folded Clos networks.
@@ -606,6 +732,25 @@ fn fat_tree(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
 /// `map[i]`, switch links on `generated`'s ports, each switch's terminals
 /// on the ports after its `link_ports(i)` switch-link ports, as the
 /// generator lays them out (a mesh's edge switch keeps its unused ports).
+/// Maps the fabric's switch graph onto `generated` (built without
+/// terminals, so every port is a link's) and, when it matches, relabels
+/// the fabric as that family.
+fn map_onto(
+    net: &Network,
+    g: &SwitchGraph,
+    generated: &Network,
+    structure: Structure,
+) -> Result<Result<Recognised, String>, NoMatch> {
+    let p = pattern(generated);
+    let map = find_map(
+        &p.graph(degree_colour(&p)),
+        &g.graph(degree_colour(g)),
+        g.budget,
+    )?;
+    let ports = |i: usize| generated.node(generated.switches()[i]).ports;
+    Ok(relabel(net, g, generated, &map, ports, structure))
+}
+
 fn relabel(
     net: &Network,
     g: &SwitchGraph,
@@ -811,6 +956,17 @@ mod tests {
             ("clos:ports=8,hosts=14", "kary-ntree"),
             ("xgft:m=3x4,w=2x2,terminals=24", "xgft"),
             ("crossbar:5", "crossbar"),
+            ("hyperx:S=4x3,t=1,p=2", "hyperx"),
+            ("hyperx:S=3x4x2,t=2,p=1", "hyperx"),
+            ("hyperx:S=5,t=1,p=3", "hyperx"),
+            ("hyperx:S=4x4,t=1,p=0", "hyperx"),
+            ("hyperx:S=2x3,t=3,p=1", "hyperx"),
+            ("flatfly:k=4,n=3", "hyperx"),
+            // The same graphs as a torus of 3-rings, a hypercube and a
+            // torus of doubled 2-rings: found as those.
+            ("hyperx:S=3x3,t=1,p=1", "torus"),
+            ("hyperx:S=2x2x2,t=1,p=1", "hypercube"),
+            ("hyperx:S=2x2,t=2,p=1", "torus"),
         ] {
             let generated = spec::build(spec_text).unwrap();
             for seed in 0..3 {
@@ -898,6 +1054,8 @@ mod tests {
             ("kary-ntree:k=18,n=3,terminals=4096", "kary-ntree"),
             ("mesh:16x16x8", "mesh"),
             ("clos:ports=32,hosts=512", "xgft"),
+            ("hyperx:S=8x8x8,t=1,p=2", "hyperx"),
+            ("flatfly:k=16,n=3", "hyperx"),
         ] {
             let fabric = shuffled(&spec::build(spec_text).unwrap(), 1);
             let r = recognise(&fabric).unwrap_or_else(|e| panic!("{spec_text}: {e}"));
@@ -1122,6 +1280,7 @@ mod tests {
             "kary-ntree:k=3,n=3,terminals=27",
             "xgft:m=4x3,w=2x3,terminals=30",
             "crossbar:5",
+            "hyperx:S=4x3,t=2,p=2",
         ] {
             let generated = spec::build(spec_text).unwrap();
             let r = recognise(&shuffled(&generated, 2)).unwrap();
@@ -1144,6 +1303,88 @@ mod tests {
                 "{spec_text}"
             );
         }
+    }
+
+    /// A shuffled HyperX comes back with its sides largest first, every
+    /// switch link on the generator's ports, and one that lost a cable or
+    /// gained one is no HyperX and says why.
+    #[test]
+    fn recognised_hyperx_gets_the_generator_layout() {
+        let fabric = shuffled(&spec::build("hyperx:S=3x5x4,t=2,p=2").unwrap(), 5);
+        let r = recognise(&fabric).unwrap();
+        check_mapping(&fabric, &r);
+        assert_eq!(r.describe(), "hyperx:S=5x4x3,t=2,p=2");
+        let generated = spec::build("hyperx:S=5x4x3,t=2,p=2").unwrap();
+        assert_eq!(generated.structure(), r.net.structure());
+        for c in generated.channels() {
+            if !(generated.is_switch(c.src) && generated.is_switch(c.dst)) {
+                continue;
+            }
+            let x = r.net.switches()[generated.kind_index(c.src)];
+            let o = r.net.channel(r.net.channel_at(x, c.src_port).unwrap());
+            assert_eq!(
+                (r.net.kind_index(o.dst), o.dst_port),
+                (generated.kind_index(c.dst), c.dst_port)
+            );
+        }
+        let net = spec::build("hyperx:S=4x4,t=1,p=1").unwrap();
+        let (a, z) = (net.switches()[0], net.switches()[5]);
+        let e = recognise(&shuffled(&with_cable(&net, a, z), 1)).unwrap_err();
+        assert!(
+            e.contains("not a hyperx: ") && e.contains("cabled to 7"),
+            "{e}"
+        );
+        let (a, z) = (net.switches()[0], net.switches()[1]);
+        let e = recognise(&shuffled(&with_cable(&net, a, z), 1)).unwrap_err();
+        assert!(
+            e.contains("not a hyperx: ") && e.contains("cables where"),
+            "{e}"
+        );
+        // One more terminal on a switch: still the HyperX, described so.
+        let mut b = NetworkBuilder::new("uneven");
+        for class in net.classes() {
+            b.add_class(class.clone());
+        }
+        for (i, node) in net.nodes().iter().enumerate() {
+            let mut node = node.clone();
+            node.ports += u16::from(i == 0);
+            b.push_node(node);
+        }
+        for pair in net.channels().chunks(2) {
+            let c = pair[0];
+            b.connect(c.src, c.src_port, c.dst, c.dst_port, c.class)
+                .unwrap();
+        }
+        let extra = b.add_terminal("extra", 1);
+        let port = PortId(net.node(NodeId(0)).ports + 1);
+        b.connect(NodeId(0), port, extra, PortId(1), crate::ClassId(1))
+            .unwrap();
+        let r = recognise(&shuffled(&b.build().unwrap(), 3)).unwrap();
+        assert_eq!(
+            r.describe(),
+            "hyperx:S=4x4,t=1 with 17 terminals, not the same number on every switch"
+        );
+    }
+
+    #[test]
+    fn hamming_sides_and_profiles() {
+        assert_eq!(hamming_sides(16, 6), vec![vec![4, 4]]);
+        assert_eq!(hamming_sides(16, 4), vec![vec![2, 2, 2, 2]]);
+        assert_eq!(hamming_sides(12, 4), vec![vec![3, 2, 2]]);
+        assert_eq!(hamming_sides(12, 5), vec![vec![4, 3]]);
+        assert_eq!(hamming_sides(12, 11), vec![vec![12]]);
+        assert_eq!(hamming_sides(12, 6), vec![vec![6, 2]]);
+        assert!(hamming_sides(12, 7).is_empty());
+        assert!(hamming_sides(1, 0).is_empty());
+        for spec_text in ["hyperx:S=4x3x2,t=1,p=0", "hyperx:S=5,t=2,p=0"] {
+            let net = spec::build(spec_text).unwrap();
+            let g = SwitchGraph::of(&net).unwrap();
+            let Structure::HyperX { sides, .. } = net.structure() else {
+                panic!()
+            };
+            assert_eq!(hamming_profile(sides), g.distance_profile(7 % g.adj.len()));
+        }
+        assert_eq!(hamming_profile(&[4, 3, 2]), vec![1, 6, 11, 6]);
     }
 
     #[test]
