@@ -108,3 +108,39 @@ def test_a_deadlocked_run_is_marked_on_the_load_curve(tmp_path):
     assert any(t.startswith("deadlock: 1 run") for t in texts), texts
     # The dotted saturation line sits at the deadlock, the first load not sustained.
     assert plot.saturation_load(df, "traffic.load", "latency_mean") == 0.9
+
+
+def test_loads_stopped_for_their_backlog_are_marked_and_leave_the_answer(run_cli, tmp_path):
+    # An 8x8 torus past its knee: with run.stop_backlog the far loads stop in
+    # their warm-up (status backlog, nothing measured), the answer is the one
+    # found without the stop, and the command line lists them as such.
+    spec = {
+        "network": {"topology": "torus:8x8"},
+        "routing": {"algorithm": "dor"},
+        "traffic": {"pattern": "uniform", "packet_flits": 4},
+        "run": {
+            "warmup_cycles": 500,
+            "warmup_periods": 4,
+            "measure_cycles": 2000,
+            "convergence": 0.1,
+            "drain_unconverged": False,
+        },
+    }
+    options = {"low": 0.05, "high": 0.1, "resolution": 0.02}
+    whole = routelab.saturate(spec, **options)
+    spec["run"]["stop_backlog"] = 0.1
+    stopped = routelab.saturate(spec, **options)
+    assert (stopped.saturation, stopped.bracket_high) == (whole.saturation, whole.bracket_high)
+    backlog = [p for p in stopped.points if p["status"] == "backlog"]
+    assert backlog and all(p["offered"] is None and not p["sustained"] for p in backlog)
+    assert all(p["load"] > stopped.bracket_high for p in backlog)
+    path = tmp_path / "torus.toml"
+    path.write_text(
+        '[network]\ntopology = "torus:8x8"\n[routing]\nalgorithm = "dor"\n'
+        '[traffic]\npattern = "uniform"\npacket_flits = 4\n'
+        "[run]\nwarmup_cycles = 500\nwarmup_periods = 4\nmeasure_cycles = 2000\n"
+        "convergence = 0.1\ndrain_unconverged = false\nstop_backlog = 0.1\n"
+    )
+    out = run_cli("saturate", str(path), "--low", "0.05", "--high", "0.1", "--resolution", "0.02")
+    assert out.returncode == 0, out.stderr
+    assert sum(line.split()[-1] == "backlog" for line in out.stdout.splitlines()) == len(backlog)

@@ -715,6 +715,83 @@ fn skipping_the_drain_of_an_unconverged_run_keeps_the_search_verdicts() {
     assert_eq!((a.flit_hops, a.latency_mean), (b.flit_hops, b.latency_mean));
 }
 
+/// DOR on an 8x8 torus, uniform traffic, 4-flit packets, warm-up in up
+/// to four periods: runs past its knee pile up a backlog.
+fn backlog_spec() -> Spec {
+    let mut s = quick("torus:8x8", "dor");
+    s.traffic.pattern = Some("uniform".into());
+    s.traffic.packet_flits = Some(4);
+    s.run.warmup_periods = 4;
+    s.run.convergence = 0.1;
+    s.run.drain_unconverged = false;
+    s
+}
+
+#[test]
+fn a_run_whose_backlog_piles_up_stops_in_its_warm_up_and_one_below_never_does() {
+    let mut s = backlog_spec();
+    s.run.stop_backlog = Some(0.1);
+    // Far past saturation: stopped after the third period at the earliest
+    // (the first fills the network), nothing measured.
+    s.traffic.load = 0.9;
+    let r = run(&s);
+    assert!(r.stopped_backlog, "{r:?}");
+    assert!((3..=4).contains(&r.warmup_periods), "{}", r.warmup_periods);
+    assert!(!r.converged && !r.drained && r.offered == 0.0 && r.packets_measured == 0);
+    // Well below it: the same run as without the stop, bit for bit.
+    s.traffic.load = 0.2;
+    let a = run(&s);
+    s.run.stop_backlog = None;
+    let b = run(&s);
+    assert!(!a.stopped_backlog);
+    assert_eq!(
+        (a.flit_hops, a.latency_mean, a.warmup_periods),
+        (b.flit_hops, b.latency_mean, b.warmup_periods)
+    );
+    // The fraction is checked by name.
+    for bad in [0.0, 1.5, f64::NAN] {
+        s.run.stop_backlog = Some(bad);
+        let e = sim::simulate(&s).unwrap_err().to_string();
+        assert!(e.contains("run.stop_backlog"), "{e}");
+    }
+}
+
+#[test]
+fn stopping_runs_for_their_backlog_keeps_the_search_answer_and_runs_its_upper_end_whole() {
+    // One search with the stop and one without, from a first bracket well
+    // below the knee (it grows past it, into loads that pile up): the same
+    // saturation and bracket; the stopped loads lie above the bracket and
+    // are not sustained; the bracket's upper end is a whole run.
+    let mut s = backlog_spec();
+    let opts = sim::SaturateOptions {
+        low: 0.05,
+        high: Some(0.1),
+        resolution: Some(0.02),
+        ..Default::default()
+    };
+    let whole = sim::saturate(&s, &opts).unwrap();
+    s.run.stop_backlog = Some(0.1);
+    let stopped = sim::saturate(&s, &opts).unwrap();
+    assert_eq!(whole.saturation, stopped.saturation, "{stopped:?}");
+    assert_eq!(whole.bracket_high, stopped.bracket_high);
+    let hi = stopped.bracket_high.unwrap();
+    let backlog: Vec<_> = stopped
+        .points
+        .iter()
+        .filter(|p| p.status == sim::PointStatus::Backlog)
+        .collect();
+    assert!(!backlog.is_empty(), "{stopped:?}");
+    for p in &backlog {
+        assert!(p.load > hi && !p.sustained && p.offered.is_none(), "{p:?}");
+        assert!((3..=4).contains(&p.warmup_periods), "{p:?}");
+    }
+    let top = stopped.points.iter().find(|p| p.load == hi).unwrap();
+    assert_ne!(top.status, sim::PointStatus::Backlog);
+    // The loads run are the same; only the stopped ones ran shorter.
+    let loads = |r: &sim::SaturateResult| r.points.iter().map(|p| p.load).collect::<Vec<_>>();
+    assert_eq!(loads(&whole), loads(&stopped));
+}
+
 #[test]
 fn a_sustained_ceiling_is_never_reported_as_saturation() {
     // A crossbar carrying a permutation sustains its injection bandwidth:

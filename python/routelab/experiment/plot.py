@@ -407,11 +407,12 @@ def _sustained(part: pd.DataFrame) -> bool | None:
 
 #: Statuses of runs (or of a search's points) that stopped without a
 #: measurement: drawn as marks, never as values of a line.
-STOPPED = ("deadlock", "failed")
+STOPPED = ("deadlock", "failed", "backlog")
 
 
 def _stopped(part: pd.DataFrame) -> pd.Series:
-    """Which rows stopped without a measurement (a deadlock)."""
+    """Which rows stopped without a measurement (a deadlock, a run stopped for
+    its backlog)."""
     if "status" not in part.columns:
         return pd.Series(False, index=part.index)
     return part["status"].isin(STOPPED)

@@ -566,7 +566,7 @@ def _point_row(p: dict[str, Any], router: str, pattern: str, k: int, topo: str) 
     row: dict[str, Any] = dict.fromkeys(LOAD_FIELDS, "")
     row.update(k=k, topology=topo, router=router, pattern=pattern, load=round(p["load"], 4))
     row.update(sustained=bool(p["sustained"]), wall_seconds=round(p.get("wall_seconds", 0), 2))
-    if p["status"] in ("deadlock", "failed"):
+    if p["status"] in ("deadlock", "failed", "backlog"):
         row.update(status=p["status"], error=(p.get("error") or "").splitlines()[0])
         return row
     us = 1e-3

@@ -521,6 +521,17 @@ pub struct RunSpec {
     /// the drain, the longest phase of a run beyond saturation. The result
     /// then has `drained = false` and `drain_skipped = true`.
     pub drain_unconverged: bool,
+    /// Stop a run past saturation early: when the flits generated and not
+    /// yet delivered (source queues and network) grew, in each of two
+    /// consecutive warm-up periods after the first, by more than this
+    /// fraction of the flits generated in the period, what is offered is
+    /// piling up and the run ends there, not sustained
+    /// (`stopped_backlog = true`; no measurement ran, its rates read 0).
+    /// Acts from the third warm-up period, so with `warmup_periods >= 3`.
+    /// `saturate` runs the upper end of its final bracket again without
+    /// the stop, so that its answer never rests on it. Default: off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_backlog: Option<f64>,
     /// Stop with a deadlock error when nothing moved for this long while
     /// packets are in the network.
     pub watchdog_cycles: u64,
@@ -557,6 +568,7 @@ impl Default for RunSpec {
             drain_cycles: None,
             convergence: 0.05,
             drain_unconverged: true,
+            stop_backlog: None,
             watchdog_cycles: 20_000,
             max_time: "10ms".into(),
             channel_stats: false,

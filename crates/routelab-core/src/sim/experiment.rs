@@ -497,6 +497,15 @@ impl Experiment {
                 "a relative tolerance >= 0 (e.g. 0.05)",
             ));
         }
+        if let Some(f) = run.stop_backlog {
+            if !(f > 0.0 && f <= 1.0) {
+                return Err(bad(
+                    "run.stop_backlog",
+                    f.to_string(),
+                    "a fraction of the flits generated in a period, in (0, 1] (e.g. 0.1)",
+                ));
+            }
+        }
         let gamma0_flits = match t.load_unit {
             LoadUnit::Bisection => Some(load::bps_to_flits(
                 load::gamma0_bps(&net)?,
@@ -738,6 +747,17 @@ impl Experiment {
 
     /// Runs at `load` (in the spec's unit).
     pub fn run_at(&self, load: f64) -> Result<SimResult, SimError> {
+        self.run_at_stopping(load, self.spec.run.stop_backlog)
+    }
+
+    /// Runs at `load` without `run.stop_backlog`: to the end of its
+    /// measurement, whatever its backlog.
+    pub fn run_at_unstopped(&self, load: f64) -> Result<SimResult, SimError> {
+        self.run_at_stopping(load, None)
+    }
+
+    /// Runs at `load`, stopped early by `stop_backlog` (see `run.stop_backlog`).
+    fn run_at_stopping(&self, load: f64, stop_backlog: Option<f64>) -> Result<SimResult, SimError> {
         if !(load.is_finite() && load >= 0.0) {
             return Err(ConfigError::invalid("traffic.load", load, "a number >= 0").into());
         }
@@ -773,7 +793,7 @@ impl Experiment {
             if params.message_rate > 0.0 {
                 par.start_generation();
             }
-            let phases = self.open_loop(&mut par, params.message_rate)?;
+            let phases = self.open_loop(&mut par, params.message_rate, stop_backlog)?;
             let result = self.result(&par.tally(), None, load, flits, &phases, wall);
             par.settle(self.settle_ps())?;
             par.check_conservation()?;
@@ -789,7 +809,7 @@ impl Experiment {
                     }
                 }
             }
-            self.open_loop(&mut sim, params.message_rate)?
+            self.open_loop(&mut sim, params.message_rate, stop_backlog)?
         } else {
             let w = &self.spec.traffic;
             let message_bytes = w
@@ -835,6 +855,7 @@ impl Experiment {
                 drained: true,
                 drain_skipped: false,
                 warmup_periods: 0,
+                stopped_backlog: false,
             }
         };
         let workload = sim.closed.as_ref().map(Closed::result);
@@ -866,7 +887,12 @@ impl Experiment {
 
     /// Open loop: warm-up until it converges, the measurement in two
     /// halves, then the drain of the measured packets.
-    fn open_loop(&self, sim: &mut impl Runner, message_rate: f64) -> Result<Phases, SimError> {
+    fn open_loop(
+        &self,
+        sim: &mut impl Runner,
+        message_rate: f64,
+        stop_backlog: Option<f64>,
+    ) -> Result<Phases, SimError> {
         let run = &self.spec.run;
         let cyc = self.params.cycle_ps;
         let (warm, measure) = self.windows(message_rate);
@@ -874,10 +900,23 @@ impl Experiment {
         let period = warm.saturating_mul(cyc);
         let mut prev: Option<(f64, u64)> = None;
         let mut periods = 0;
+        let mut backlog = Backlog::default();
         loop {
             periods += 1;
             sim.run_until(sim.now() + period)?;
             let cur = sim.end_period();
+            if let Some(f) = stop_backlog {
+                if backlog.piling_up(sim.flits_so_far(), periods, f) {
+                    return Ok(Phases {
+                        window_ps: 0,
+                        converged: false,
+                        drained: false,
+                        drain_skipped: false,
+                        warmup_periods: periods,
+                        stopped_backlog: true,
+                    });
+                }
+            }
             if periods >= run.warmup_periods.max(1) {
                 break;
             }
@@ -908,6 +947,7 @@ impl Experiment {
                 drained: false,
                 drain_skipped: true,
                 warmup_periods: periods,
+                stopped_backlog: false,
             });
         }
         // Drain.
@@ -926,6 +966,7 @@ impl Experiment {
             drained: sim.measured_outstanding() == 0,
             drain_skipped: false,
             warmup_periods: periods,
+            stopped_backlog: false,
         })
     }
 
@@ -954,11 +995,19 @@ impl Experiment {
             drained,
             drain_skipped,
             warmup_periods: periods,
+            stopped_backlog,
         } = *phases;
         let p = &self.params;
         let t = self.net.terminals().len().max(1) as f64;
         let cycles = window_ps as f64 / p.cycle_ps as f64;
-        let per_node = |flits: u64| flits as f64 / (t * cycles);
+        // A run stopped in its warm-up measured nothing: its rates read 0.
+        let per_node = |flits: u64| {
+            if cycles > 0.0 {
+                flits as f64 / (t * cycles)
+            } else {
+                0.0
+            }
+        };
         let gbps = |f: f64| load::flits_to_gbps(f, p.flit_bytes, p.cycle_ps);
         let c = &sim.c;
         let offered = per_node(c.win_gen_flits);
@@ -967,7 +1016,7 @@ impl Experiment {
         let util: Vec<f64> = sim
             .util
             .iter()
-            .map(|&u| u as f64 / window_ps as f64)
+            .map(|&u| u as f64 / window_ps.max(1) as f64)
             .collect();
         let util_mean = util.iter().sum::<f64>() / util.len().max(1) as f64;
         let util_max = util.iter().copied().fold(0.0, f64::max);
@@ -1048,6 +1097,7 @@ impl Experiment {
             converged,
             drained,
             drain_skipped,
+            stopped_backlog,
             warmup_periods: periods,
             cycle_ps: p.cycle_ps,
             simulated_ps: sim.now,
@@ -1078,6 +1128,33 @@ struct Phases {
     drained: bool,
     drain_skipped: bool,
     warmup_periods: u32,
+    stopped_backlog: bool,
+}
+
+/// The warm-up's backlog test (`run.stop_backlog`): the growth of the
+/// flits generated and not delivered, period by period.
+#[derive(Debug, Default)]
+struct Backlog {
+    /// Flits generated and delivered at the end of the last period.
+    last: (u64, u64),
+    /// Whether the last period's backlog grew past the fraction.
+    grew: bool,
+}
+
+impl Backlog {
+    /// At the end of warm-up period `period` with `(generated, delivered)`
+    /// flits so far: true when the backlog grew by more than `fraction` of
+    /// what was generated in this period and in the one before, neither
+    /// the first (which fills the network).
+    fn piling_up(&mut self, (gen, del): (u64, u64), period: u32, fraction: f64) -> bool {
+        let generated = gen - self.last.0;
+        let growth = (gen - del) as f64 - (self.last.0 - self.last.1) as f64;
+        let grew = period >= 2 && generated > 0 && growth > fraction * generated as f64;
+        let stop = grew && self.grew;
+        self.last = (gen, del);
+        self.grew = grew;
+        stop
+    }
 }
 
 /// What [`Experiment::open_loop`] drives: one [`Sim`], or the parts of a
@@ -1089,6 +1166,8 @@ trait Runner {
     fn end_period(&mut self) -> (f64, u64);
     fn set_measuring(&mut self, on: bool);
     fn measured_outstanding(&self) -> u64;
+    /// Flits generated and flits delivered since the start.
+    fn flits_so_far(&self) -> (u64, u64);
 }
 
 impl Runner for Sim<'_> {
@@ -1107,6 +1186,9 @@ impl Runner for Sim<'_> {
     fn measured_outstanding(&self) -> u64 {
         self.c.measured_outstanding
     }
+    fn flits_so_far(&self) -> (u64, u64) {
+        (self.c.gen_flits, self.c.delivered_flits)
+    }
 }
 
 impl Runner for Parallel<'_> {
@@ -1124,5 +1206,8 @@ impl Runner for Parallel<'_> {
     }
     fn measured_outstanding(&self) -> u64 {
         Parallel::measured_outstanding(self)
+    }
+    fn flits_so_far(&self) -> (u64, u64) {
+        Parallel::flits_so_far(self)
     }
 }

@@ -356,6 +356,13 @@ impl<'a> Parallel<'a> {
         self.sims.iter().fold(0u64, |a, s| a.wrapping_add(s.in_net))
     }
 
+    /// Flits generated and flits delivered so far, over every part.
+    pub fn flits_so_far(&self) -> (u64, u64) {
+        self.sims.iter().fold((0, 0), |(g, d), s| {
+            (g + s.c.gen_flits, d + s.c.delivered_flits)
+        })
+    }
+
     pub fn measured_outstanding(&self) -> u64 {
         self.sims
             .iter()

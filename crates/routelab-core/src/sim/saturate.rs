@@ -29,6 +29,12 @@
 //! parallel, until it is at most `resolution` wide or `steps` steps are
 //! done, and reports every point it measured, the final bracket and its
 //! width.
+//!
+//! With `run.stop_backlog`, a load whose backlog piles up in its warm-up
+//! stops there (status `backlog`, not sustained): loads past saturation
+//! then cost a fraction of a whole run. The upper end of the final
+//! bracket is never such a run: it is run again to its end, and if it is
+//! sustained after all the bracket moves above it and the search goes on.
 
 use super::config::{LoadUnit, Spec};
 use super::error::{ConfigError, SimError};
@@ -90,6 +96,10 @@ pub enum PointStatus {
     /// Latency or throughput did not settle between the two halves of the
     /// measurement.
     Unconverged,
+    /// Stopped in its warm-up, its backlog piling up (`run.stop_backlog`):
+    /// past saturation, nothing measured. Never the upper end of the
+    /// final bracket: that one is run again to its end.
+    Backlog,
     /// The run deadlocked ([`SimError::Deadlock`]); `error` has the cycle.
     Deadlock,
     /// The run stopped with another error (source queues beyond
@@ -212,6 +222,16 @@ fn point(
         wall_seconds: 0.0,
     };
     match run {
+        Ok(r) if r.stopped_backlog => {
+            p.status = PointStatus::Backlog;
+            p.warmup_periods = r.warmup_periods;
+            p.wall_seconds = r.wall_seconds;
+            p.error = Some(format!(
+                "stopped after {} warm-up periods: generated and undelivered flits grew by more \
+                 than run.stop_backlog of those generated in each of the last two",
+                r.warmup_periods
+            ));
+        }
         Ok(r) => {
             // A skipped drain (`run.drain_unconverged = false`) follows
             // a measurement that did not converge.
@@ -249,6 +269,32 @@ fn point(
         Err(e) => return Err(e),
     }
     Ok(p)
+}
+
+/// Runs loads above `from` by steps that double from `step`, up to `bound`,
+/// until one is not sustained. Returns the index of the last one sustained
+/// (if any was) and the load that was not (`None`: the bound was
+/// sustained).
+fn grow_up(
+    points: &mut Vec<SaturatePoint>,
+    from: f64,
+    mut step: f64,
+    bound: f64,
+    run: &dyn Fn(f64) -> Result<SaturatePoint, SimError>,
+) -> Result<(Option<usize>, Option<f64>), SimError> {
+    let (mut top, mut lo) = (from, None);
+    while top < bound {
+        top = (top + step).min(bound);
+        let p = run(top)?;
+        let ok = p.sustained;
+        points.push(p);
+        if !ok {
+            return Ok((lo, Some(top)));
+        }
+        lo = Some(points.len() - 1);
+        step *= 2.0;
+    }
+    Ok((lo, None))
 }
 
 /// Finds the saturation load of `spec`. See the module docs.
@@ -301,7 +347,7 @@ pub fn saturate_experiment(
     // The bracket: `lo` the highest load measured sustained (an index into
     // `points`; none: 0), `hi` the lowest measured not sustained.
     let mut lo: Option<usize> = None;
-    let mut hi: Option<f64> = None;
+    let mut hi: Option<f64>;
     let load_of = |points: &[SaturatePoint], lo: Option<usize>| lo.map_or(0.0, |i| points[i].load);
     // A first end on the wrong side of the knee moves the bracket by steps
     // that double, starting from the first bracket's width.
@@ -338,42 +384,60 @@ pub fn saturate_experiment(
     } else if high_ok {
         // Above `high`, up to the bound.
         lo = last(&points);
-        let (mut top, mut step) = (high, first_width);
-        while top < bound {
-            top = (top + step).min(bound);
-            let p = run(top)?;
-            let ok = p.sustained;
-            points.push(p);
-            if !ok {
-                hi = Some(top);
-                break;
-            }
-            lo = last(&points);
-            step *= 2.0;
-        }
+        let grown = grow_up(&mut points, high, first_width, bound, &run)?;
+        lo = grown.0.or(lo);
+        hi = grown.1;
     } else {
         lo = (opts.low > 0.0).then_some(0);
         hi = Some(high);
     }
     let mut steps = 0;
-    while let Some(h) = hi {
-        let l = load_of(&points, lo);
-        if h - l <= resolution || steps >= opts.steps {
+    loop {
+        while let Some(h) = hi {
+            let l = load_of(&points, lo);
+            if h - l <= resolution || steps >= opts.steps {
+                break;
+            }
+            steps += 1;
+            let (a, b) = (l + (h - l) / 3.0, l + 2.0 * (h - l) / 3.0);
+            let (pa, pb) = pair(a, b)?;
+            if pb.sustained {
+                lo = Some(points.len() + 1);
+            } else if pa.sustained {
+                lo = Some(points.len());
+                hi = Some(b);
+            } else {
+                hi = Some(a);
+            }
+            points.push(pa);
+            points.push(pb);
+        }
+        // The answer never rests on a run stopped for its backlog: such an
+        // upper end is run again to its end, and if it is sustained after
+        // all the bracket moves above it and the search goes on.
+        let Some(h) = hi else { break };
+        let Some(i) = points
+            .iter()
+            .position(|p| p.load == h && p.status == PointStatus::Backlog)
+        else {
+            break;
+        };
+        points[i] = point(exp, h, exp.run_at_unstopped(h), opts)?;
+        if !points[i].sustained {
             break;
         }
-        steps += 1;
-        let (a, b) = (l + (h - l) / 3.0, l + 2.0 * (h - l) / 3.0);
-        let (pa, pb) = pair(a, b)?;
-        if pb.sustained {
-            lo = Some(points.len() + 1);
-        } else if pa.sustained {
-            lo = Some(points.len());
-            hi = Some(b);
-        } else {
-            hi = Some(a);
+        lo = Some(i);
+        hi = points
+            .iter()
+            .filter(|p| p.load > h && !p.sustained)
+            .map(|p| p.load)
+            .min_by(f64::total_cmp);
+        if hi.is_none() {
+            // It was the highest load run: the bracket grows above it.
+            let grown = grow_up(&mut points, h, first_width, bound, &run)?;
+            lo = grown.0.or(lo);
+            hi = grown.1;
         }
-        points.push(pa);
-        points.push(pb);
     }
     let best = lo.map(|i| points[i].clone());
     let bracket_low = best.as_ref().map_or(0.0, |p| p.load);

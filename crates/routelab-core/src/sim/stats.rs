@@ -388,6 +388,10 @@ pub struct SimResult {
     /// `run.drain_unconverged` is false.
     #[serde(default)]
     pub drain_skipped: bool,
+    /// The run was stopped in its warm-up, its backlog growing past
+    /// `run.stop_backlog`: not sustained, nothing measured.
+    #[serde(default)]
+    pub stopped_backlog: bool,
     pub warmup_periods: u32,
     /// One cycle: a flit time on the injection channel.
     pub cycle_ps: u64,
