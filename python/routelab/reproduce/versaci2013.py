@@ -200,14 +200,14 @@ PAPER_TABLE3: dict[str, tuple[float, float, float, float]] = {
 PAPER_OFR_OVER_ABR_16 = tuple(PAPER.statements["ofr_over_abr_16"])
 PAPER_OFR_OVER_POR_16 = PAPER.statements["ofr_over_por_16"]
 
-# Full mode on 2 cores, measured (all four routers, both sizes, the stage
-# sweep; the cores partly busy with other work).
+# Full mode on 2 cores, measured: k = 8 whole, and single 16x16x16 loads.
 FULL_MODE_TIME = (
     "46 minutes on 2 cores for k = 8 alone (the searches, the stage sweep and "
     "both readings; measured while the cores were partly busy with other work); "
-    "the 16x16x16 searches cost most, about 10 to 20 minutes of one core per "
-    "load, 6 to 10 loads a search, so the whole mode takes about a day on 2 cores "
-    "and resumes from `points.jsonl` when stopped"
+    "the 16x16x16 searches cost most: a sustained load there takes about 5 "
+    "minutes of one core (POR and OFR on uniform traffic at 0.5), a load past "
+    "saturation more, and a search runs 6 to 10 loads, so the whole mode takes "
+    "most of a day on 2 cores and resumes from `points.jsonl` when stopped"
 )
 
 
