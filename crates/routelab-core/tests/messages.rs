@@ -173,7 +173,7 @@ fn invalid_utf8_in_a_json_fabric_names_the_line() {
 
 #[test]
 fn an_irregular_network_takes_an() {
-    let net = spec::build("random:switches=4,ports=6,hosts=2").unwrap();
+    let net = spec::build("random:switches=16,ports=6,hosts=2").unwrap();
     let e = Pattern::parse("tornado")
         .unwrap()
         .bind(&net, 1)
