@@ -1098,20 +1098,15 @@ mod tests {
         assert!(e.contains("'extra' hangs below the leaves"), "{e}");
     }
 
-    /// A torus with one switch holding an extra host is still a torus to
-    /// route, described with its terminals; dimension order routes it.
-    #[test]
-    fn uneven_terminals_are_described_and_routed() {
-        let t = spec::build("torus:4x4").unwrap();
+    /// `t` with one more terminal, on its first switch's new last port.
+    fn with_extra_terminal(t: &Network) -> Network {
         let mut b = NetworkBuilder::new("uneven");
         for class in t.classes() {
             b.add_class(class.clone());
         }
         for (i, node) in t.nodes().iter().enumerate() {
             let mut node = node.clone();
-            if i == 0 {
-                node.ports += 1;
-            }
+            node.ports += u16::from(i == 0);
             b.push_node(node);
         }
         for pair in t.channels().chunks(2) {
@@ -1123,7 +1118,14 @@ mod tests {
         let port = PortId(t.node(NodeId(0)).ports + 1);
         b.connect(NodeId(0), port, extra, PortId(1), crate::ClassId(1))
             .unwrap();
-        let net = b.build().unwrap();
+        b.build().unwrap()
+    }
+
+    /// A torus with one switch holding an extra host is still a torus to
+    /// route, described with its terminals; dimension order routes it.
+    #[test]
+    fn uneven_terminals_are_described_and_routed() {
+        let net = with_extra_terminal(&spec::build("torus:4x4").unwrap());
         let r = recognise(&net).unwrap();
         assert_eq!(
             r.describe(),
@@ -1341,25 +1343,7 @@ mod tests {
             "{e}"
         );
         // One more terminal on a switch: still the HyperX, described so.
-        let mut b = NetworkBuilder::new("uneven");
-        for class in net.classes() {
-            b.add_class(class.clone());
-        }
-        for (i, node) in net.nodes().iter().enumerate() {
-            let mut node = node.clone();
-            node.ports += u16::from(i == 0);
-            b.push_node(node);
-        }
-        for pair in net.channels().chunks(2) {
-            let c = pair[0];
-            b.connect(c.src, c.src_port, c.dst, c.dst_port, c.class)
-                .unwrap();
-        }
-        let extra = b.add_terminal("extra", 1);
-        let port = PortId(net.node(NodeId(0)).ports + 1);
-        b.connect(NodeId(0), port, extra, PortId(1), crate::ClassId(1))
-            .unwrap();
-        let r = recognise(&shuffled(&b.build().unwrap(), 3)).unwrap();
+        let r = recognise(&shuffled(&with_extra_terminal(&net), 3)).unwrap();
         assert_eq!(
             r.describe(),
             "hyperx:S=4x4,t=1 with 17 terminals, not the same number on every switch"
