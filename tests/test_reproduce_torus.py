@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -241,12 +242,52 @@ def test_search_is_one_saturation_search_kept_whole(monkeypatch, tmp_path: Path)
     assert (call["low"], call["high"], call["resolution"]) == (0.5, 0.9, cfg.resolution)
     assert call["doc"]["run"]["drain_unconverged"] is False
     assert call["doc"]["run"]["warmup_periods"] == cfg.warmup_periods
+    assert call["doc"]["run"]["stop_backlog"] == cfg.stop_backlog == 0.1
+    assert call["journal"].parent == tmp_path / "journals"
     assert versaci2013.gamma_star(rows) == 0.5
     assert rows[0]["lifetime_us"] == 2.0 and rows[0]["ratio_derouted"] == 0.25
     # Kept whole: asked again, nothing runs.
     again = versaci2013.search("por", "uniform", 8, cfg, start=0.7)
     assert len(calls) == 1 and [r["load"] for r in again] == [0.5, 0.55]
     assert all(r["kept"] for r in again)
+
+
+def test_a_search_killed_half_way_resumes_from_its_journal(monkeypatch, tmp_path: Path) -> None:
+    # One tiny search, its journal read before the search removes it; then
+    # the same search into a fresh directory holding that journal cut after
+    # two loads: those two are not run again, and the rows and the answer
+    # are the whole search's.
+    cfg = versaci2013.config(tiny=True)
+    real = routelab.saturate
+    journals: list[list[str]] = []
+
+    def keep_journal(doc, **options):
+        found = real(doc, **options)
+        journals.append(options["journal"].read_text().splitlines())
+        return found
+
+    monkeypatch.setattr(versaci2013.routelab, "saturate", keep_journal)
+    first = dataclasses.replace(cfg, store=versaci2013.PointStore(tmp_path / "a" / "points.jsonl"))
+    (tmp_path / "a").mkdir()
+    whole = versaci2013.search("ofr", "uniform", 4, first, start=0.5)
+    assert not any((tmp_path / "a" / "journals").iterdir())
+    (lines,) = journals
+    assert len(lines) >= 1 + len(whole)
+    assert json.loads(lines[0])["journal"] == "routelab saturation search"
+    (tmp_path / "b" / "journals").mkdir(parents=True)
+    # The journal is named by the search's key in the store.
+    (name,) = versaci2013.PointStore(tmp_path / "a" / "points.jsonl").rows
+    (tmp_path / "b" / "journals" / f"{name}.jsonl").write_text("\n".join(lines[:3]) + "\n")
+    second = dataclasses.replace(cfg, store=versaci2013.PointStore(tmp_path / "b" / "points.jsonl"))
+    resumed = versaci2013.search("ofr", "uniform", 4, second, start=0.5)
+    drop = ("wall_seconds",)
+    assert [{k: v for k, v in r.items() if k not in drop} for r in resumed] == [
+        {k: v for k, v in r.items() if k not in drop} for r in whole
+    ]
+    for line in lines[1:3]:
+        kept = json.loads(line)
+        (row,) = [r for r in resumed if r["load"] == round(kept["load"], 4)]
+        assert row["wall_seconds"] == round(kept["wall_seconds"], 2)
 
 
 def test_a_second_run_into_the_same_directory_simulates_nothing_again(

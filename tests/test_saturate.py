@@ -144,3 +144,55 @@ def test_loads_stopped_for_their_backlog_are_marked_and_leave_the_answer(run_cli
     out = run_cli("saturate", str(path), "--low", "0.05", "--high", "0.1", "--resolution", "0.02")
     assert out.returncode == 0, out.stderr
     assert sum(line.split()[-1] == "backlog" for line in out.stdout.splitlines()) == len(backlog)
+
+
+def test_a_search_resumes_from_its_journal_and_refuses_another_ones(run_cli, tmp_path):
+    # The 8x8 torus of the backlog test, its far loads stopped: each load is
+    # written to the journal as it is measured; a search killed after two
+    # loads and started again keeps them (their wall time is the one
+    # written) and ends where the whole search did.
+    spec = tmp_path / "torus.toml"
+    spec.write_text(
+        '[network]\ntopology = "torus:8x8"\n[routing]\nalgorithm = "dor"\n'
+        '[traffic]\npattern = "uniform"\npacket_flits = 4\n'
+        "[run]\nwarmup_cycles = 500\nwarmup_periods = 4\nmeasure_cycles = 2000\n"
+        "convergence = 0.1\ndrain_unconverged = false\nstop_backlog = 0.1\n"
+    )
+    options = {"low": 0.05, "high": 0.1, "resolution": 0.02}
+    journal = tmp_path / "search.jsonl"
+    whole = routelab.saturate(spec, journal=journal, **options)
+    lines = journal.read_text().splitlines()
+    assert len(lines) >= 1 + len(whole.points)
+    killed = tmp_path / "killed.jsonl"
+    killed.write_text("\n".join(lines[:3]) + "\n" + lines[3][:20])
+    resumed = routelab.saturate(spec, journal=killed, **options)
+    assert (resumed.bracket_low, resumed.bracket_high) == (whole.bracket_low, whole.bracket_high)
+    assert [p["load"] for p in resumed.points] == [p["load"] for p in whole.points]
+    for line in lines[1:3]:
+        kept = json.loads(line)
+        (now,) = [p for p in resumed.points if p["load"] == kept["load"]]
+        assert now["wall_seconds"] == kept["wall_seconds"]
+    assert killed.read_text().splitlines()[:3] == lines[:3]
+    # The command line takes the same journal; one of other options is
+    # refused, naming the file and its line, and left as it was.
+    out = run_cli(
+        "saturate",
+        str(spec),
+        "--low",
+        "0.05",
+        "--high",
+        "0.1",
+        "--resolution",
+        "0.02",
+        "--journal",
+        str(journal),
+        "--json",
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["points"] == whole.points
+    out = run_cli(
+        "saturate", str(spec), "--low", "0.05", "--high", "0.2", "--journal", str(journal)
+    )
+    assert out.returncode == 2
+    assert f"journal {journal}, line 1" in out.stderr and "other options" in out.stderr
+    assert journal.read_text().splitlines() == lines

@@ -559,6 +559,7 @@ def _saturate(args: argparse.Namespace) -> int:
         tolerance=args.tolerance,
         resolution=args.resolution,
         steps=args.steps,
+        journal=args.journal,
     )
     _warn(result)
     if args.json:
@@ -841,6 +842,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     sa.add_argument(
         "--steps", type=int, help="at most this many narrowing steps (two loads each; default 10)"
+    )
+    sa.add_argument(
+        "--journal",
+        metavar="FILE",
+        help="keep each load in FILE as it is measured; run again with the same FILE, a "
+        "search that was stopped resumes without running those loads again",
     )
     sa.set_defaults(list=False)
     sa.add_argument("--json", action="store_true")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,7 @@ def saturate(
     resolution: float | None = None,
     steps: int | None = None,
     progress: bool | None = None,
+    journal: str | os.PathLike[str] | None = None,
 ) -> SimResult:
     """Finds the highest offered load the network sustains (the run drains,
     accepted is within ``tolerance`` of offered, latency converged) by one
@@ -130,9 +132,14 @@ def saturate(
     ``deadlocks`` and ``points``: every load measured with its ``status``
     (sustained, unsustained, undrained, unconverged, deadlock or failed; a run
     that deadlocks is a point that is not sustained, its ``error`` the waiting
-    cycle). ``progress`` as for `simulate`. ``routelab saturate`` takes
-    the same options (``--low``, ``--high``, ``--tolerance``, ``--resolution``,
-    ``--steps``)."""
+    cycle). ``progress`` as for `simulate`.
+
+    ``journal``: a file that keeps each load as it is measured. A search
+    started again with the same file (after a kill, say) takes the loads it
+    finds there instead of running them, and reaches the same answer; a
+    journal of another spec or other options is refused (`ConfigError`).
+    ``routelab saturate`` takes the same options (``--low``, ``--high``,
+    ``--tolerance``, ``--resolution``, ``--steps``, ``--journal``)."""
     from routelab.progress import Progress
 
     given = {
@@ -145,7 +152,8 @@ def saturate(
     options = {k: float(v) for k, v in given.items() if v is not None}
     text, sets = spec_text(spec), _sets(overrides)
     with Progress("searching the saturation load", show=progress):
-        return SimResult(json.loads(_core.saturate(text, sets, options)))
+        path = None if journal is None else os.fspath(journal)
+        return SimResult(json.loads(_core.saturate(text, sets, options, path)))
 
 
 SUSTAINED = 0.95  # accepted / offered at or above which a load counts as sustained

@@ -11,7 +11,9 @@ fn sim_err(e: SimError) -> PyErr {
     let text = e.to_string();
     match e {
         // A router that cannot run with these settings is a bad input.
-        SimError::Config(_) | SimError::Router { .. } => ConfigError::new_err(text),
+        SimError::Config(_) | SimError::Router { .. } | SimError::Journal { .. } => {
+            ConfigError::new_err(text)
+        }
         SimError::Topology(_) => TopologyError::new_err(text),
         SimError::Routing(_) => RoutingError::new_err(text),
         SimError::Traffic(_) => TrafficError::new_err(text),
@@ -58,14 +60,17 @@ pub(crate) fn sim_memory(py: Python<'_>, text: &str, sets: Vec<(String, String)>
 }
 
 /// Searches the highest sustained load; returns the result (with every
-/// measured point) as JSON. `options`: low, high, tolerance, resolution, steps.
+/// measured point) as JSON. `options`: low, high, tolerance, resolution,
+/// steps. `journal`: a file that keeps each load as it is measured, and
+/// from which a search started again takes those it finished.
 #[pyfunction]
-#[pyo3(signature = (text, sets = Vec::new(), options = BTreeMap::new()))]
+#[pyo3(signature = (text, sets = Vec::new(), options = BTreeMap::new(), journal = None))]
 pub(crate) fn saturate(
     py: Python<'_>,
     text: &str,
     sets: Vec<(String, String)>,
     options: BTreeMap<String, f64>,
+    journal: Option<std::path::PathBuf>,
 ) -> PyResult<String> {
     let spec = parse(text, &sets)?;
     let mut o = SaturateOptions::default();
@@ -90,7 +95,10 @@ pub(crate) fn saturate(
         }
     }
     let result = py
-        .allow_threads(move || sim::saturate(&spec, &o))
+        .allow_threads(move || match journal {
+            Some(path) => sim::saturate_journaled(&spec, &o, &path),
+            None => sim::saturate(&spec, &o),
+        })
         .map_err(sim_err)?;
     serde_json::to_string(&result).map_err(|e| SimulationError::new_err(e.to_string()))
 }

@@ -266,6 +266,8 @@ def spec(
     }
     if search:
         doc["run"]["drain_unconverged"] = False
+        if cfg.stop_backlog is not None:
+            doc["run"]["stop_backlog"] = cfg.stop_backlog
     return doc
 
 
@@ -347,6 +349,11 @@ class Config:
     stage_routers_larger: tuple[str, ...] = ("abr", "ofr")
     tolerance: float = 0.05
     convergence: float = 0.1
+    # A search's load whose backlog grows by more than this share of the
+    # flits generated, in two warm-up periods running, stops there as not
+    # sustained (`run.stop_backlog`; loads past the knee cost a fraction
+    # of a run). The search runs its final upper end again whole.
+    stop_backlog: float | None = 0.1
     workers: int = 2
     store: PointStore | None = field(default=None, compare=False)
 
@@ -529,8 +536,11 @@ def search(
     loads, and its halves then disagree by chance),
     narrowed to ``cfg.resolution``; while an end is on the wrong side of
     gamma* the bracket moves that way by doubling steps. Every load it
-    measured is a row. The search is kept whole in the store, keyed by its
-    spec and options. ``emit`` sees each row."""
+    measured is a row. Each load is kept as it is measured, in a journal
+    beside the store (``journals/KEY.jsonl``), so that a search killed
+    half-way resumes there; the finished search is kept whole in the store,
+    keyed by its spec and options, and its journal removed. ``emit`` sees
+    each row."""
     start = DEFAULT_START if start is None else start
     topo = topology(pattern, k)
     doc = spec(router, pattern, topo, start, cfg, search=True)
@@ -545,7 +555,11 @@ def search(
     if kept is not None:
         rows = [dict(r, kept=True) for r in kept["rows"]]
     else:
-        found = routelab.saturate(doc, progress=False, **options)  # type: ignore[arg-type]
+        journal = None
+        if cfg.store is not None:
+            journal = cfg.store.path.parent / "journals" / f"{key}.jsonl"
+            journal.parent.mkdir(exist_ok=True)
+        found = routelab.saturate(doc, progress=False, journal=journal, **options)  # type: ignore[arg-type]
         # Rounded as the rows' loads are.
         high = found["bracket_high"]
         bracket = {
@@ -555,6 +569,8 @@ def search(
         rows = [dict(_point_row(p, router, pattern, k, topo), **bracket) for p in found["points"]]
         if cfg.store is not None:
             cfg.store.put(key, {"rows": rows})
+        if journal is not None:
+            journal.unlink(missing_ok=True)
     for row in rows:
         if emit is not None:
             emit(row)

@@ -113,6 +113,14 @@ pub enum SimError {
         done: usize,
         pairs: usize,
     },
+    /// A saturation search's journal could not be read or written, or
+    /// belongs to another search.
+    #[error("journal {path}{}: {reason}", line.map(|l| format!(", line {l}")).unwrap_or_default())]
+    Journal {
+        path: String,
+        line: Option<usize>,
+        reason: String,
+    },
     /// Flits were lost or created: an internal error, never expected.
     #[error("conservation violated: {generated} flits generated, {delivered} delivered, {in_flight} found in flight")]
     Conservation {

@@ -87,6 +87,7 @@ pub mod config;
 mod engine;
 mod error;
 mod experiment;
+mod journal;
 mod link;
 pub mod load;
 mod nic;
@@ -114,9 +115,10 @@ pub use config::{
 };
 pub use error::{ConfigError, DeadlockInfo, SimError, WaitingBuffer};
 pub use experiment::{build_network, router_options, Experiment, MAX_OFFERED_FLITS};
+pub use journal::Journal;
 pub use saturate::{
-    injection_bound, saturate, saturate_experiment, PointStatus, SaturateOptions, SaturatePoint,
-    SaturateResult,
+    injection_bound, saturate, saturate_experiment, saturate_journaled, PointStatus,
+    SaturateOptions, SaturatePoint, SaturateResult,
 };
 pub use stats::{HistogramBin, PairResult, SimResult, WorkloadResult};
 

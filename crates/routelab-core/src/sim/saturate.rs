@@ -35,13 +35,18 @@
 //! then cost a fraction of a whole run. The upper end of the final
 //! bracket is never such a run: it is run again to its end, and if it is
 //! sustained after all the bracket moves above it and the search goes on.
+//!
+//! [`saturate_journaled`] writes each load to a journal as it is measured
+//! (see [`super::journal`]): a search killed half-way resumes there.
 
 use super::config::{LoadUnit, Spec};
 use super::error::{ConfigError, SimError};
 use super::experiment::Experiment;
+use super::journal::Journal;
 use super::stats::SimResult;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::time::Instant;
 
 /// How [`saturate`] searches.
@@ -303,6 +308,19 @@ pub fn saturate(spec: &Spec, opts: &SaturateOptions) -> Result<SaturateResult, S
     saturate_experiment(&exp, opts)
 }
 
+/// [`saturate`] keeping each load in the journal at `journal` as it is
+/// measured, and taking the loads already there instead of running them:
+/// a search killed half-way and started again loses nothing it finished.
+pub fn saturate_journaled(
+    spec: &Spec,
+    opts: &SaturateOptions,
+    journal: &Path,
+) -> Result<SaturateResult, SimError> {
+    let journal = Journal::open(journal, spec, opts)?;
+    let exp = Experiment::new(spec)?;
+    search(&exp, opts, Some(&journal))
+}
+
 /// The load, in the spec's unit, that fills each terminal's injection
 /// channel (1 flit per cycle).
 pub fn injection_bound(exp: &Experiment) -> f64 {
@@ -316,6 +334,14 @@ pub fn injection_bound(exp: &Experiment) -> f64 {
 pub fn saturate_experiment(
     exp: &Experiment,
     opts: &SaturateOptions,
+) -> Result<SaturateResult, SimError> {
+    search(exp, opts, None)
+}
+
+fn search(
+    exp: &Experiment,
+    opts: &SaturateOptions,
+    journal: Option<&Journal>,
 ) -> Result<SaturateResult, SimError> {
     let wall = Instant::now();
     let unit = exp.spec().traffic.load_unit;
@@ -338,10 +364,27 @@ pub fn saturate_experiment(
         )
         .into());
     }
-    let run = |load: f64| point(exp, load, exp.run_at(load), opts);
+    // Each load is taken from the journal when it holds it, else run and
+    // written there.
+    let measure = |load: f64, stoppable: bool| -> Result<SaturatePoint, SimError> {
+        if let Some(p) = journal.and_then(|j| j.recall(load, stoppable)) {
+            return Ok(p);
+        }
+        let r = if stoppable {
+            exp.run_at(load)
+        } else {
+            exp.run_at_unstopped(load)
+        };
+        let p = point(exp, load, r, opts)?;
+        if let Some(j) = journal {
+            j.record(&p)?;
+        }
+        Ok(p)
+    };
+    let run = |load: f64| measure(load, true);
     let pair = |a: f64, b: f64| {
-        let (ra, rb) = rayon::join(|| exp.run_at(a), || exp.run_at(b));
-        Ok::<_, SimError>((point(exp, a, ra, opts)?, point(exp, b, rb, opts)?))
+        let (pa, pb) = rayon::join(|| run(a), || run(b));
+        Ok::<_, SimError>((pa?, pb?))
     };
     let mut points: Vec<SaturatePoint> = Vec::new();
     // The bracket: `lo` the highest load measured sustained (an index into
@@ -422,7 +465,7 @@ pub fn saturate_experiment(
         else {
             break;
         };
-        points[i] = point(exp, h, exp.run_at_unstopped(h), opts)?;
+        points[i] = measure(h, false)?;
         if !points[i].sustained {
             break;
         }

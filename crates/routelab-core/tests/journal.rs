@@ -1,0 +1,150 @@
+//! A saturation search's journal: a search killed half-way and started
+//! again simulates only what it had not finished, and reaches the same
+//! answer.
+
+#[allow(dead_code)] // the helpers other test files use
+mod common;
+
+use common::quick;
+use routelab_core::sim::{self, PointStatus, SaturateOptions, SaturateResult, SimError, Spec};
+use std::path::PathBuf;
+
+/// A search that grows past the knee into loads stopped for their
+/// backlog, so that the journal also holds a stopped load and its whole
+/// rerun.
+fn search_spec() -> (Spec, SaturateOptions) {
+    let mut s = quick("torus:8x8", "dor");
+    s.traffic.pattern = Some("uniform".into());
+    s.traffic.packet_flits = Some(4);
+    s.run.warmup_periods = 4;
+    s.run.convergence = 0.1;
+    s.run.drain_unconverged = false;
+    s.run.stop_backlog = Some(0.1);
+    let opts = SaturateOptions {
+        low: 0.05,
+        high: Some(0.1),
+        resolution: Some(0.02),
+        ..Default::default()
+    };
+    (s, opts)
+}
+
+fn fresh(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("routelab-journal-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+fn lines(path: &PathBuf) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The saturation, the final bracket, and each load with its verdict.
+type Answer = (Option<f64>, f64, Option<f64>, Vec<(f64, PointStatus)>);
+
+fn answer(r: &SaturateResult) -> Answer {
+    let points = r.points.iter().map(|p| (p.load, p.status)).collect();
+    (r.saturation, r.bracket_low, r.bracket_high, points)
+}
+
+#[test]
+fn a_search_killed_half_way_resumes_from_its_journal_with_the_same_answer() {
+    let (s, opts) = search_spec();
+    let plain = sim::saturate(&s, &opts).unwrap();
+    let path = fresh("whole.jsonl");
+    let journaled = sim::saturate_journaled(&s, &opts, &path).unwrap();
+    assert_eq!(answer(&plain), answer(&journaled));
+    // A header, then each load as it was measured, stopped ones too (a
+    // load there twice is a stopped upper end run again whole).
+    let written = lines(&path);
+    assert!(written[0].contains("routelab saturation search"));
+    let measured: Vec<sim::SaturatePoint> = written[1..]
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(measured.iter().any(|p| p.status == PointStatus::Backlog));
+    for p in &journaled.points {
+        let at: Vec<_> = measured.iter().filter(|q| q.load == p.load).collect();
+        assert_eq!(at.last().unwrap(), &p, "{written:?}");
+        if at.len() == 2 {
+            assert_eq!(at[0].status, PointStatus::Backlog);
+        }
+        assert!(at.len() <= 2);
+    }
+    assert!(measured.len() >= journaled.points.len());
+
+    // Started again on the whole journal: nothing runs again (each point,
+    // its wall time too, is the one written), and nothing is appended.
+    let again = sim::saturate_journaled(&s, &opts, &path).unwrap();
+    assert_eq!(again.points, journaled.points);
+    assert_eq!(lines(&path), written);
+
+    // Killed after three loads, half-way through writing the fourth: the
+    // three are kept, the cut line is dropped, the rest is run, and the
+    // answer and the loads are those of the whole search.
+    let killed = fresh("killed.jsonl");
+    let cut = &written[4][..written[4].len() / 2];
+    std::fs::write(&killed, written[..4].join("\n") + "\n" + cut).unwrap();
+    let resumed = sim::saturate_journaled(&s, &opts, &killed).unwrap();
+    assert_eq!(answer(&resumed), answer(&journaled));
+    let kept: Vec<_> = written[1..4].to_vec();
+    assert_eq!(lines(&killed)[1..4], kept[..]);
+    assert_eq!(lines(&killed).len(), written.len());
+    assert_eq!(resumed.points.len(), journaled.points.len());
+    for line in &kept {
+        let p: sim::SaturatePoint = serde_json::from_str(line).unwrap();
+        let now = resumed.points.iter().find(|q| q.load == p.load).unwrap();
+        assert_eq!(now.wall_seconds, p.wall_seconds, "{p:?} ran again");
+    }
+}
+
+#[test]
+fn a_journal_of_another_search_or_a_malformed_line_is_refused_by_name() {
+    let (s, opts) = search_spec();
+    let path = fresh("other.jsonl");
+    sim::saturate_journaled(&s, &opts, &path).unwrap();
+    let journal_error = |s: &Spec, o: &SaturateOptions| {
+        let e = sim::saturate_journaled(s, o, &path).unwrap_err();
+        assert!(matches!(e, SimError::Journal { .. }), "{e:?}");
+        e.to_string()
+    };
+    // Other options, or another spec.
+    let wider = SaturateOptions {
+        resolution: Some(0.01),
+        ..opts.clone()
+    };
+    let e = journal_error(&s, &wider);
+    assert!(
+        e.contains("line 1") && e.contains("another spec or other options"),
+        "{e}"
+    );
+    let mut other = s.clone();
+    other.run.seed += 1;
+    assert!(journal_error(&other, &opts).contains("another spec"));
+    // A line in the middle that is not a load names its number.
+    let mut written = lines(&path);
+    written[2] = "{\"load\": oops".into();
+    std::fs::write(&path, written.join("\n") + "\n").unwrap();
+    let e = journal_error(&s, &opts);
+    assert!(
+        e.contains("line 3") && e.contains("not a measured load"),
+        "{e}"
+    );
+    // Not a journal at all.
+    std::fs::write(
+        &path,
+        "{\"journal\": \"a shopping list\", \"spec\": \"\", \"options\": {}}\n",
+    )
+    .unwrap();
+    assert!(journal_error(&s, &opts).contains("not a saturation search's journal"));
+    // A folder that does not exist.
+    let nowhere = path.join("no/such/folder.jsonl");
+    let e = sim::saturate_journaled(&s, &opts, &nowhere).unwrap_err();
+    assert!(e.to_string().contains("no/such/folder.jsonl"), "{e}");
+}
