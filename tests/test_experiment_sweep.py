@@ -348,3 +348,32 @@ def test_a_sim_sweep_warns_once_of_buffers_short_of_the_round_trip(tmp_path, cap
     warnings = [ln for ln in capsys.readouterr().err.splitlines() if "warning" in ln]
     assert len(warnings) == 2
     assert all("router.buffer_flits >= 33" in w for w in warnings)
+
+
+def test_the_example_dragonfly_sweep_runs_and_obeys_its_bounds(tmp_path):
+    # The example at two loads: at full load MIN carries at most 1/(a p) =
+    # 1/8 per terminal under group-shift, and Valiant at most h / 2p = 1/2
+    # of traffic between groups (uniform traffic keeps 7 of 71 destinations
+    # in the source's group: 1/2 / (64/71)).
+    text = (
+        Path(__file__).parent.parent / "examples" / "sweeps" / "dragonfly-routing.toml"
+    ).read_text()
+    spec = tmp_path / "dragonfly.toml"
+    spec.write_text(
+        text.replace(
+            "load = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0]", "load = [0.1, 1.0]"
+        )
+    )
+    outcome = routelab.sweep(spec, tmp_path / "out")
+    assert (outcome.total, outcome.ok, outcome.failed) == (30, 30, 0)
+    df = routelab.results(tmp_path / "out")
+    full = df[df["traffic.load"] == 1.0].set_index(["routing.algorithm", "traffic.pattern"])
+    full = full["accepted"]
+    assert full["df-min", "group-shift"] <= 1 / 8 + 0.01
+    valiant = full.xs("df-val", level="routing.algorithm")
+    bound = {"uniform": 0.5 * 71 / 64, "group-shift": 0.5, "group-permutation": 0.5}
+    for pattern, accepted in valiant.items():
+        assert accepted <= bound[pattern] + 0.02, (pattern, accepted)
+    assert full["df-ugal-g", "group-shift"] > 2 * full["df-min", "group-shift"]
+    low = df[df["traffic.load"] == 0.1]
+    assert (low["accepted"] >= 0.9 * low["offered"]).all()

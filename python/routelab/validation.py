@@ -54,6 +54,11 @@ HOP_ROUTERS: dict[str, tuple[str, ...] | None] = {
     "ofr": None,
     "rdr": None,
     "dispersive": ("kary-ntree", "xgft", "clos"),
+    "df-min": ("dragonfly",),
+    "df-val": ("dragonfly",),
+    "df-ugal-l": ("dragonfly",),
+    "df-ugal-g": ("dragonfly",),
+    "df-par": ("dragonfly",),
 }
 
 #: Hop routers with options or a switch model other than the default, by the
@@ -79,8 +84,20 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
 #: channel dependency graph of the tables they compute).
 ENGINES = ("dfsssp", "lash", "nue", "updown", "dnup", "torus-2qos", "dmodk", "ftree")
 
-#: Hop routers that may take longer paths than the shortest.
-DEROUTING = {"por", "ofr", "rdr", "dispersive"}
+#: Hop routers that may take longer paths than the shortest (a dragonfly's
+#: minimal route, local-global-local, can be longer than two global hops
+#: through a third group).
+DEROUTING = {
+    "por",
+    "ofr",
+    "rdr",
+    "dispersive",
+    "df-min",
+    "df-val",
+    "df-ugal-l",
+    "df-ugal-g",
+    "df-par",
+}
 
 #: Routers whose candidates are exactly a table engine's routes.
 SAME_AS_ENGINE = {"dor": "dor"}

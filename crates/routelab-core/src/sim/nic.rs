@@ -224,6 +224,7 @@ impl<'a> super::state::Sim<'a> {
                     port_ch: &self.port_ch[ports],
                     vc: &self.vc,
                     ch: &self.ch,
+                    waiters: &self.waiters,
                 };
                 let w = self.nic_words;
                 let mut ctx = RouterCtx::new(&mut self.nic_rng[ti], &mut self.counters)

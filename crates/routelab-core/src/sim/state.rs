@@ -278,6 +278,8 @@ pub(super) struct View<'a> {
     pub port_ch: &'a [u32],
     pub vc: &'a [Vc],
     pub ch: &'a [Chan],
+    /// Per channel: the heads waiting for one of its VCs.
+    pub waiters: &'a [Vec<(u32, u16)>],
 }
 
 impl View<'_> {
@@ -342,6 +344,26 @@ impl LocalView for View<'_> {
         self.ch
             .get(c.index())
             .is_some_and(|ch| ch.held != 0 || ch.busy.saturating_add(recent_ps) > self.now)
+    }
+
+    fn channel_waiting(&self, c: ChannelId) -> Option<u32> {
+        let w = self.waiters.get(c.index())?;
+        // Entries of heads served since are stale (their buffer moved on).
+        Some(
+            w.iter()
+                .filter(|&&(b, g)| self.vc.get(b as usize).is_some_and(|v| v.gen == g))
+                .count() as u32,
+        )
+    }
+
+    fn channel_occupancy(&self, c: ChannelId) -> Option<u32> {
+        let first = c.index().checked_shl(self.vshift)?;
+        let vcs = self.vc.get(first..first + self.vcs)?;
+        Some(
+            vcs.iter()
+                .map(|v| self.capacity - v.credits_at(self.now).min(self.capacity))
+                .sum(),
+        )
     }
 }
 

@@ -405,6 +405,7 @@ impl<'a> super::state::Sim<'a> {
                 port_ch: &self.port_ch[ports.clone()],
                 vc: &self.vc,
                 ch: &self.ch,
+                waiters: &self.waiters,
             };
             let mut ctx = RouterCtx::new(&mut self.sw_rng[sw], &mut self.counters);
             router.route(&hdr, &here, &view, &mut ctx, &mut self.cands);

@@ -60,6 +60,7 @@ impl super::state::Sim<'_> {
                 port_ch: &self.port_ch[base..base + nports],
                 vc: &self.vc,
                 ch: &self.ch,
+                waiters: &self.waiters,
             };
             let mut ctx = RouterCtx::new(&mut rng, &mut counters);
             self.router

@@ -2,7 +2,7 @@
 //! neighbourhoods precomputed, so that a destination costs O(1) and no
 //! allocation on the simulator's hot path.
 
-use super::{grid, index, local::Local, matching, BisectDir, Pattern, TrafficError};
+use super::{grid, groups, index, local::Local, matching, BisectDir, Pattern, TrafficError};
 use crate::network::Network;
 use crate::rng;
 use rand::Rng;
@@ -98,6 +98,10 @@ impl Pattern {
                 &mut random("table"),
             )),
             Pattern::Bridge => Kind::Table(matching::bridge(net)?),
+            Pattern::GroupShift { by } => Kind::Table(groups::group_shift(net, by)?),
+            Pattern::GroupPermutation => {
+                Kind::Table(groups::group_permutation(net, &mut random("table"))?)
+            }
         };
         Ok(BoundPattern {
             pattern: self.clone(),

@@ -16,6 +16,7 @@
 mod bound;
 mod error;
 mod grid;
+mod groups;
 mod index;
 mod local;
 mod matching;

@@ -102,6 +102,22 @@ pub enum Pattern {
     /// for routes between two leaves belong to the same two leaves. Terminals
     /// beyond the smaller group's size and an odd last group stay idle.
     Bridge,
+    /// Every terminal sends to its slot (same index within the group) in
+    /// the group `by` further, modulo the number of groups: a dragonfly's
+    /// groups, in the generator's order. With `by = 1` every group loads
+    /// the one global link to the next: the worst case for minimal routing.
+    GroupShift {
+        #[serde(default = "one")]
+        by: u32,
+    },
+    /// A random derangement of the groups drawn from the bound seed, every
+    /// terminal to its slot in its group's image (a dragonfly's "random
+    /// group permutation").
+    GroupPermutation,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// How the local pattern counts switch hops.
@@ -199,6 +215,16 @@ pub const PATTERNS: &[PatternInfo] = &[
         "bridge",
         "bridge  (pairs of switches exchange; geoffray2008 5.4)",
     ),
+    PatternInfo {
+        name: "group-shift",
+        usage: "group-shift[:by=1]  (every terminal to its slot in the group `by` further; a dragonfly's worst case)",
+        keys: &["by"],
+        positional: Some("by"),
+    },
+    info(
+        "group-permutation",
+        "group-permutation  (a random derangement of a dragonfly's groups)",
+    ),
 ];
 
 /// Accepted alternative names: BookSim's names for the same patterns
@@ -294,6 +320,13 @@ impl Pattern {
                 },
             },
             "bridge" => Pattern::Bridge,
+            "group-shift" => Pattern::GroupShift {
+                by: match args.raw("by") {
+                    None => 1,
+                    Some(_) => args.u32("by", 1, u32::MAX, "groups further")?,
+                },
+            },
+            "group-permutation" => Pattern::GroupPermutation,
             other => unreachable!("pattern '{other}' is registered but not parsed"),
         };
         Ok(pattern)
@@ -316,6 +349,8 @@ impl Pattern {
             Pattern::Hotspot { .. } => "hotspot",
             Pattern::Bisect { .. } => "bisect",
             Pattern::Bridge => "bridge",
+            Pattern::GroupShift { .. } => "group-shift",
+            Pattern::GroupPermutation => "group-permutation",
         }
     }
 
@@ -353,6 +388,7 @@ impl fmt::Display for Pattern {
             Pattern::Bisect {
                 dir: BisectDir::One,
             } => out.write_str("bisect:dir=one"),
+            Pattern::GroupShift { by } if *by != 1 => write!(out, "group-shift:by={by}"),
             other => out.write_str(other.name()),
         }
     }

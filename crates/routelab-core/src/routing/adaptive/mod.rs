@@ -53,6 +53,7 @@
 //! | `dor-bubble` | `dor_bubble.rs` | dimension order with bubble flow control instead of datelines (one VC suffices on a torus) |
 //! | `por` | `por.rs` | Pick-Orthant Routing: at injection an orthant by versaci2013's profit (eq. 15, `eta` = 1.0), then minimal inside it, ABR-style |
 //! | `ofr` | `ofr.rs` | OutFlank Routing (versaci2013 §3): at injection a Wraparound or OutFlank IDN by eqs. (15)-(17) (`eta` = 2.0, `delta` = 2), two minimal ABR phases, escape split into VS1/VS2 (`split`) |
+//! | `df-min`, `df-val`, `df-ugal-l`, `df-ugal-g`, `df-par` | `dragonfly.rs` | dragonfly MIN, Valiant, UGAL-L, UGAL-G and progressive adaptive routing, VCs by hop class |
 //! | `rdr` | `rdr.rs` | Randomized Dynamic Routing (parker §3): a random viable dimension per hop on the adaptive VCs, over an ABR bubble escape (deadlock-free; parker's single-VC rule is not) |
 //! | (shared) | `torus_geometry.rs` | coordinates, minimal directions, bubble needs shared by the torus routers |
 //! | any engine | `table.rs` | the engine's tables or source routes, lanes mapped onto VCs |
@@ -73,6 +74,7 @@ pub mod bubble;
 pub mod dispersive;
 pub mod dor;
 pub mod dor_bubble;
+pub mod dragonfly;
 pub mod duato;
 pub mod ofr;
 pub mod por;
@@ -235,6 +237,22 @@ pub trait LocalView {
     /// cannot see beyond its switch says no.
     fn channel_in_use(&self, _c: ChannelId, _recent_ps: u64) -> bool {
         false
+    }
+
+    /// Flits occupying (or on their way to) the buffers at the far end of
+    /// any channel `c` of the network, over all its VCs: the global queue
+    /// information of UGAL-G. `None` from a view that cannot see beyond
+    /// its switch.
+    fn channel_occupancy(&self, _c: ChannelId) -> Option<u32> {
+        None
+    }
+
+    /// Packet heads waiting at the switch that sends on any channel `c`
+    /// of the network for one of its VCs: the queue in front of it in an
+    /// input-queued switch (UGAL-G's global queue). `None` from a view that
+    /// cannot see beyond its switch.
+    fn channel_waiting(&self, _c: ChannelId) -> Option<u32> {
+        None
     }
 
     /// Flits occupying (or on their way to) the next buffer of `(port, vc)`.
@@ -680,6 +698,11 @@ routers! { $
     "ofr" => Ofr(ofr::OfrRouter), "OutFlank Routing: derouting via an IDN (versaci2013)";
     "rdr" => Rdr(rdr::RdrRouter), "randomized dynamic routing over a bubble escape (parker)";
     "dispersive" => Dispersive(dispersive::DispersiveRouter), "NIC picks a source route per packet: static, random, adaptive, probing";
+    "df-min" => DfMin(dragonfly::DragonflyRouter<dragonfly::Min>), "dragonfly minimal: local, global, local hop";
+    "df-val" => DfVal(dragonfly::DragonflyRouter<dragonfly::Val>), "dragonfly Valiant: minimal to a random intermediate group, then to the destination";
+    "df-ugal-l" => DfUgalL(dragonfly::DragonflyRouter<dragonfly::UgalL>), "dragonfly UGAL-L: minimal or Valiant at the source, by local queues";
+    "df-ugal-g" => DfUgalG(dragonfly::DragonflyRouter<dragonfly::UgalG>), "dragonfly UGAL-G: minimal or Valiant at the source, by the global channels' queues";
+    "df-par" => DfPar(dragonfly::DragonflyRouter<dragonfly::Par>), "dragonfly PAR: UGAL-L at the source, decided again at the source group's gateway";
 }
 
 /// `dispatch!(router, r => expr)`: `expr` with `r` bound to the concrete
@@ -962,9 +985,15 @@ mod tests {
     #[test]
     fn registry_builds_by_name_and_names_the_valid_ones() {
         let net = crate::network::spec::build("torus:4x4").unwrap();
+        let dragonfly = crate::network::spec::build("dragonfly:a=2,p=1,h=1").unwrap();
         let o = RouterOptions::default();
         for name in ADAPTIVE {
-            assert_eq!(build(&net, name, &o).unwrap().name(), *name);
+            let on = if name.starts_with("df-") {
+                &dragonfly
+            } else {
+                &net
+            };
+            assert_eq!(build(on, name, &o).unwrap().name(), *name);
         }
         assert!(matches!(
             build(&net, "updown", &o).unwrap(),

@@ -1,0 +1,808 @@
+//! Dragonfly routers (Kim, Dally, Scott & Abts 2008; Jiang, Kim & Dally
+//! 2009): MIN, VAL, UGAL-L, UGAL-G and PAR, computed from the cabling
+//! (no tables).
+//!
+//! - `df-min`: minimal. In the source group a local hop to the router
+//!   holding the global link to the destination group (none if the source
+//!   router holds it), that global link, then a local hop to the
+//!   destination router. Minimal in global hops, as the dragonfly
+//!   literature counts it: a path through a third group can take fewer
+//!   switch hops (global, global) than local, global, local.
+//! - `df-val`: Valiant. Minimal to a uniformly random intermediate group
+//!   (neither the source's nor the destination's), then minimal to the
+//!   destination: two global hops, up to five hops.
+//! - `df-ugal-l`: at the source router, minimal or Valiant (through a
+//!   random intermediate group) by UGAL's rule: the Valiant path when
+//!   `q_min * H_min > q_val * H_val + threshold`, `q` the flits queued on
+//!   the path's first output port at the source router (all its VCs), `H`
+//!   the path's switch-to-switch hops.
+//! - `df-ugal-g`: the same rule with `q` the source router's first output
+//!   port plus the queue of the path's first global channel, read at its
+//!   gateway wherever that is: the flits in the channel's downstream
+//!   buffers and the packets waiting at the gateway for one of its VCs (in
+//!   an input-queued switch the queue in front of an output is those
+//!   heads). That is the global queue information of the paper's UGAL-G.
+//!   It reads channels beyond its switch, so a simulation split over
+//!   threads refuses it.
+//! - `df-par`: progressive adaptive routing. UGAL-L at the source router;
+//!   a packet sent minimally is judged again, by the same rule, at the
+//!   router of its source group that holds the global link (the gateway),
+//!   and may leave there for the intermediate group instead.
+//!
+//! Traffic within a group goes minimally (one local hop) under every
+//! router. The intermediate group of a packet is drawn once, at its
+//! source.
+//!
+//! **Deadlock freedom: VCs by hop class.** Every hop belongs to a class,
+//! and along any route the classes strictly increase in the order
+//! `L0 < L0' < G0 < L1 < G1 < L2` (local hops in the source group, the
+//! second one only under PAR; the first global hop; a local hop in the
+//! intermediate group; the second global hop; a local hop in the
+//! destination group). Global hop `i` (counted from 0) takes global class
+//! `i`; a local hop before any global hop takes class 0 (PAR's second,
+//! class 1); a local hop after `i` global hops takes class `i` (`i + 1`
+//! under PAR). Each class has its own VCs on its channels, so every channel
+//! dependency goes from a lower class to a higher one: the channel
+//! dependency graph is acyclic. Classes needed (VCs per port): MIN 2,
+//! VAL and UGAL 3, PAR 4. With more VCs than that, class `c` uses VCs
+//! `c, c + n, c + 2n, ...` (`n` the classes needed), all offered.
+//!
+//! Options: `threshold` (UGAL-L, UGAL-G and PAR: flits added to the
+//! Valiant side, default 0). Counters: `minimal` and `nonminimal` (the
+//! decision at the source, per packet), `par_reroutes` (PAR: packets that
+//! left their source group's gateway for the intermediate group).
+//!
+//! Needs a network whose structure is a dragonfly with the generator's
+//! numbering (router `r` of group `g` is switch `g * a + r`), as
+//! `dragonfly:a=..,p=..,h=..` builds it or as a dump of one is recognised:
+//! every group fully connected and a global link between every two
+//! groups.
+
+use super::{
+    AnyRouter, BuildRouter, Candidate, Candidates, Header, Here, HopRouter, LocalView, RouterCtx,
+    RouterOptions,
+};
+use crate::network::{ChannelId, Network, PortId, Structure};
+use crate::routing::RoutingError;
+use rand::Rng as _;
+use std::marker::PhantomData;
+
+/// One dragonfly router: how it picks between the minimal and the
+/// Valiant path.
+pub trait Policy: Send + Sync + 'static {
+    const NAME: &'static str;
+    /// VCs per port (hop classes) needed.
+    const CLASSES: u8;
+    /// Whether local hops after the first global one shift up a class
+    /// (PAR's second source-group hop takes class 1).
+    const PAR: bool = false;
+    /// What the decision at the source reads.
+    const READS: Reads;
+    /// Whether a packet between groups always goes through an
+    /// intermediate group (VAL) rather than minimally (MIN).
+    const ALWAYS_VALIANT: bool = false;
+    /// The router as the registry's variant.
+    fn wrap(r: DragonflyRouter<Self>) -> AnyRouter
+    where
+        Self: Sized;
+}
+
+/// What a policy's decision reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reads {
+    /// Nothing: MIN and VAL.
+    Nothing,
+    /// The source router's output queues: UGAL-L and PAR.
+    Local,
+    /// The global channels' queues anywhere: UGAL-G.
+    Global,
+}
+
+pub struct Min;
+pub struct Val;
+pub struct UgalL;
+pub struct UgalG;
+pub struct Par;
+
+impl Policy for Min {
+    fn wrap(r: DragonflyRouter<Self>) -> AnyRouter {
+        AnyRouter::DfMin(r)
+    }
+    const NAME: &'static str = "df-min";
+    const CLASSES: u8 = 2;
+    const READS: Reads = Reads::Nothing;
+}
+impl Policy for Val {
+    fn wrap(r: DragonflyRouter<Self>) -> AnyRouter {
+        AnyRouter::DfVal(r)
+    }
+    const NAME: &'static str = "df-val";
+    const CLASSES: u8 = 3;
+    const READS: Reads = Reads::Nothing;
+    const ALWAYS_VALIANT: bool = true;
+}
+impl Policy for UgalL {
+    fn wrap(r: DragonflyRouter<Self>) -> AnyRouter {
+        AnyRouter::DfUgalL(r)
+    }
+    const NAME: &'static str = "df-ugal-l";
+    const CLASSES: u8 = 3;
+    const READS: Reads = Reads::Local;
+}
+impl Policy for UgalG {
+    fn wrap(r: DragonflyRouter<Self>) -> AnyRouter {
+        AnyRouter::DfUgalG(r)
+    }
+    const NAME: &'static str = "df-ugal-g";
+    const CLASSES: u8 = 3;
+    const READS: Reads = Reads::Global;
+}
+impl Policy for Par {
+    fn wrap(r: DragonflyRouter<Self>) -> AnyRouter {
+        AnyRouter::DfPar(r)
+    }
+    const NAME: &'static str = "df-par";
+    const CLASSES: u8 = 4;
+    const PAR: bool = true;
+    const READS: Reads = Reads::Local;
+}
+
+/// The global link a group uses towards another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Gateway {
+    /// The router of the group (index in the group) holding the link.
+    router: u32,
+    /// Its port.
+    port: PortId,
+    /// The channel.
+    channel: ChannelId,
+    /// The router of the other group (index in its group) it arrives at.
+    arrives: u32,
+}
+
+/// A dragonfly's groups, read off its cabling.
+#[derive(Debug, Clone)]
+pub struct DragonflyGeometry {
+    /// Routers per group.
+    pub a: u32,
+    pub groups: u32,
+    /// The switch index and ejection port of each terminal.
+    terminal: Vec<(u32, PortId)>,
+    /// `local[s * a + r]`: the port from switch `s` to router `r` of its group.
+    local: Vec<PortId>,
+    /// `gateway[g * groups + t]`: group `g`'s global link to group `t`.
+    gateway: Vec<Gateway>,
+    /// Per channel: the group it leads to when it joins two groups,
+    /// `LOCAL` within a group, `NONE` to or from a terminal.
+    hop_to: Vec<u32>,
+}
+
+const NONE: u32 = u32::MAX;
+const LOCAL: u32 = u32::MAX - 1;
+
+impl DragonflyGeometry {
+    /// The groups of `net`, a dragonfly in the generator's numbering;
+    /// `router` names the router in errors.
+    pub fn new(net: &Network, router: &'static str) -> Result<Self, RoutingError> {
+        let unfit = |found: String| RoutingError::Unfit {
+            engine: router,
+            needs: "a dragonfly (fully connected groups, a global link between every two)".into(),
+            network: net.name().to_string(),
+            found,
+        };
+        let &Structure::Dragonfly { a, groups, .. } = net.structure() else {
+            return Err(unfit(net.structure().family_with_article()));
+        };
+        let switches = net.switches().len();
+        if u64::from(a) * u64::from(groups) != switches as u64 || groups < 3 {
+            return Err(unfit(format!(
+                "{switches} switches, not {groups} groups of {a} (at least 3 groups)"
+            )));
+        }
+        let (a_us, g_us) = (a as usize, groups as usize);
+        let mut local = vec![PortId(0); switches * a_us];
+        let unset = Gateway {
+            router: NONE,
+            port: PortId(0),
+            channel: ChannelId(NONE),
+            arrives: NONE,
+        };
+        let mut gateway = vec![unset; g_us * g_us];
+        let mut hop_to = vec![NONE; net.channel_count()];
+        for (s, &node) in net.switches().iter().enumerate() {
+            let g = s / a_us;
+            for &c in net.out_channels(node) {
+                let ch = net.channel(c);
+                if !net.is_switch(ch.dst) {
+                    continue;
+                }
+                let j = net.kind_index(ch.dst);
+                if j / a_us == g {
+                    local[s * a_us + j % a_us] = ch.src_port;
+                    hop_to[c.index()] = LOCAL;
+                } else {
+                    hop_to[c.index()] = (j / a_us) as u32;
+                    let gw = &mut gateway[g * g_us + j / a_us];
+                    if gw.router == NONE {
+                        *gw = Gateway {
+                            router: (s % a_us) as u32,
+                            port: ch.src_port,
+                            channel: c,
+                            arrives: (j % a_us) as u32,
+                        };
+                    }
+                }
+            }
+            for r in (0..a_us).filter(|&r| r != s % a_us) {
+                if local[s * a_us + r].0 == 0 {
+                    return Err(unfit(format!(
+                        "switch {} without a link to router {r} of its group",
+                        net.label(node)
+                    )));
+                }
+            }
+        }
+        for g in 0..g_us {
+            for t in (0..g_us).filter(|&t| t != g) {
+                if gateway[g * g_us + t].router == NONE {
+                    return Err(unfit(format!("no global link from group {g} to group {t}")));
+                }
+            }
+        }
+        let mut terminal = Vec::with_capacity(net.terminals().len());
+        for &t in net.terminals() {
+            // The switch's port that receives from the terminal sends to it.
+            let eject = net
+                .out_channels(t)
+                .first()
+                .map(|&c| net.channel(c))
+                .filter(|ch| net.is_switch(ch.dst))
+                .map(|ch| (net.kind_index(ch.dst) as u32, ch.dst_port));
+            match eject {
+                Some(e) => terminal.push(e),
+                None => return Err(unfit(format!("terminal {} on no switch", net.label(t)))),
+            }
+        }
+        Ok(DragonflyGeometry {
+            a,
+            groups,
+            terminal,
+            local,
+            gateway,
+            hop_to,
+        })
+    }
+
+    /// The group of switch `s`.
+    #[inline]
+    pub fn group(&self, s: u32) -> u32 {
+        s / self.a
+    }
+
+    /// The switch of terminal `t`.
+    #[inline]
+    pub fn switch_of(&self, t: u32) -> u32 {
+        self.terminal[t as usize].0
+    }
+
+    #[inline]
+    fn gateway(&self, g: u32, t: u32) -> Gateway {
+        self.gateway[(g * self.groups + t) as usize]
+    }
+
+    #[inline]
+    fn local_port(&self, s: u32, router: u32) -> PortId {
+        self.local[(s * self.a + router) as usize]
+    }
+
+    /// The next hop from switch `s` towards group `goal` (another group):
+    /// the port, and whether it is the global link.
+    #[inline]
+    fn towards_group(&self, s: u32, goal: u32) -> (PortId, bool) {
+        let gw = self.gateway(self.group(s), goal);
+        if s % self.a == gw.router {
+            (gw.port, true)
+        } else {
+            (self.local_port(s, gw.router), false)
+        }
+    }
+
+    /// Switch-to-switch hops of the minimal path from switch `s` to switch `d`.
+    pub fn min_hops(&self, s: u32, d: u32) -> u32 {
+        let (gs, gd) = (self.group(s), self.group(d));
+        if s == d {
+            0
+        } else if gs == gd {
+            1
+        } else {
+            let gw = self.gateway(gs, gd);
+            u32::from(s % self.a != gw.router) + 1 + u32::from(d % self.a != gw.arrives)
+        }
+    }
+
+    /// Hops from switch `s` to switch `d` through group `via`.
+    pub fn valiant_hops(&self, s: u32, via: u32, d: u32) -> u32 {
+        let (gs, gd) = (self.group(s), self.group(d));
+        let first = self.gateway(gs, via);
+        let second = self.gateway(via, gd);
+        u32::from(s % self.a != first.router)
+            + 1
+            + u32::from(first.arrives != second.router)
+            + 1
+            + u32::from(d % self.a != second.arrives)
+    }
+
+    /// The group channel `c` leads to, when it joins two groups.
+    #[inline]
+    fn global_to(&self, c: ChannelId) -> Option<u32> {
+        let g = *self.hop_to.get(c.index())?;
+        (g < LOCAL).then_some(g)
+    }
+
+    /// Whether channel `c` joins two routers of a group.
+    #[inline]
+    fn is_local(&self, c: ChannelId) -> bool {
+        self.hop_to.get(c.index()) == Some(&LOCAL)
+    }
+}
+
+// `Header::state` bits.
+/// Global hops taken (0..=2).
+const GLOBALS: u32 = 0b11;
+/// Local hops taken in the source group, before any global hop (0..=2).
+const SOURCE_LOCALS_SHIFT: u32 = 2;
+const SOURCE_LOCALS: u32 = 0b11 << SOURCE_LOCALS_SHIFT;
+/// Through an intermediate group (`Header::aux` = that group).
+const VALIANT: u32 = 1 << 4;
+/// The intermediate group was reached: on to the destination.
+const REACHED: u32 = 1 << 5;
+
+/// A dragonfly router of policy `P`. See the module docs.
+pub struct DragonflyRouter<P: Policy> {
+    geo: DragonflyGeometry,
+    threshold: f64,
+    policy: PhantomData<P>,
+}
+
+impl<P: Policy> DragonflyRouter<P> {
+    pub fn new(net: &Network, opts: &RouterOptions) -> Result<Self, RoutingError> {
+        let threshold = if P::READS == Reads::Nothing {
+            opts.only(&[])?;
+            0.0
+        } else {
+            opts.only(&["threshold"])?;
+            opts.f64("threshold", 0.0)?
+        };
+        Ok(DragonflyRouter {
+            geo: DragonflyGeometry::new(net, P::NAME)?,
+            threshold,
+            policy: PhantomData,
+        })
+    }
+
+    pub fn geometry(&self) -> &DragonflyGeometry {
+        &self.geo
+    }
+
+    /// The group a packet heads for now.
+    #[inline]
+    fn goal_group(&self, hdr: &Header, dst_switch: u32) -> u32 {
+        if hdr.state & VALIANT != 0 && hdr.state & REACHED == 0 {
+            hdr.aux
+        } else {
+            self.geo.group(dst_switch)
+        }
+    }
+
+    /// The hop class of the next hop (see the module docs).
+    #[inline]
+    fn class(&self, state: u32, global: bool) -> u8 {
+        let globals = (state & GLOBALS) as u8;
+        if global {
+            globals
+        } else if globals == 0 {
+            ((state & SOURCE_LOCALS) >> SOURCE_LOCALS_SHIFT) as u8
+        } else {
+            globals + u8::from(P::PAR)
+        }
+    }
+
+    /// Pushes every VC of `class` on `port`.
+    #[inline]
+    fn push_class(port: PortId, class: u8, vcs: u8, out: &mut Candidates) {
+        let mut v = class;
+        while v < vcs {
+            out.push(port, v);
+            v += P::CLASSES;
+        }
+    }
+
+    /// A random intermediate group for a packet from group `gs` to group
+    /// `gd` (neither of them).
+    fn draw_intermediate(&self, gs: u32, gd: u32, ctx: &mut RouterCtx) -> u32 {
+        let (lo, hi) = (gs.min(gd), gs.max(gd));
+        let mut i = ctx.rng.gen_range(0..self.geo.groups - 2);
+        if i >= lo {
+            i += 1;
+        }
+        if i >= hi {
+            i += 1;
+        }
+        i
+    }
+
+    /// The queue of the path from switch `s` towards group `goal`: the
+    /// flits on its first port at this router and, under UGAL-G, the queue
+    /// of its global channel at its gateway (the flits in the channel's
+    /// downstream buffers, counted once when this router is the gateway,
+    /// and the packets, of `flits` each, waiting there for one of its VCs).
+    fn queue(&self, view: &dyn LocalView, s: u32, goal: u32, flits: u16) -> f64 {
+        let (port, global) = self.geo.towards_group(s, goal);
+        let mut q = view.port_occupancy(port);
+        if P::READS == Reads::Global {
+            let c = self.geo.gateway(self.geo.group(s), goal).channel;
+            if !global {
+                q += view.channel_occupancy(c).unwrap_or(0);
+            }
+            q += view.channel_waiting(c).unwrap_or(0) * u32::from(flits);
+        }
+        f64::from(q)
+    }
+
+    /// UGAL's rule at switch `s` for a packet to switch `d`: whether the
+    /// path through group `via` is the better one.
+    fn valiant_is_better(
+        &self,
+        view: &dyn LocalView,
+        hdr: &Header,
+        s: u32,
+        via: u32,
+        d: u32,
+    ) -> bool {
+        let q_min = self.queue(view, s, self.geo.group(d), hdr.flits);
+        let q_val = self.queue(view, s, via, hdr.flits);
+        let h_min = f64::from(self.geo.min_hops(s, d));
+        let h_val = f64::from(self.geo.valiant_hops(s, via, d));
+        q_min * h_min > q_val * h_val + self.threshold
+    }
+
+    /// PAR: whether a packet sent minimally, at the gateway of its source
+    /// group, leaves for its intermediate group instead.
+    #[inline]
+    fn par_reroutes(&self, hdr: &Header, s: u32, d: u32, view: &dyn LocalView) -> bool {
+        P::PAR
+            && hdr.state & (VALIANT | GLOBALS) == 0
+            && self.geo.group(s) != self.geo.group(d)
+            && hdr.aux != NONE
+            && self.geo.towards_group(s, self.geo.group(d)).1
+            && self.valiant_is_better(view, hdr, s, hdr.aux, d)
+    }
+}
+
+impl<P: Policy> BuildRouter for DragonflyRouter<P> {
+    fn build(net: &Network, opts: &RouterOptions) -> Result<AnyRouter, RoutingError> {
+        Ok(P::wrap(DragonflyRouter::<P>::new(net, opts)?))
+    }
+}
+
+impl<P: Policy> HopRouter for DragonflyRouter<P> {
+    fn name(&self) -> &str {
+        P::NAME
+    }
+
+    fn vcs_needed(&self) -> u8 {
+        P::CLASSES
+    }
+
+    fn reads_view(&self) -> bool {
+        P::READS != Reads::Nothing
+    }
+
+    fn reads_remote_channels(&self) -> bool {
+        P::READS == Reads::Global
+    }
+
+    fn counters(&self) -> Vec<String> {
+        let mut c = vec!["minimal".to_string(), "nonminimal".to_string()];
+        if P::PAR {
+            c.push("par_reroutes".into());
+        }
+        c
+    }
+
+    fn source(&self, hdr: &mut Header, view: &dyn LocalView, ctx: &mut RouterCtx) {
+        hdr.state = 0;
+        hdr.aux = NONE;
+        let s = self.geo.switch_of(hdr.origin);
+        let d = self.geo.switch_of(hdr.target);
+        let (gs, gd) = (self.geo.group(s), self.geo.group(d));
+        let minimal_only = P::READS == Reads::Nothing && !P::ALWAYS_VALIANT;
+        if gs == gd || minimal_only {
+            ctx.count(0);
+            return;
+        }
+        let via = self.draw_intermediate(gs, gd, ctx);
+        hdr.aux = via;
+        let valiant = P::ALWAYS_VALIANT || {
+            P::READS != Reads::Nothing && self.valiant_is_better(view, hdr, s, via, d)
+        };
+        if valiant {
+            hdr.state |= VALIANT;
+            ctx.count(1);
+        } else {
+            ctx.count(0);
+        }
+    }
+
+    #[inline]
+    fn route(
+        &self,
+        hdr: &Header,
+        here: &Here,
+        view: &dyn LocalView,
+        _ctx: &mut RouterCtx,
+        out: &mut Candidates,
+    ) {
+        let s = here.switch_index;
+        let (d, eject) = self.geo.terminal[hdr.target as usize];
+        if s == d {
+            for v in 0..here.vcs {
+                out.push(eject, v);
+            }
+            return;
+        }
+        let goal = if self.par_reroutes(hdr, s, d, view) {
+            hdr.aux
+        } else {
+            self.goal_group(hdr, d)
+        };
+        let (port, global) = if self.geo.group(s) == goal {
+            (self.geo.local_port(s, d % self.geo.a), false)
+        } else {
+            self.geo.towards_group(s, goal)
+        };
+        Self::push_class(port, self.class(hdr.state, global), here.vcs, out);
+    }
+
+    #[inline]
+    fn forwarded(
+        &self,
+        hdr: &mut Header,
+        here: &Here,
+        chosen: Candidate,
+        channel: ChannelId,
+        ctx: &mut RouterCtx,
+    ) {
+        let s = here.switch_index;
+        if P::PAR && hdr.state & (VALIANT | GLOBALS) == 0 && hdr.aux != NONE {
+            // Which way the gateway sent it: towards the intermediate group.
+            let d = self.geo.switch_of(hdr.target);
+            let (min_port, _) = self.geo.towards_group(s, self.geo.group(d));
+            if self.geo.group(s) != self.geo.group(d) && chosen.port != min_port {
+                hdr.state |= VALIANT;
+                ctx.count(2);
+            }
+        }
+        match self.geo.global_to(channel) {
+            Some(g) => {
+                hdr.state += 1;
+                if hdr.state & VALIANT != 0 && g == hdr.aux {
+                    hdr.state |= REACHED;
+                }
+            }
+            None if hdr.state & GLOBALS == 0 && self.geo.is_local(channel) => {
+                let locals = ((hdr.state & SOURCE_LOCALS) >> SOURCE_LOCALS_SHIFT) + 1;
+                hdr.state = hdr.state & !SOURCE_LOCALS | locals.min(3) << SOURCE_LOCALS_SHIFT;
+            }
+            None => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::torus_geometry::test_view::FixedView;
+    use super::*;
+    use crate::network::spec;
+
+    fn geometry(topology: &str) -> DragonflyGeometry {
+        DragonflyGeometry::new(&spec::build(topology).unwrap(), "df-min").unwrap()
+    }
+
+    #[test]
+    fn groups_and_gateways_are_read_off_the_cabling() {
+        // a = 4, h = 2: 9 groups of 4 routers, each pair of groups joined once.
+        let g = geometry("dragonfly:a=4,p=2,h=2");
+        assert_eq!((g.a, g.groups), (4, 9));
+        assert_eq!(g.switch_of(0), 0);
+        assert_eq!(g.switch_of(2 * 4 * 9 - 1), 35);
+        for s in 0..36 {
+            for d in 0..36 {
+                let h = g.min_hops(s, d);
+                assert!(h <= 3, "{s} -> {d}: {h}");
+                assert_eq!(h == 0, s == d);
+                if g.group(s) == g.group(d) && s != d {
+                    assert_eq!(h, 1);
+                }
+                for via in (0..9).filter(|&v| v != g.group(s) && v != g.group(d)) {
+                    let v = g.valiant_hops(s, via, d);
+                    // Two global hops can be fewer than local-global-local.
+                    assert!((2..=5).contains(&v), "{s} via {via} -> {d}: {v}");
+                }
+            }
+        }
+        // Every gateway's channel leads to the group it serves.
+        for a in 0..9 {
+            for b in (0..9).filter(|&b| b != a) {
+                assert_eq!(g.global_to(g.gateway(a, b).channel), Some(b));
+            }
+        }
+    }
+
+    /// A view in which one port of the switch is full (all others empty).
+    fn one_port_busy(port: Option<PortId>) -> FixedView {
+        let mut view = FixedView {
+            vcs: 4,
+            capacity: 32,
+            occ: vec![0; 64],
+        };
+        if let Some(p) = port {
+            view.occ[usize::from(p.0) - 1] = 32;
+        }
+        view
+    }
+
+    /// Walks every route policy `P` can give (each pair of terminals, each
+    /// intermediate group, minimal or not, and under PAR rerouted at the
+    /// gateway or not) through `route` and `forwarded`, and returns the
+    /// longest in hops and whether the dependencies between (channel, VC)
+    /// pairs form a cycle.
+    fn walk_every_route<P: Policy>(topology: &str) -> (usize, bool) {
+        let net = spec::build(topology).unwrap();
+        let r = DragonflyRouter::<P>::new(&net, &RouterOptions::default()).unwrap();
+        let g = &r.geo;
+        let vcs = P::CLASSES;
+        let nodes = net.channel_count() * usize::from(vcs);
+        let mut edges: Vec<Vec<usize>> = vec![Vec::new(); nodes];
+        let mut longest = 0;
+        let mut rng = crate::rng::stream(1, "walk");
+        let mut counters = [0u64; 3];
+        let terminals = net.terminals().len() as u32;
+        for src in 0..terminals {
+            for dst in (0..terminals).filter(|&d| d != src) {
+                let (gs, gd) = (g.group(g.switch_of(src)), g.group(g.switch_of(dst)));
+                let mut choices = vec![(NONE, 0)];
+                // What `source` can decide: within a group minimal; else
+                // Valiant through any third group, or (adaptive) minimal.
+                if gs != gd && (P::READS != Reads::Nothing || P::ALWAYS_VALIANT) {
+                    choices = (0..g.groups)
+                        .filter(|&v| v != gs && v != gd)
+                        .flat_map(|v| [(v, VALIANT), (v, 0)])
+                        .filter(|&(_, how)| how == VALIANT || !P::ALWAYS_VALIANT)
+                        .collect();
+                }
+                for (via, valiant) in choices {
+                    for reroute in [false, true] {
+                        let mut hdr = Header {
+                            src,
+                            dst,
+                            origin: src,
+                            target: dst,
+                            flits: 1,
+                            aux: via,
+                            state: valiant,
+                            ..Header::default()
+                        };
+                        let mut at = net.attached_switch(net.terminal(src as usize)).unwrap();
+                        let mut prev: Option<usize> = None;
+                        for hop in 0.. {
+                            assert!(hop < 8, "{src} -> {dst}: a loop");
+                            let s = net.kind_index(at) as u32;
+                            // Under PAR, the gateway sees its minimal port full.
+                            let min_port = (g.group(s) != gd).then(|| g.towards_group(s, gd).0);
+                            let view = one_port_busy(if reroute { min_port } else { None });
+                            let here = Here {
+                                switch: at,
+                                switch_index: s,
+                                in_port: PortId(1),
+                                in_vc: 0,
+                                vcs,
+                                now_ps: 0,
+                            };
+                            let mut out = Candidates::default();
+                            let mut ctx = RouterCtx::new(&mut rng, &mut counters);
+                            r.route(&hdr, &here, &view, &mut ctx, &mut out);
+                            let c = out.as_slice()[0];
+                            assert!(out.as_slice().iter().all(|x| x.port == c.port));
+                            assert!(c.vc < vcs);
+                            let ch = net.channel_at(at, c.port).unwrap();
+                            let node = ch.index() * usize::from(vcs) + usize::from(c.vc);
+                            if let Some(p) = prev {
+                                edges[p].push(node);
+                            }
+                            let dst_node = net.channel(ch).dst;
+                            if net.is_terminal(dst_node) {
+                                assert_eq!(dst_node, net.terminal(dst as usize));
+                                longest = longest.max(hop);
+                                break;
+                            }
+                            r.forwarded(&mut hdr, &here, c, ch, &mut ctx);
+                            prev = Some(node);
+                            at = dst_node;
+                        }
+                    }
+                }
+            }
+        }
+        (longest, has_cycle(&edges))
+    }
+
+    fn has_cycle(edges: &[Vec<usize>]) -> bool {
+        // Kahn's algorithm: a cycle leaves nodes with predecessors.
+        let mut indegree = vec![0usize; edges.len()];
+        for e in edges.iter().flatten() {
+            indegree[*e] += 1;
+        }
+        let mut ready: Vec<usize> = (0..edges.len()).filter(|&n| indegree[n] == 0).collect();
+        let mut seen = 0;
+        while let Some(n) = ready.pop() {
+            seen += 1;
+            for &m in &edges[n] {
+                indegree[m] -= 1;
+                if indegree[m] == 0 {
+                    ready.push(m);
+                }
+            }
+        }
+        seen < edges.len()
+    }
+
+    #[test]
+    fn every_route_of_every_router_has_an_acyclic_channel_dependency_graph() {
+        // a = 4, p = 1, h = 2: 9 groups, every route of each router walked
+        // hop by hop; the hop classes make the dependencies acyclic, with
+        // the VCs each router says it needs. Longest routes: MIN 3 hops,
+        // VAL and UGAL 5, PAR 6.
+        let t = "dragonfly:a=4,p=1,h=2";
+        assert_eq!(walk_every_route::<Min>(t), (3, false));
+        assert_eq!(walk_every_route::<Val>(t), (5, false));
+        assert_eq!(walk_every_route::<UgalL>(t), (5, false));
+        assert_eq!(walk_every_route::<UgalG>(t), (5, false));
+        assert_eq!(walk_every_route::<Par>(t), (6, false));
+    }
+
+    #[test]
+    fn one_class_too_few_makes_a_cycle() {
+        // The check can fail: all local hops on one VC (the hop classes
+        // folded) give the cyclic dependencies of a group's clique.
+        let mut edges = vec![Vec::new(); 3];
+        edges[0].push(1);
+        edges[1].push(2);
+        edges[2].push(0);
+        assert!(has_cycle(&edges));
+        edges[2].clear();
+        assert!(!has_cycle(&edges));
+    }
+
+    #[test]
+    fn a_network_that_is_not_a_dragonfly_is_refused_by_name() {
+        let net = spec::build("torus:4x4").unwrap();
+        let e = DragonflyRouter::<Min>::new(&net, &RouterOptions::default())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("df-min") && e.contains("dragonfly"), "{e}");
+        // Two groups: no intermediate group for Valiant.
+        let net = spec::build("dragonfly:a=1,p=2,h=1").unwrap();
+        assert!(DragonflyRouter::<Val>::new(&net, &RouterOptions::default()).is_err());
+        let mut o = RouterOptions::default();
+        o.params.insert("threshold".into(), "4".into());
+        let net = spec::build("dragonfly:a=2,p=1,h=1").unwrap();
+        assert!(DragonflyRouter::<UgalL>::new(&net, &o).is_ok());
+        let e = DragonflyRouter::<Min>::new(&net, &o)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("threshold"), "{e}");
+    }
+}

@@ -1,0 +1,107 @@
+//! Patterns over a network's groups (a dragonfly's groups of routers): the
+//! adversarial traffic of dragonfly studies, where every terminal of a
+//! group sends to one other group.
+
+use super::TrafficError;
+use crate::network::{Network, Structure};
+
+/// Terminal indices by group, each ascending, groups in order: a
+/// dragonfly's group `g` holds the terminals of its switches `g*a ..
+/// (g+1)*a` (the generator's numbering).
+fn terminal_groups(net: &Network, pattern: &str) -> Result<Vec<Vec<u32>>, TrafficError> {
+    let &Structure::Dragonfly { a, groups, .. } = net.structure() else {
+        return Err(TrafficError::does_not_fit(
+            pattern,
+            format!(
+                "'{}' ({})",
+                net.name(),
+                net.structure().family_with_article()
+            ),
+            "a network of groups (a dragonfly)",
+        ));
+    };
+    let mut by_group = vec![Vec::new(); groups as usize];
+    for (t, &node) in net.terminals().iter().enumerate() {
+        if let Some(s) = net.attached_switch(node) {
+            let g = net.kind_index(s) / a as usize;
+            if let Some(members) = by_group.get_mut(g) {
+                members.push(t as u32);
+            }
+        }
+    }
+    Ok(by_group)
+}
+
+/// Group `g`'s `j`-th terminal sends to the `j`-th terminal of group
+/// `image[g]` (idle where that group has fewer).
+fn by_image(net: &Network, groups: &[Vec<u32>], image: &[u32]) -> Vec<u32> {
+    let mut table: Vec<u32> = (0..net.terminals().len() as u32).collect();
+    for (g, members) in groups.iter().enumerate() {
+        let to = &groups[image[g] as usize];
+        for (&src, &dst) in members.iter().zip(to) {
+            table[src as usize] = dst;
+        }
+    }
+    table
+}
+
+/// Every terminal to its slot in the group `by` further (mod the number of
+/// groups): with `by = 1`, a dragonfly's worst case for minimal routing.
+pub(crate) fn group_shift(net: &Network, by: u32) -> Result<Vec<u32>, TrafficError> {
+    let groups = terminal_groups(net, "group-shift")?;
+    let n = groups.len() as u32;
+    if by.is_multiple_of(n) {
+        return Err(TrafficError::bad_param(
+            "group-shift",
+            "by",
+            by,
+            format!("not a multiple of the {n} groups (every group would send to itself)"),
+        ));
+    }
+    let image: Vec<u32> = (0..n).map(|g| (g + by) % n).collect();
+    Ok(by_image(net, &groups, &image))
+}
+
+/// A random derangement of the groups, drawn from `rng`; every terminal to
+/// its slot in its group's image.
+pub(crate) fn group_permutation(
+    net: &Network,
+    rng: &mut crate::rng::Rng,
+) -> Result<Vec<u32>, TrafficError> {
+    let groups = terminal_groups(net, "group-permutation")?;
+    let image = super::matching::derangement(groups.len(), rng);
+    Ok(by_image(net, &groups, &image))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::spec::build;
+
+    #[test]
+    fn every_terminal_of_a_group_sends_to_one_other_group() {
+        // a = 4, p = 2, h = 2: 9 groups of 8 terminals.
+        let net = build("dragonfly:a=4,p=2,h=2").unwrap();
+        let shift = group_shift(&net, 1).unwrap();
+        for (t, &d) in shift.iter().enumerate() {
+            assert_eq!(d as usize, (t + 8) % 72, "{t}");
+        }
+        let mut rng = crate::rng::stream(1, "test");
+        let perm = group_permutation(&net, &mut rng).unwrap();
+        let mut targets = std::collections::BTreeSet::new();
+        for g in 0..9 {
+            let to: std::collections::BTreeSet<u32> = (0..8).map(|j| perm[g * 8 + j] / 8).collect();
+            assert_eq!(to.len(), 1, "group {g} sends to one group");
+            let to = *to.first().unwrap();
+            assert_ne!(to as usize, g);
+            targets.insert(to);
+        }
+        assert_eq!(targets.len(), 9, "a permutation of the groups");
+        let e = group_shift(&net, 9).unwrap_err().to_string();
+        assert!(e.contains("by") && e.contains("9 groups"), "{e}");
+        let e = group_shift(&build("torus:4x4").unwrap(), 1)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("dragonfly"), "{e}");
+    }
+}
