@@ -59,8 +59,8 @@
 //! groups.
 
 use super::{
-    AnyRouter, BuildRouter, Candidate, Candidates, Header, Here, HopRouter, LocalView, RouterCtx,
-    RouterOptions,
+    AnyRouter, BuildRouter, Candidate, Candidates, Direct, Header, Here, HopRouter, LocalView,
+    RouterCtx, RouterOptions,
 };
 use crate::network::{ChannelId, Network, PortId, Structure};
 use crate::routing::RoutingError;
@@ -172,13 +172,9 @@ pub struct DragonflyGeometry {
     local: Vec<PortId>,
     /// `gateway[g * groups + t]`: group `g`'s global link to group `t`.
     gateway: Vec<Gateway>,
-    /// Per channel: the group it leads to when it joins two groups,
-    /// `LOCAL` within a group, `NONE` to or from a terminal.
-    hop_to: Vec<u32>,
 }
 
 const NONE: u32 = u32::MAX;
-const LOCAL: u32 = u32::MAX - 1;
 
 impl DragonflyGeometry {
     /// The groups of `net`, a dragonfly in the generator's numbering;
@@ -208,7 +204,6 @@ impl DragonflyGeometry {
             arrives: NONE,
         };
         let mut gateway = vec![unset; g_us * g_us];
-        let mut hop_to = vec![NONE; net.channel_count()];
         for (s, &node) in net.switches().iter().enumerate() {
             let g = s / a_us;
             for &c in net.out_channels(node) {
@@ -219,9 +214,7 @@ impl DragonflyGeometry {
                 let j = net.kind_index(ch.dst);
                 if j / a_us == g {
                     local[s * a_us + j % a_us] = ch.src_port;
-                    hop_to[c.index()] = LOCAL;
                 } else {
-                    hop_to[c.index()] = (j / a_us) as u32;
                     let gw = &mut gateway[g * g_us + j / a_us];
                     if gw.router == NONE {
                         *gw = Gateway {
@@ -269,7 +262,6 @@ impl DragonflyGeometry {
             terminal,
             local,
             gateway,
-            hop_to,
         })
     }
 
@@ -330,19 +322,6 @@ impl DragonflyGeometry {
             + u32::from(first.arrives != second.router)
             + 1
             + u32::from(d % self.a != second.arrives)
-    }
-
-    /// The group channel `c` leads to, when it joins two groups.
-    #[inline]
-    fn global_to(&self, c: ChannelId) -> Option<u32> {
-        let g = *self.hop_to.get(c.index())?;
-        (g < LOCAL).then_some(g)
-    }
-
-    /// Whether channel `c` joins two routers of a group.
-    #[inline]
-    fn is_local(&self, c: ChannelId) -> bool {
-        self.hop_to.get(c.index()) == Some(&LOCAL)
     }
 }
 
@@ -407,7 +386,7 @@ impl<P: Policy> DragonflyRouter<P> {
         }
     }
 
-    /// Pushes every VC of `class` on `port`.
+    /// Pushes every VC of `class` on `port` (`lanes` apart).
     #[inline]
     fn push_class(port: PortId, class: u8, vcs: u8, out: &mut Candidates) {
         let mut v = class;
@@ -466,16 +445,52 @@ impl<P: Policy> DragonflyRouter<P> {
         q_min * h_min > q_val * h_val + self.threshold
     }
 
-    /// PAR: whether a packet sent minimally, at the gateway of its source
-    /// group, leaves for its intermediate group instead.
+    /// PAR: whether a packet sent minimally is at the gateway of its
+    /// source group, where it is judged again.
     #[inline]
-    fn par_reroutes(&self, hdr: &Header, s: u32, d: u32, view: &dyn LocalView) -> bool {
+    fn could_reroute(&self, hdr: &Header, s: u32, d: u32) -> bool {
         P::PAR
             && hdr.state & (VALIANT | GLOBALS) == 0
-            && self.geo.group(s) != self.geo.group(d)
             && hdr.aux != NONE
+            && self.geo.group(s) != self.geo.group(d)
             && self.geo.towards_group(s, self.geo.group(d)).1
-            && self.valiant_is_better(view, hdr, s, hdr.aux, d)
+    }
+
+    /// The next hop at switch `s` of a packet to switch `d` (ejected
+    /// there on `eject`) heading for group `goal`: the port, the first VC
+    /// of its hop class and the classes as lanes, and the header's state
+    /// once forwarded.
+    #[inline]
+    fn decide(&self, hdr: &Header, s: u32, d: u32, eject: PortId, goal: u32) -> Direct {
+        if s == d {
+            return Direct {
+                port: eject,
+                lane: 0,
+                lanes: 1,
+                state: hdr.state,
+            };
+        }
+        let (port, global) = if self.geo.group(s) == goal {
+            (self.geo.local_port(s, d % self.geo.a), false)
+        } else {
+            self.geo.towards_group(s, goal)
+        };
+        let mut state = hdr.state;
+        if global {
+            state += 1;
+            if state & VALIANT != 0 && goal == hdr.aux {
+                state |= REACHED;
+            }
+        } else if state & GLOBALS == 0 {
+            let locals = ((state & SOURCE_LOCALS) >> SOURCE_LOCALS_SHIFT) + 1;
+            state = state & !SOURCE_LOCALS | locals.min(3) << SOURCE_LOCALS_SHIFT;
+        }
+        Direct {
+            port,
+            lane: self.class(hdr.state, global),
+            lanes: P::CLASSES,
+            state,
+        }
     }
 }
 
@@ -551,17 +566,23 @@ impl<P: Policy> HopRouter for DragonflyRouter<P> {
             }
             return;
         }
-        let goal = if self.par_reroutes(hdr, s, d, view) {
-            hdr.aux
-        } else {
-            self.goal_group(hdr, d)
-        };
-        let (port, global) = if self.geo.group(s) == goal {
-            (self.geo.local_port(s, d % self.geo.a), false)
-        } else {
-            self.geo.towards_group(s, goal)
-        };
-        Self::push_class(port, self.class(hdr.state, global), here.vcs, out);
+        let goal =
+            if self.could_reroute(hdr, s, d) && self.valiant_is_better(view, hdr, s, hdr.aux, d) {
+                hdr.aux
+            } else {
+                self.goal_group(hdr, d)
+            };
+        let hop = self.decide(hdr, s, d, eject, goal);
+        Self::push_class(hop.port, hop.lane, here.vcs, out);
+    }
+
+    #[inline]
+    fn direct(&self, hdr: &Header, switch_index: u32) -> Option<Direct> {
+        let (d, eject) = self.geo.terminal[hdr.target as usize];
+        if self.could_reroute(hdr, switch_index, d) {
+            return None;
+        }
+        Some(self.decide(hdr, switch_index, d, eject, self.goal_group(hdr, d)))
     }
 
     #[inline]
@@ -570,32 +591,20 @@ impl<P: Policy> HopRouter for DragonflyRouter<P> {
         hdr: &mut Header,
         here: &Here,
         chosen: Candidate,
-        channel: ChannelId,
+        _channel: ChannelId,
         ctx: &mut RouterCtx,
     ) {
         let s = here.switch_index;
-        if P::PAR && hdr.state & (VALIANT | GLOBALS) == 0 && hdr.aux != NONE {
-            // Which way the gateway sent it: towards the intermediate group.
-            let d = self.geo.switch_of(hdr.target);
-            let (min_port, _) = self.geo.towards_group(s, self.geo.group(d));
-            if self.geo.group(s) != self.geo.group(d) && chosen.port != min_port {
-                hdr.state |= VALIANT;
-                ctx.count(2);
-            }
+        let (d, eject) = self.geo.terminal[hdr.target as usize];
+        let mut goal = self.goal_group(hdr, d);
+        if self.could_reroute(hdr, s, d) && chosen.port != self.decide(hdr, s, d, eject, goal).port
+        {
+            // PAR's gateway sent it towards the intermediate group.
+            hdr.state |= VALIANT;
+            goal = hdr.aux;
+            ctx.count(2);
         }
-        match self.geo.global_to(channel) {
-            Some(g) => {
-                hdr.state += 1;
-                if hdr.state & VALIANT != 0 && g == hdr.aux {
-                    hdr.state |= REACHED;
-                }
-            }
-            None if hdr.state & GLOBALS == 0 && self.geo.is_local(channel) => {
-                let locals = ((hdr.state & SOURCE_LOCALS) >> SOURCE_LOCALS_SHIFT) + 1;
-                hdr.state = hdr.state & !SOURCE_LOCALS | locals.min(3) << SOURCE_LOCALS_SHIFT;
-            }
-            None => {}
-        }
+        hdr.state = self.decide(hdr, s, d, eject, goal).state;
     }
 }
 
@@ -605,14 +614,11 @@ mod tests {
     use super::*;
     use crate::network::spec;
 
-    fn geometry(topology: &str) -> DragonflyGeometry {
-        DragonflyGeometry::new(&spec::build(topology).unwrap(), "df-min").unwrap()
-    }
-
     #[test]
     fn groups_and_gateways_are_read_off_the_cabling() {
         // a = 4, h = 2: 9 groups of 4 routers, each pair of groups joined once.
-        let g = geometry("dragonfly:a=4,p=2,h=2");
+        let net = spec::build("dragonfly:a=4,p=2,h=2").unwrap();
+        let g = DragonflyGeometry::new(&net, "df-min").unwrap();
         assert_eq!((g.a, g.groups), (4, 9));
         assert_eq!(g.switch_of(0), 0);
         assert_eq!(g.switch_of(2 * 4 * 9 - 1), 35);
@@ -631,10 +637,15 @@ mod tests {
                 }
             }
         }
-        // Every gateway's channel leads to the group it serves.
-        for a in 0..9 {
+        // Every gateway's channel leaves its router in group a and reaches
+        // the router it names in group b.
+        for a in 0..9u32 {
             for b in (0..9).filter(|&b| b != a) {
-                assert_eq!(g.global_to(g.gateway(a, b).channel), Some(b));
+                let gw = g.gateway(a, b);
+                let ch = net.channel(gw.channel);
+                assert_eq!(net.kind_index(ch.src) as u32, a * 4 + gw.router);
+                assert_eq!(net.kind_index(ch.dst) as u32, b * 4 + gw.arrives);
+                assert_eq!(ch.src_port, gw.port);
             }
         }
     }
@@ -726,7 +737,20 @@ mod tests {
                                 longest = longest.max(hop);
                                 break;
                             }
+                            let direct = r.direct(&hdr, s);
                             r.forwarded(&mut hdr, &here, c, ch, &mut ctx);
+                            // The decision without candidates agrees with them.
+                            if let Some(dd) = direct {
+                                assert_eq!(dd.port, c.port);
+                                let lanes: Vec<u8> =
+                                    (dd.lane..vcs).step_by(usize::from(dd.lanes)).collect();
+                                let offered: Vec<u8> =
+                                    out.as_slice().iter().map(|x| x.vc).collect();
+                                assert_eq!(lanes, offered);
+                                assert_eq!(dd.state, hdr.state);
+                            } else {
+                                assert!(P::PAR, "only PAR's gateway asks route");
+                            }
                             prev = Some(node);
                             at = dst_node;
                         }
