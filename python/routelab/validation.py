@@ -59,6 +59,9 @@ HOP_ROUTERS: dict[str, tuple[str, ...] | None] = {
     "df-ugal-l": ("dragonfly",),
     "df-ugal-g": ("dragonfly",),
     "df-par": ("dragonfly",),
+    "hx-dor": ("hyperx",),
+    "hx-val": ("hyperx",),
+    "hx-ugal": ("hyperx",),
 }
 
 #: Hop routers with options or a switch model other than the default, by the
@@ -97,6 +100,8 @@ DEROUTING = {
     "df-ugal-l",
     "df-ugal-g",
     "df-par",
+    "hx-val",
+    "hx-ugal",
 }
 
 #: Routers whose candidates are exactly a table engine's routes.
@@ -115,6 +120,7 @@ QUICK_TOPOLOGIES = (
     "kary-ntree:k=4,n=3",
     "random:switches=16,ports=8,hosts=4,seed=3",
     "dragonfly:a=4,p=2,h=2",
+    "hyperx:S=4x4,t=2,p=2",
 )
 FULL_TOPOLOGIES = QUICK_TOPOLOGIES + (
     "torus:8x8x8",

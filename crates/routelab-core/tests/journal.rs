@@ -97,6 +97,26 @@ fn a_search_killed_half_way_resumes_from_its_journal_with_the_same_answer() {
     assert_eq!(lines(&killed)[1..4], kept[..]);
     assert_eq!(lines(&killed).len(), written.len());
     assert_eq!(resumed.points.len(), journaled.points.len());
+
+    // Killed just before a line's newline: the line is kept whole, and the
+    // next load goes on a line of its own.
+    let unended = fresh("unended.jsonl");
+    std::fs::write(&unended, written[..4].join("\n")).unwrap();
+    let again = sim::saturate_journaled(&s, &opts, &unended).unwrap();
+    assert_eq!(answer(&again), answer(&journaled));
+    assert_eq!(lines(&unended)[..4], written[..4]);
+
+    // A journal whose search failed before measuring anything (its header
+    // only) is taken by the next search, whatever its spec was.
+    let empty = fresh("empty.jsonl");
+    let other = SaturateOptions {
+        resolution: Some(0.05),
+        ..opts.clone()
+    };
+    sim::saturate_journaled(&s, &other, &empty).unwrap();
+    std::fs::write(&empty, lines(&empty)[0].clone() + "\n").unwrap();
+    sim::saturate_journaled(&s, &opts, &empty).unwrap();
+    assert_eq!(lines(&empty)[0], written[0]);
     for line in &kept {
         let p: sim::SaturatePoint = serde_json::from_str(line).unwrap();
         let now = resumed.points.iter().find(|q| q.load == p.load).unwrap();
@@ -143,6 +163,12 @@ fn a_journal_of_another_search_or_a_malformed_line_is_refused_by_name() {
     )
     .unwrap();
     assert!(journal_error(&s, &opts).contains("not a saturation search's journal"));
+    // A file of one line without its newline that is not a journal (a
+    // result written by json.dump, say) is refused and left as it was.
+    let result = "{\"saturation\": 0.4}";
+    std::fs::write(&path, result).unwrap();
+    assert!(journal_error(&s, &opts).contains("not a journal header"));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), result);
     // A folder that does not exist.
     let nowhere = path.join("no/such/folder.jsonl");
     let e = sim::saturate_journaled(&s, &opts, &nowhere).unwrap_err();

@@ -8,9 +8,10 @@
 //! instead of running it: the search is deterministic given its verdicts,
 //! so it walks the same loads and simulates only those it had not
 //! finished. A journal of another spec or other options is refused rather
-//! than mixed in. A last line cut short (the process was killed while
-//! writing it) is dropped; any other malformed line is an error that names
-//! it.
+//! than mixed in (unless it holds no load yet). A last line cut short (the
+//! process was killed while writing it) is cut off the file; any other
+//! malformed line is an error that names it. One search at a time may use
+//! a journal: two appending to one file would interleave their loads.
 
 use super::config::Spec;
 use super::error::SimError;
@@ -59,18 +60,29 @@ impl Journal {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
             Err(e) => return Err(err(None, e.to_string())),
         };
+        let header_line = serde_json::to_string(&header).expect("a header serialises");
         let mut known = Vec::new();
-        // Written afresh when new, or when a line cut short must go.
-        let mut rewrite = text.is_empty();
-        let lines: Vec<&str> = text.lines().collect();
-        for (i, line) in lines.iter().enumerate() {
-            let cut = i + 1 == lines.len() && !text.ends_with('\n');
+        // Where the file's kept part ends (bytes): a line cut short by a
+        // kill, the last one without its newline, is cut off; nothing else
+        // is ever rewritten.
+        let mut keep = text.len();
+        let mut fresh = text.trim().is_empty();
+        let mut offset = 0;
+        let lines = if fresh { "" } else { text.as_str() };
+        for (i, line) in lines.split_inclusive('\n').enumerate() {
+            let start = offset;
+            offset += line.len();
+            let cut = !line.ends_with('\n');
+            let line = line.trim_end_matches(['\n', '\r']);
             if i == 0 {
                 match serde_json::from_str::<Header>(line) {
                     Ok(h) if h == header => continue,
                     Ok(h) if h.journal != KIND => {
                         return Err(err(Some(1), "not a saturation search's journal".into()))
                     }
+                    // A journal of another search that holds no load yet is
+                    // started afresh (a search that failed before measuring).
+                    Ok(_) if text.lines().skip(1).all(|l| l.trim().is_empty()) => fresh = true,
                     Ok(_) => {
                         return Err(err(
                             Some(1),
@@ -79,28 +91,36 @@ impl Journal {
                                 .into(),
                         ))
                     }
-                    Err(_) if cut => rewrite = true,
+                    Err(_) if cut && header_line.starts_with(line) => fresh = true,
                     Err(e) => return Err(err(Some(1), format!("not a journal header: {e}"))),
                 }
                 continue;
             }
+            if line.trim().is_empty() {
+                continue;
+            }
             match serde_json::from_str::<SaturatePoint>(line) {
                 Ok(p) => known.push(p),
-                Err(_) if cut => rewrite = true,
+                Err(_) if cut => keep = start,
                 Err(e) => return Err(err(Some(i + 1), format!("not a measured load: {e}"))),
             }
         }
-        if rewrite {
-            let mut fresh = serde_json::to_string(&header).expect("a header serialises") + "\n";
-            for p in &known {
-                fresh += &(serde_json::to_string(p).expect("a point serialises") + "\n");
-            }
-            std::fs::write(path, fresh).map_err(|e| err(None, e.to_string()))?;
-        }
-        let file = OpenOptions::new()
+        let io = |e: std::io::Error| err(None, e.to_string());
+        let mut file = OpenOptions::new()
+            .create(true)
             .append(true)
             .open(path)
-            .map_err(|e| err(None, e.to_string()))?;
+            .map_err(io)?;
+        if fresh {
+            file.set_len(0).map_err(io)?;
+            file.write_all((header_line + "\n").as_bytes())
+                .map_err(io)?;
+        } else if keep < text.len() {
+            file.set_len(keep as u64).map_err(io)?;
+        } else if !text.ends_with('\n') {
+            // A whole last line whose newline the kill cut off.
+            file.write_all(b"\n").map_err(io)?;
+        }
         Ok(Journal {
             path: path.to_path_buf(),
             known,
@@ -116,14 +136,11 @@ impl Journal {
     /// The load measured at `load` when the journal was opened: a run
     /// stopped for its backlog only when `stopped_ok`.
     pub(crate) fn recall(&self, load: f64, stopped_ok: bool) -> Option<SaturatePoint> {
-        // Within rounding: a load read back from JSON may differ in its
-        // last bit.
-        let near = |x: f64| (x - load).abs() <= 1e-9 * load.abs();
-        let p = self
-            .known
+        // Loads are read back bit for bit (serde_json's float_roundtrip).
+        self.known
             .iter()
-            .find(|p| near(p.load) && (stopped_ok || p.status != PointStatus::Backlog))?;
-        Some(SaturatePoint { load, ..p.clone() })
+            .find(|p| p.load == load && (stopped_ok || p.status != PointStatus::Backlog))
+            .cloned()
     }
 
     /// Appends a newly measured load, flushed before the search goes on.

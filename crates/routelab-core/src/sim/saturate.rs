@@ -316,9 +316,8 @@ pub fn saturate_journaled(
     opts: &SaturateOptions,
     journal: &Path,
 ) -> Result<SaturateResult, SimError> {
-    let journal = Journal::open(journal, spec, opts)?;
     let exp = Experiment::new(spec)?;
-    search(&exp, opts, Some(&journal))
+    search(&exp, opts, Some((journal, spec)))
 }
 
 /// The load, in the spec's unit, that fills each terminal's injection
@@ -338,10 +337,12 @@ pub fn saturate_experiment(
     search(exp, opts, None)
 }
 
+/// The search, keeping its loads in the journal at `journal.0` (a search
+/// of `journal.1`), opened once the options are known to be valid.
 fn search(
     exp: &Experiment,
     opts: &SaturateOptions,
-    journal: Option<&Journal>,
+    journal: Option<(&Path, &Spec)>,
 ) -> Result<SaturateResult, SimError> {
     let wall = Instant::now();
     let unit = exp.spec().traffic.load_unit;
@@ -364,6 +365,11 @@ fn search(
         )
         .into());
     }
+    let journal = match journal {
+        Some((path, spec)) => Some(Journal::open(path, spec, opts)?),
+        None => None,
+    };
+    let journal = journal.as_ref();
     // Each load is taken from the journal when it holds it, else run and
     // written there.
     let measure = |load: f64, stoppable: bool| -> Result<SaturatePoint, SimError> {

@@ -44,7 +44,7 @@ pub enum TrafficError {
     },
 
     #[error(
-        "{pattern} needs switch coordinates (a torus, mesh or hypercube), \
+        "{pattern} needs switch coordinates (a torus, mesh, hypercube or HyperX), \
          but '{network}' is {} network",
         crate::network::with_article(.family)
     )]

@@ -1,4 +1,4 @@
-//! Switch coordinates of tori, meshes and hypercubes, and the patterns that
+//! Switch coordinates of tori, meshes, hypercubes and HyperX networks, and the patterns that
 //! move them. A pattern maps switches; a terminal keeps its slot on its switch
 //! (terminal `s * c + j -> s' * c + j`), so the switch-level traffic is the
 //! same for any concentration `c`.
@@ -28,6 +28,15 @@ impl Grid {
             },
             Structure::Hypercube { n, concentration } => Grid {
                 dims: vec![2; *n as usize],
+                c: *concentration,
+            },
+            // Numbered as tori are: mixed radix, terminal i on switch i / c.
+            Structure::HyperX {
+                sides,
+                concentration,
+                ..
+            } => Grid {
+                dims: sides.clone(),
                 c: *concentration,
             },
             _ => return None,

@@ -58,7 +58,7 @@ pub(crate) fn group_shift(net: &Network, by: u32) -> Result<Vec<u32>, TrafficErr
             format!("not a multiple of the {n} groups (every group would send to itself)"),
         ));
     }
-    let image: Vec<u32> = (0..n).map(|g| (g + by) % n).collect();
+    let image: Vec<u32> = (0..n).map(|g| (g + by % n) % n).collect();
     Ok(by_image(net, &groups, &image))
 }
 
@@ -97,6 +97,9 @@ mod tests {
             targets.insert(to);
         }
         assert_eq!(targets.len(), 9, "a permutation of the groups");
+        // Any shift wraps round the groups without overflowing.
+        let far = group_shift(&net, u32::MAX).unwrap();
+        assert_eq!(far[0] as usize, (u32::MAX % 9) as usize * 8);
         let e = group_shift(&net, 9).unwrap_err().to_string();
         assert!(e.contains("by") && e.contains("9 groups"), "{e}");
         let e = group_shift(&build("torus:4x4").unwrap(), 1)

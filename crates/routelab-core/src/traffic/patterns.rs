@@ -16,7 +16,7 @@ use std::str::FromStr;
 /// terminals, numbered as in [`crate::Network::terminals`]).
 ///
 /// Index patterns act on the bits of the terminal index. Coordinate patterns
-/// act on the switch coordinates of a torus, mesh or hypercube (a hypercube
+/// act on the switch coordinates of a torus, mesh, hypercube or HyperX (a hypercube
 /// is an n-dimensional grid of side 2) and keep the terminal's slot on its
 /// switch: with `c` terminals per switch, terminal `s * c + j` maps to
 /// `s' * c + j`, so each switch's terminals follow it together.

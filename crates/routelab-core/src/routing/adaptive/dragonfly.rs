@@ -190,9 +190,9 @@ impl DragonflyGeometry {
             return Err(unfit(net.structure().family_with_article()));
         };
         let switches = net.switches().len();
-        if u64::from(a) * u64::from(groups) != switches as u64 || groups < 3 {
+        if u64::from(a) * u64::from(groups) != switches as u64 {
             return Err(unfit(format!(
-                "{switches} switches, not {groups} groups of {a} (at least 3 groups)"
+                "{switches} switches, not {groups} groups of {a}"
             )));
         }
         let (a_us, g_us) = (a as usize, groups as usize);
@@ -352,8 +352,18 @@ impl<P: Policy> DragonflyRouter<P> {
             opts.only(&["threshold"])?;
             opts.f64("threshold", 0.0)?
         };
+        let geo = DragonflyGeometry::new(net, P::NAME)?;
+        let through_a_third = P::ALWAYS_VALIANT || P::READS != Reads::Nothing;
+        if through_a_third && geo.groups < 3 {
+            return Err(RoutingError::Unfit {
+                engine: P::NAME,
+                needs: "at least 3 groups (a third one to route through)".into(),
+                network: net.name().to_string(),
+                found: format!("{} groups", geo.groups),
+            });
+        }
         Ok(DragonflyRouter {
-            geo: DragonflyGeometry::new(net, P::NAME)?,
+            geo,
             threshold,
             policy: PhantomData,
         })
@@ -445,12 +455,14 @@ impl<P: Policy> DragonflyRouter<P> {
         q_min * h_min > q_val * h_val + self.threshold
     }
 
-    /// PAR: whether a packet sent minimally is at the gateway of its
-    /// source group, where it is judged again.
+    /// PAR: whether a packet sent minimally reached the gateway of its
+    /// source group after a local hop, where it is judged again (a source
+    /// router that is its own gateway judged it already).
     #[inline]
     fn could_reroute(&self, hdr: &Header, s: u32, d: u32) -> bool {
         P::PAR
             && hdr.state & (VALIANT | GLOBALS) == 0
+            && hdr.state & SOURCE_LOCALS != 0
             && hdr.aux != NONE
             && self.geo.group(s) != self.geo.group(d)
             && self.geo.towards_group(s, self.geo.group(d)).1
@@ -665,20 +677,14 @@ mod tests {
 
     /// Walks every route policy `P` can give (each pair of terminals, each
     /// intermediate group, minimal or not, and under PAR rerouted at the
-    /// gateway or not) through `route` and `forwarded`, and returns the
-    /// longest in hops and whether the dependencies between (channel, VC)
-    /// pairs form a cycle.
-    fn walk_every_route<P: Policy>(topology: &str) -> (usize, bool) {
+    /// gateway or not): the longest route, whether the dependencies form a
+    /// cycle, and the hops left to `route`.
+    fn walk_every_route<P: Policy>(topology: &str) -> (usize, bool, usize) {
         let net = spec::build(topology).unwrap();
         let r = DragonflyRouter::<P>::new(&net, &RouterOptions::default()).unwrap();
         let g = &r.geo;
-        let vcs = P::CLASSES;
-        let nodes = net.channel_count() * usize::from(vcs);
-        let mut edges: Vec<Vec<usize>> = vec![Vec::new(); nodes];
-        let mut longest = 0;
-        let mut rng = crate::rng::stream(1, "walk");
-        let mut counters = [0u64; 3];
         let terminals = net.terminals().len() as u32;
+        let mut headers = Vec::new();
         for src in 0..terminals {
             for dst in (0..terminals).filter(|&d| d != src) {
                 let (gs, gd) = (g.group(g.switch_of(src)), g.group(g.switch_of(dst)));
@@ -693,8 +699,8 @@ mod tests {
                         .collect();
                 }
                 for (via, valiant) in choices {
-                    for reroute in [false, true] {
-                        let mut hdr = Header {
+                    for reroute in [0, 1] {
+                        headers.push(Header {
                             src,
                             dst,
                             origin: src,
@@ -702,83 +708,21 @@ mod tests {
                             flits: 1,
                             aux: via,
                             state: valiant,
+                            // Marks the walks whose gateway sees its minimal port full.
+                            phase: reroute,
                             ..Header::default()
-                        };
-                        let mut at = net.attached_switch(net.terminal(src as usize)).unwrap();
-                        let mut prev: Option<usize> = None;
-                        for hop in 0.. {
-                            assert!(hop < 8, "{src} -> {dst}: a loop");
-                            let s = net.kind_index(at) as u32;
-                            // Under PAR, the gateway sees its minimal port full.
-                            let min_port = (g.group(s) != gd).then(|| g.towards_group(s, gd).0);
-                            let view = one_port_busy(if reroute { min_port } else { None });
-                            let here = Here {
-                                switch: at,
-                                switch_index: s,
-                                in_port: PortId(1),
-                                in_vc: 0,
-                                vcs,
-                                now_ps: 0,
-                            };
-                            let mut out = Candidates::default();
-                            let mut ctx = RouterCtx::new(&mut rng, &mut counters);
-                            r.route(&hdr, &here, &view, &mut ctx, &mut out);
-                            let c = out.as_slice()[0];
-                            assert!(out.as_slice().iter().all(|x| x.port == c.port));
-                            assert!(c.vc < vcs);
-                            let ch = net.channel_at(at, c.port).unwrap();
-                            let node = ch.index() * usize::from(vcs) + usize::from(c.vc);
-                            if let Some(p) = prev {
-                                edges[p].push(node);
-                            }
-                            let dst_node = net.channel(ch).dst;
-                            if net.is_terminal(dst_node) {
-                                assert_eq!(dst_node, net.terminal(dst as usize));
-                                longest = longest.max(hop);
-                                break;
-                            }
-                            let direct = r.direct(&hdr, s);
-                            r.forwarded(&mut hdr, &here, c, ch, &mut ctx);
-                            // The decision without candidates agrees with them.
-                            if let Some(dd) = direct {
-                                assert_eq!(dd.port, c.port);
-                                let lanes: Vec<u8> =
-                                    (dd.lane..vcs).step_by(usize::from(dd.lanes)).collect();
-                                let offered: Vec<u8> =
-                                    out.as_slice().iter().map(|x| x.vc).collect();
-                                assert_eq!(lanes, offered);
-                                assert_eq!(dd.state, hdr.state);
-                            } else {
-                                assert!(P::PAR, "only PAR's gateway asks route");
-                            }
-                            prev = Some(node);
-                            at = dst_node;
-                        }
+                        });
                     }
                 }
             }
         }
-        (longest, has_cycle(&edges))
-    }
-
-    fn has_cycle(edges: &[Vec<usize>]) -> bool {
-        // Kahn's algorithm: a cycle leaves nodes with predecessors.
-        let mut indegree = vec![0usize; edges.len()];
-        for e in edges.iter().flatten() {
-            indegree[*e] += 1;
-        }
-        let mut ready: Vec<usize> = (0..edges.len()).filter(|&n| indegree[n] == 0).collect();
-        let mut seen = 0;
-        while let Some(n) = ready.pop() {
-            seen += 1;
-            for &m in &edges[n] {
-                indegree[m] -= 1;
-                if indegree[m] == 0 {
-                    ready.push(m);
-                }
-            }
-        }
-        seen < edges.len()
+        let view = |s: u32, hdr: &Header| {
+            let gd = g.group(g.switch_of(hdr.target));
+            let min_port = (g.group(s) != gd).then(|| g.towards_group(s, gd).0);
+            one_port_busy(if hdr.phase == 1 { min_port } else { None })
+        };
+        let w = crate::routing::adaptive::walk_routes(&net, &r, P::CLASSES, headers, &view);
+        (w.longest, w.cycle, w.undecided)
     }
 
     #[test]
@@ -787,12 +731,15 @@ mod tests {
         // hop by hop; the hop classes make the dependencies acyclic, with
         // the VCs each router says it needs. Longest routes: MIN 3 hops,
         // VAL and UGAL 5, PAR 6.
+        // Only PAR's second decision, at the gateway, asks for candidates.
         let t = "dragonfly:a=4,p=1,h=2";
-        assert_eq!(walk_every_route::<Min>(t), (3, false));
-        assert_eq!(walk_every_route::<Val>(t), (5, false));
-        assert_eq!(walk_every_route::<UgalL>(t), (5, false));
-        assert_eq!(walk_every_route::<UgalG>(t), (5, false));
-        assert_eq!(walk_every_route::<Par>(t), (6, false));
+        assert_eq!(walk_every_route::<Min>(t), (3, false, 0));
+        assert_eq!(walk_every_route::<Val>(t), (5, false, 0));
+        assert_eq!(walk_every_route::<UgalL>(t), (5, false, 0));
+        assert_eq!(walk_every_route::<UgalG>(t), (5, false, 0));
+        let (longest, cycle, undecided) = walk_every_route::<Par>(t);
+        assert_eq!((longest, cycle), (6, false));
+        assert!(undecided > 0);
     }
 
     #[test]
@@ -803,9 +750,9 @@ mod tests {
         edges[0].push(1);
         edges[1].push(2);
         edges[2].push(0);
-        assert!(has_cycle(&edges));
+        assert!(crate::routing::adaptive::has_cycle(&edges));
         edges[2].clear();
-        assert!(!has_cycle(&edges));
+        assert!(!crate::routing::adaptive::has_cycle(&edges));
     }
 
     #[test]
@@ -816,9 +763,14 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.contains("df-min") && e.contains("dragonfly"), "{e}");
-        // Two groups: no intermediate group for Valiant.
+        // Two groups: no intermediate group for Valiant; MIN routes them.
         let net = spec::build("dragonfly:a=1,p=2,h=1").unwrap();
-        assert!(DragonflyRouter::<Val>::new(&net, &RouterOptions::default()).is_err());
+        let e = DragonflyRouter::<Val>::new(&net, &RouterOptions::default())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("at least 3 groups"), "{e}");
+        assert!(DragonflyRouter::<Min>::new(&net, &RouterOptions::default()).is_ok());
         let mut o = RouterOptions::default();
         o.params.insert("threshold".into(), "4".into());
         let net = spec::build("dragonfly:a=2,p=1,h=1").unwrap();

@@ -54,6 +54,7 @@
 //! | `por` | `por.rs` | Pick-Orthant Routing: at injection an orthant by versaci2013's profit (eq. 15, `eta` = 1.0), then minimal inside it, ABR-style |
 //! | `ofr` | `ofr.rs` | OutFlank Routing (versaci2013 §3): at injection a Wraparound or OutFlank IDN by eqs. (15)-(17) (`eta` = 2.0, `delta` = 2), two minimal ABR phases, escape split into VS1/VS2 (`split`) |
 //! | `df-min`, `df-val`, `df-ugal-l`, `df-ugal-g`, `df-par` | `dragonfly.rs` | dragonfly MIN, Valiant, UGAL-L, UGAL-G and progressive adaptive routing, VCs by hop class |
+//! | `hx-dor`, `hx-val`, `hx-ugal` | `hyperx.rs` | HyperX dimension order, Valiant and UGAL, VCs by phase |
 //! | `rdr` | `rdr.rs` | Randomized Dynamic Routing (parker §3): a random viable dimension per hop on the adaptive VCs, over an ABR bubble escape (deadlock-free; parker's single-VC rule is not) |
 //! | (shared) | `torus_geometry.rs` | coordinates, minimal directions, bubble needs shared by the torus routers |
 //! | any engine | `table.rs` | the engine's tables or source routes, lanes mapped onto VCs |
@@ -76,6 +77,7 @@ pub mod dor;
 pub mod dor_bubble;
 pub mod dragonfly;
 pub mod duato;
+pub mod hyperx;
 pub mod ofr;
 pub mod por;
 pub mod profit;
@@ -249,8 +251,9 @@ pub trait LocalView {
 
     /// Packet heads waiting at the switch that sends on any channel `c`
     /// of the network for one of its VCs: the queue in front of it in an
-    /// input-queued switch (UGAL-G's global queue). `None` from a view that
-    /// cannot see beyond its switch.
+    /// input-queued switch (UGAL-G's global queue). A head that asked for
+    /// several ports counts at each until it leaves. `None` from a view
+    /// that cannot see beyond its switch.
     fn channel_waiting(&self, _c: ChannelId) -> Option<u32> {
         None
     }
@@ -703,6 +706,9 @@ routers! { $
     "df-ugal-l" => DfUgalL(dragonfly::DragonflyRouter<dragonfly::UgalL>), "dragonfly UGAL-L: minimal or Valiant at the source, by local queues";
     "df-ugal-g" => DfUgalG(dragonfly::DragonflyRouter<dragonfly::UgalG>), "dragonfly UGAL-G: minimal or Valiant at the source, by the global channels' queues";
     "df-par" => DfPar(dragonfly::DragonflyRouter<dragonfly::Par>), "dragonfly PAR: UGAL-L at the source, decided again at the source group's gateway";
+    "hx-dor" => HxDor(hyperx::HyperXRouter<hyperx::Dor>), "HyperX dimension order, one hop per differing coordinate";
+    "hx-val" => HxVal(hyperx::HyperXRouter<hyperx::Val>), "HyperX Valiant: dimension order to a random switch, then to the destination";
+    "hx-ugal" => HxUgal(hyperx::HyperXRouter<hyperx::Ugal>), "HyperX UGAL: dimension order or Valiant at the source, by local queues";
 }
 
 /// `dispatch!(router, r => expr)`: `expr` with `r` bound to the concrete
@@ -928,6 +934,115 @@ pub(crate) fn check_torus_terminals(
     Ok(())
 }
 
+/// What [`walk_routes`] found: the longest route in switch hops, whether
+/// the (channel, VC) dependencies of all routes form a cycle, and how many
+/// hops [`HopRouter::direct`] left to [`HopRouter::route`].
+#[cfg(test)]
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Walked {
+    pub longest: usize,
+    pub cycle: bool,
+    pub undecided: usize,
+}
+
+/// Walks the route of each header (its `state` and `aux` as `source` set
+/// them) from its source terminal to its target through `route` and
+/// `forwarded`, taking the first candidate, with the view `view(switch
+/// index, header)` shows; checks that every candidate of a hop leads to
+/// the same switch and that `direct`, where it answers, agrees with the
+/// candidates and with the state `forwarded` leaves. The routers' tests
+/// check their VC schemes with it.
+#[cfg(test)]
+pub(crate) fn walk_routes(
+    net: &Network,
+    r: &dyn HopRouter,
+    vcs: u8,
+    headers: impl IntoIterator<Item = Header>,
+    view: &dyn Fn(u32, &Header) -> torus_geometry::test_view::FixedView,
+) -> Walked {
+    let mut edges: Vec<Vec<usize>> = vec![Vec::new(); net.channel_count() * usize::from(vcs)];
+    let mut rng = crate::rng::stream(1, "walk");
+    let mut counters = vec![0u64; r.counters().len()];
+    let mut walked = Walked {
+        longest: 0,
+        cycle: false,
+        undecided: 0,
+    };
+    for mut hdr in headers {
+        let mut at = net
+            .attached_switch(net.terminal(hdr.origin as usize))
+            .unwrap();
+        let mut prev: Option<usize> = None;
+        for hop in 0.. {
+            assert!(hop < 8, "{hdr:?}: a loop");
+            let s = net.kind_index(at) as u32;
+            let here = Here {
+                switch: at,
+                switch_index: s,
+                in_port: PortId(1),
+                in_vc: 0,
+                vcs,
+                now_ps: 0,
+            };
+            let mut out = Candidates::default();
+            let mut ctx = RouterCtx::new(&mut rng, &mut counters);
+            r.route(&hdr, &here, &view(s, &hdr), &mut ctx, &mut out);
+            let c = out.as_slice()[0];
+            assert!(c.vc < vcs);
+            let ch = net.channel_at(at, c.port).unwrap();
+            let next = net.channel(ch).dst;
+            for x in out.as_slice() {
+                assert_eq!(net.channel(net.channel_at(at, x.port).unwrap()).dst, next);
+            }
+            let node = ch.index() * usize::from(vcs) + usize::from(c.vc);
+            if let Some(p) = prev {
+                edges[p].push(node);
+            }
+            if net.is_terminal(next) {
+                assert_eq!(next, net.terminal(hdr.target as usize));
+                walked.longest = walked.longest.max(hop);
+                break;
+            }
+            let direct = r.direct(&hdr, s);
+            r.forwarded(&mut hdr, &here, c, ch, &mut ctx);
+            match direct {
+                Some(d) => {
+                    let lanes: Vec<u8> = (d.lane..vcs).step_by(usize::from(d.lanes)).collect();
+                    let offered: Vec<u8> = out.as_slice().iter().map(|x| x.vc).collect();
+                    assert_eq!((d.port, lanes, d.state), (c.port, offered, hdr.state));
+                }
+                None => walked.undecided += 1,
+            }
+            prev = Some(node);
+            at = next;
+        }
+    }
+    walked.cycle = has_cycle(&edges);
+    walked
+}
+
+/// Whether a dependency graph (each node's successors) has a cycle, by
+/// Kahn's algorithm: what the routers' tests check their VC schemes with.
+#[cfg(test)]
+pub(crate) fn has_cycle(edges: &[Vec<usize>]) -> bool {
+    let mut indegree = vec![0usize; edges.len()];
+    for e in edges.iter().flatten() {
+        indegree[*e] += 1;
+    }
+    let mut ready: Vec<usize> = (0..edges.len()).filter(|&n| indegree[n] == 0).collect();
+    let mut seen = 0;
+    while let Some(n) = ready.pop() {
+        seen += 1;
+        for &m in &edges[n] {
+            indegree[m] -= 1;
+            if indegree[m] == 0 {
+                ready.push(m);
+            }
+        }
+    }
+    seen < edges.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -986,10 +1101,13 @@ mod tests {
     fn registry_builds_by_name_and_names_the_valid_ones() {
         let net = crate::network::spec::build("torus:4x4").unwrap();
         let dragonfly = crate::network::spec::build("dragonfly:a=2,p=1,h=1").unwrap();
+        let hyperx = crate::network::spec::build("hyperx:S=3x3,t=1,p=1").unwrap();
         let o = RouterOptions::default();
         for name in ADAPTIVE {
             let on = if name.starts_with("df-") {
                 &dragonfly
+            } else if name.starts_with("hx-") {
+                &hyperx
             } else {
                 &net
             };
