@@ -104,6 +104,11 @@ DEROUTING = {
     "hx-ugal",
 }
 
+#: Hop routers whose decisions read channels anywhere in the network (UGAL-G's
+#: global queues): a run split over threads refuses them, so their cases run
+#: whole.
+READS_ANYWHERE = {"df-ugal-g"}
+
 #: Routers whose candidates are exactly a table engine's routes.
 SAME_AS_ENGINE = {"dor": "dor"}
 
@@ -518,7 +523,7 @@ def plan(
                     load=load,
                     variant=variant,
                     claims=claims,
-                    threads=threads,
+                    threads=1 if router in READS_ANYWHERE else threads,
                 )
             )
     return cases

@@ -202,12 +202,14 @@ PAPER_OFR_OVER_POR_16 = PAPER.statements["ofr_over_por_16"]
 
 # Full mode on 2 cores, measured: k = 8 whole, and single 16x16x16 loads.
 FULL_MODE_TIME = (
-    "46 minutes on 2 cores for k = 8 alone (the searches, the stage sweep and "
-    "both readings; measured while the cores were partly busy with other work); "
-    "the 16x16x16 searches cost most: a sustained load there takes about 5 "
-    "minutes of one core (POR and OFR on uniform traffic at 0.5), a load past "
-    "saturation more, and a search runs 6 to 10 loads, so the whole mode takes "
-    "most of a day on 2 cores and resumes from `points.jsonl` when stopped"
+    "34 minutes on 2 cores for k = 8 alone (146 simulations, 39 of them "
+    "stopped for their backlog; the searches, the stage sweep and both "
+    "readings, measured while the cores were partly busy with other work); "
+    "the 16x16x16 searches cost most: a load there took 70 to 340 s of one "
+    "core of a 16-core machine running 16 at once, more on the 2 shared "
+    "cores, and a search runs 6 to 10 loads, so the whole mode takes most "
+    "of a day on 2 cores; every load is kept in its search's journal as it "
+    "finishes, and a stopped run resumes there"
 )
 
 

@@ -609,7 +609,7 @@ impl Experiment {
                     "run.threads",
                     run.threads.to_string(),
                     &format!(
-                        "1 for router {}, whose probes read channels anywhere in the network",
+                        "1 for router {}, whose decisions read channels anywhere in the network",
                         router.name()
                     ),
                 ));
