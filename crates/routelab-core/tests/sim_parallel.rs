@@ -210,9 +210,14 @@ fn what_a_parallel_run_cannot_do_is_refused_by_name() {
     probing.routing.options = toml::from_str("mode = \"probing\"").unwrap();
     probing.run.threads = 2;
     let e = refused(&probing);
-    assert!(e.contains("run.threads") && e.contains("probes"), "{e}");
+    assert!(e.contains("run.threads") && e.contains("anywhere"), "{e}");
     probing.routing.options = toml::from_str("mode = \"adaptive\"").unwrap();
     run(&probing);
+    // So does UGAL-G, for the global channels' queues.
+    let mut global = quick("dragonfly:a=4,p=2,h=2", "df-ugal-g");
+    global.run.threads = 2;
+    let e = refused(&global);
+    assert!(e.contains("df-ugal-g") && e.contains("anywhere"), "{e}");
     let mut instant = threads(&s, 2);
     instant.network.links = Some(sim::LinkSpec {
         bandwidth: None,
