@@ -98,6 +98,34 @@ pub enum Reads {
     Global,
 }
 
+impl Reads {
+    /// The `threshold` option of a router whose decision reads queues
+    /// (flits added to the Valiant side of UGAL's rule, default 0); a
+    /// router that reads nothing takes no option.
+    pub(crate) fn threshold(self, opts: &RouterOptions) -> Result<f64, RoutingError> {
+        if self == Reads::Nothing {
+            opts.only(&[])?;
+            return Ok(0.0);
+        }
+        opts.only(&["threshold"])?;
+        opts.f64("threshold", 0.0)
+    }
+}
+
+/// A uniformly random index in `0..n` other than `a` and `b` (`a != b`,
+/// `n >= 3`): the intermediate of a Valiant route.
+pub(crate) fn draw_other(rng: &mut crate::rng::Rng, n: u32, a: u32, b: u32) -> u32 {
+    let (lo, hi) = (a.min(b), a.max(b));
+    let mut i = rng.gen_range(0..n - 2);
+    if i >= lo {
+        i += 1;
+    }
+    if i >= hi {
+        i += 1;
+    }
+    i
+}
+
 pub struct Min;
 pub struct Val;
 pub struct UgalL;
@@ -345,13 +373,7 @@ pub struct DragonflyRouter<P: Policy> {
 
 impl<P: Policy> DragonflyRouter<P> {
     pub fn new(net: &Network, opts: &RouterOptions) -> Result<Self, RoutingError> {
-        let threshold = if P::READS == Reads::Nothing {
-            opts.only(&[])?;
-            0.0
-        } else {
-            opts.only(&["threshold"])?;
-            opts.f64("threshold", 0.0)?
-        };
+        let threshold = P::READS.threshold(opts)?;
         let geo = DragonflyGeometry::new(net, P::NAME)?;
         let through_a_third = P::ALWAYS_VALIANT || P::READS != Reads::Nothing;
         if through_a_third && geo.groups < 3 {
@@ -404,20 +426,6 @@ impl<P: Policy> DragonflyRouter<P> {
             out.push(port, v);
             v += P::CLASSES;
         }
-    }
-
-    /// A random intermediate group for a packet from group `gs` to group
-    /// `gd` (neither of them).
-    fn draw_intermediate(&self, gs: u32, gd: u32, ctx: &mut RouterCtx) -> u32 {
-        let (lo, hi) = (gs.min(gd), gs.max(gd));
-        let mut i = ctx.rng.gen_range(0..self.geo.groups - 2);
-        if i >= lo {
-            i += 1;
-        }
-        if i >= hi {
-            i += 1;
-        }
-        i
     }
 
     /// The queue of the path from switch `s` towards group `goal`: the
@@ -548,7 +556,7 @@ impl<P: Policy> HopRouter for DragonflyRouter<P> {
             ctx.count(0);
             return;
         }
-        let via = self.draw_intermediate(gs, gd, ctx);
+        let via = draw_other(ctx.rng, self.geo.groups, gs, gd);
         hdr.aux = via;
         let valiant = P::ALWAYS_VALIANT || {
             P::READS != Reads::Nothing && self.valiant_is_better(view, hdr, s, via, d)

@@ -29,7 +29,7 @@
 //! source). Needs a HyperX in the generator's numbering (`hyperx:..`,
 //! `flatfly:..`, or a dump recognised as one).
 
-use super::dragonfly::Reads;
+use super::dragonfly::{draw_other, Reads};
 use super::{
     AnyRouter, BuildRouter, Candidate, Candidates, Direct, Header, Here, HopRouter, LocalView,
     RouterCtx, RouterOptions,
@@ -38,7 +38,6 @@ use crate::network::build::hyperx::{hyperx_link_ports, hyperx_port};
 use crate::network::build::torus::coords;
 use crate::network::{ChannelId, Network, PortId, Structure};
 use crate::routing::RoutingError;
-use rand::Rng as _;
 use std::marker::PhantomData;
 
 /// One HyperX router: how it picks between the minimal and the Valiant
@@ -111,13 +110,7 @@ impl<P: Policy> BuildRouter for HyperXRouter<P> {
 
 impl<P: Policy> HyperXRouter<P> {
     pub fn new(net: &Network, opts: &RouterOptions) -> Result<Self, RoutingError> {
-        let threshold = if P::READS == Reads::Nothing {
-            opts.only(&[])?;
-            0.0
-        } else {
-            opts.only(&["threshold"])?;
-            opts.f64("threshold", 0.0)?
-        };
+        let threshold = P::READS.threshold(opts)?;
         let unfit = |found: String| RoutingError::Unfit {
             engine: P::NAME,
             needs: "a HyperX in its generator's numbering".into(),
@@ -133,7 +126,7 @@ impl<P: Policy> HyperXRouter<P> {
             return Err(unfit(net.structure().family_with_article()));
         };
         let switches: u64 = sides.iter().map(|&k| u64::from(k)).product();
-        if switches != net.switches().len() as u64 || (P::ALWAYS_VALIANT && switches < 3) {
+        if switches != net.switches().len() as u64 || (P::CLASSES > 1 && switches < 3) {
             return Err(unfit(format!("{} switches", net.switches().len())));
         }
         // Terminal `i` on switch `i / c`, port `L + 1 + i mod c`.
@@ -242,15 +235,7 @@ impl<P: Policy> HopRouter for HyperXRouter<P> {
             ctx.count(0);
             return;
         }
-        // A random switch other than the two ends.
-        let (lo, hi) = (s.min(d), s.max(d));
-        let mut via = ctx.rng.gen_range(0..switches - 2);
-        if via >= lo {
-            via += 1;
-        }
-        if via >= hi {
-            via += 1;
-        }
+        let via = draw_other(ctx.rng, switches, s, d);
         let valiant = P::ALWAYS_VALIANT || {
             let h_min = f64::from(self.distance(s, d));
             let h_val = f64::from(self.distance(s, via) + self.distance(via, d));
@@ -402,5 +387,10 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.contains("hx-dor") && e.contains("HyperX"), "{e}");
+        // Two switches leave no third to route through, for UGAL as for
+        // Valiant; dimension order routes them.
+        let two = spec::build("hyperx:S=2,t=1,p=2").unwrap();
+        assert!(HyperXRouter::<Ugal>::new(&two, &RouterOptions::default()).is_err());
+        assert!(HyperXRouter::<Dor>::new(&two, &RouterOptions::default()).is_ok());
     }
 }
