@@ -19,7 +19,7 @@ mod structure;
 
 pub use builder::NetworkBuilder;
 pub use error::TopologyError;
-pub use structure::{with_article, Structure};
+pub use structure::{with_article, GlobalArrangement, Structure};
 
 use crate::units::{Bandwidth, Picos};
 use serde::{Deserialize, Serialize};

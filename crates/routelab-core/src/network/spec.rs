@@ -34,8 +34,10 @@ pub const FAMILIES: &[Family] = &[
     build::kautz::KAUTZ,
     build::random::RANDOM,
     build::dragonfly::DRAGONFLY,
+    build::megafly::MEGAFLY,
     build::hyperx::HYPERX,
     build::hyperx::FLATFLY,
+    build::slimfly::SLIMFLY,
 ];
 
 fn family_names() -> String {
@@ -231,6 +233,22 @@ impl SpecArgs {
             return Err(self.bad(key, v, &expected));
         }
         Ok(items)
+    }
+
+    /// One of `options` given by `key` (the first when absent).
+    pub fn choice(
+        &self,
+        key: &str,
+        options: &[&'static str],
+    ) -> Result<&'static str, TopologyError> {
+        match self.raw(key) {
+            None => Ok(options[0]),
+            Some(v) => options
+                .iter()
+                .find(|o| o.eq_ignore_ascii_case(v))
+                .copied()
+                .ok_or_else(|| self.bad(key, v, &format!("one of {}", options.join(", ")))),
+        }
     }
 
     /// A required list given by `key`.

@@ -86,8 +86,15 @@ pub enum Structure {
     /// switch `G*a + r`; its ports are `1..=a-1` local (to router `r'` on
     /// `r' + 1` if `r' < r`, else `r'`), `a..=a+h-1` global, then terminals.
     /// Global link `j = r*h + k` of group `G` (router `r`, port `a + k`)
-    /// leads to group `j` if `j < G`, else `j + 1`.
-    Dragonfly { a: u32, p: u32, h: u32, groups: u32 },
+    /// leads to the group its [`GlobalArrangement`] gives.
+    Dragonfly {
+        a: u32,
+        p: u32,
+        h: u32,
+        groups: u32,
+        #[serde(default, skip_serializing_if = "GlobalArrangement::is_absolute")]
+        arrangement: GlobalArrangement,
+    },
     /// HyperX (a Hamming graph) with `sides[d]` switches along dimension
     /// `d`, `trunking` cables between every two switches that differ in
     /// exactly one coordinate and `concentration` terminals per switch
@@ -104,6 +111,69 @@ pub enum Structure {
         trunking: u32,
         concentration: u32,
     },
+    /// Megafly (Dragonfly+): `groups` = `a*h + 1` groups of `a` leaves
+    /// with `p` terminals each and `a` spines with `h` global links each,
+    /// every leaf cabled to every spine of its group. Group `G`'s leaf `l`
+    /// is switch `2aG + l`, its spine `s` switch `2aG + a + s`; a leaf
+    /// reaches spine `s` on port `s + 1`, a spine leaf `l` on port `l + 1`
+    /// and its `k`-th global link on port `a + 1 + k`; global link
+    /// `j = s*h + k` of a group leads where its [`GlobalArrangement`] says.
+    /// See [`super::build::megafly`].
+    Megafly {
+        a: u32,
+        p: u32,
+        h: u32,
+        groups: u32,
+        #[serde(default, skip_serializing_if = "GlobalArrangement::is_absolute")]
+        arrangement: GlobalArrangement,
+    },
+    /// Slim Fly over the field of `q` elements: `2q²` routers of
+    /// `(3q - δ) / 2` router links, `concentration` terminals each. Router
+    /// `(0, x, y)` is switch `x q + y`, `(1, m, c)` switch `q² + m q + c`;
+    /// a switch's neighbours in increasing order on ports `1..`, then its
+    /// terminals. See [`super::build::slimfly`].
+    #[serde(rename = "slimfly")]
+    SlimFly { q: u32, concentration: u32 },
+}
+
+/// How a dragonfly's groups lay out their global links (Hastings et al.,
+/// "Comparing global link arrangements for Dragonfly networks", 2015):
+/// which group global link `j = r*h + k` of group `G` (router `r`, its
+/// `k`-th global port) leads to, `g` groups in all.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GlobalArrangement {
+    /// Consecutive: group `j` if `j < G`, else `j + 1`.
+    #[default]
+    Absolute,
+    /// Group `(G + j + 1) mod g`.
+    Relative,
+    /// Offsets alternate in sign: group `G + (j/2 + 1)` for even `j`,
+    /// `G - (j/2 + 1)` for odd `j` (mod `g`), so a router's links reach
+    /// both sides of its group.
+    Circulant,
+}
+
+impl GlobalArrangement {
+    pub const NAMES: [&'static str; 3] = ["absolute", "relative", "circulant"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            GlobalArrangement::Absolute => "absolute",
+            GlobalArrangement::Relative => "relative",
+            GlobalArrangement::Circulant => "circulant",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::Absolute, Self::Relative, Self::Circulant]
+            .into_iter()
+            .find(|a| a.name() == name)
+    }
+
+    pub fn is_absolute(&self) -> bool {
+        *self == GlobalArrangement::Absolute
+    }
 }
 
 impl Structure {
@@ -123,6 +193,8 @@ impl Structure {
             Structure::Kautz { .. } => "kautz",
             Structure::Dragonfly { .. } => "dragonfly",
             Structure::HyperX { .. } => "hyperx",
+            Structure::SlimFly { .. } => "slimfly",
+            Structure::Megafly { .. } => "megafly",
         }
     }
 
@@ -172,12 +244,33 @@ impl Structure {
             }
             Structure::Clos { ports, .. } => format!("clos:ports={ports},hosts={terminals}"),
             Structure::Kautz { b, n, .. } => format!("kautz:b={b},n={n},terminals={terminals}"),
-            Structure::Dragonfly { a, p, h, .. } => format!("dragonfly:a={a},p={p},h={h}"),
+            Structure::Dragonfly {
+                a,
+                p,
+                h,
+                arrangement,
+                ..
+            }
+            | Structure::Megafly {
+                a,
+                p,
+                h,
+                arrangement,
+                ..
+            } => {
+                let arr = if arrangement.is_absolute() {
+                    String::new()
+                } else {
+                    format!(",arrangement={}", arrangement.name())
+                };
+                format!("{}:a={a},p={p},h={h}{arr}", self.family())
+            }
             Structure::HyperX {
                 sides,
                 trunking,
                 concentration,
             } => format!("hyperx:S={},t={trunking},p={concentration}", join(sides)),
+            Structure::SlimFly { q, concentration } => format!("slimfly:q={q},p={concentration}"),
             Structure::Irregular => return None,
         })
     }

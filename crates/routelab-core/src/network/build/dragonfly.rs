@@ -3,10 +3,11 @@
 //! terminals and `h` global links, and exactly one global link between every
 //! two groups. Balanced when `a = 2p = 2h`.
 //!
-//! Global links use the consecutive ("absolute") arrangement: group `G`
-//! numbers its `a*h` global links `j = r*h + k` (router `r`, its `k`-th
-//! global port), and link `j` leads to group `j` if `j < G`, else `j + 1`.
-//! So group `G` reaches group `t` through link `t` if `t < G`, else `t - 1`.
+//! Group `G` numbers its `a*h` global links `j = r*h + k` (router `r`, its
+//! `k`-th global port); the arrangement says which group link `j` leads to
+//! ([`GlobalArrangement`]): consecutive ("absolute", the default: group
+//! `j` if `j < G`, else `j + 1`), relative (`G + j + 1`) or circulant
+//! (`G ± (j/2 + 1)`, alternating), all modulo the `a*h + 1` groups.
 //!
 //! Numbering: router `r` of group `G` is switch `G*a + r`, then terminals,
 //! terminal `i` on router `i / p`. Ports, fabric first as in the other
@@ -14,7 +15,9 @@
 //! `r'`), `a..=a+h-1` global (the `k`-th on `a + k`), then `p` terminals.
 
 use crate::network::spec::Family;
-use crate::network::{Network, NetworkBuilder, NodeId, PortId, Structure, TopologyError};
+use crate::network::{
+    GlobalArrangement, Network, NetworkBuilder, NodeId, PortId, Structure, TopologyError,
+};
 
 use super::{bad_param, torus::attach_terminals};
 
@@ -25,21 +28,34 @@ const MAX_NODES: u64 = 1 << 22;
 
 pub const DRAGONFLY: Family = Family {
     name: "dragonfly",
-    usage: "dragonfly:a=4,p=2,h=2  (a routers per group, p terminals and h global links per router; a*h+1 groups)",
-    keys: &["a", "p", "h"],
+    usage: "dragonfly:a=4,p=2,h=2  (a routers per group, p terminals and h global links per router; a*h+1 groups; \
+            arrangement=absolute|relative|circulant, the global links' layout, default absolute)",
+    keys: &["a", "p", "h", "arrangement"],
     positional: None,
     generate: |args| {
         let max = u32::from(u16::MAX);
         let a = args.u32("a", None, 1, max)?;
         let p = args.u32("p", None, 0, max)?;
         let h = args.u32("h", None, 1, max)?;
-        dragonfly(a, p, h)
+        let arr = args.choice("arrangement", &GlobalArrangement::NAMES)?;
+        let arr = GlobalArrangement::from_name(arr).unwrap_or_default();
+        dragonfly_arranged(a, p, h, arr)
     },
 };
 
 /// A dragonfly of `a*h + 1` groups of `a` routers, each router with `p`
-/// terminals and `h` global links.
+/// terminals and `h` global links, in the absolute arrangement.
 pub fn dragonfly(a: u32, p: u32, h: u32) -> Result<Network, TopologyError> {
+    dragonfly_arranged(a, p, h, GlobalArrangement::Absolute)
+}
+
+/// The same with the global links laid out by `arr`.
+pub fn dragonfly_arranged(
+    a: u32,
+    p: u32,
+    h: u32,
+    arr: GlobalArrangement,
+) -> Result<Network, TopologyError> {
     let max = u32::from(u16::MAX);
     if a == 0 || a > max {
         return Err(bad_param(
@@ -87,7 +103,11 @@ pub fn dragonfly(a: u32, p: u32, h: u32) -> Result<Network, TopologyError> {
             ),
         ));
     }
-    let name = format!("dragonfly:a={a},p={p},h={h}");
+    let name = if arr.is_absolute() {
+        format!("dragonfly:a={a},p={p},h={h}")
+    } else {
+        format!("dragonfly:a={a},p={p},h={h},arrangement={}", arr.name())
+    };
     let nodes = routers * (1 + u64::from(p));
     crate::network::builder::check_ports(&name, nodes, routers * (ports + u64::from(p)))?;
     let (groups, routers) = (groups as u32, routers as u32);
@@ -111,7 +131,8 @@ pub fn dragonfly(a: u32, p: u32, h: u32) -> Result<Network, TopologyError> {
     }
     for g in 0..groups {
         for t in g + 1..groups {
-            let (j, k) = (dragonfly_global_link(g, t), dragonfly_global_link(t, g));
+            let j = global_link(arr, groups, g, t);
+            let k = global_link(arr, groups, t, g);
             b.connect(
                 router(g, j / h),
                 dragonfly_global_port(a, j % h),
@@ -122,7 +143,13 @@ pub fn dragonfly(a: u32, p: u32, h: u32) -> Result<Network, TopologyError> {
         }
     }
     attach_terminals(&mut b, routers, p, (a - 1 + h) as u16, t_class)?;
-    b.set_structure(Structure::Dragonfly { a, p, h, groups });
+    b.set_structure(Structure::Dragonfly {
+        a,
+        p,
+        h,
+        groups,
+        arrangement: arr,
+    });
     b.build()
 }
 
@@ -145,6 +172,42 @@ pub fn dragonfly_global_link(from: u32, to: u32) -> u32 {
 /// The group that global link `j` of group `from` leads to.
 pub fn dragonfly_global_peer(from: u32, j: u32) -> u32 {
     j + u32::from(j >= from)
+}
+
+/// The group global link `j` of group `from` leads to under `arr`, `groups`
+/// groups in all.
+pub fn global_peer(arr: GlobalArrangement, groups: u32, from: u32, j: u32) -> u32 {
+    match arr {
+        GlobalArrangement::Absolute => dragonfly_global_peer(from, j),
+        GlobalArrangement::Relative => (from + j + 1) % groups,
+        GlobalArrangement::Circulant => {
+            let offset = j / 2 + 1;
+            if j.is_multiple_of(2) {
+                (from + offset) % groups
+            } else {
+                (from + groups - offset % groups) % groups
+            }
+        }
+    }
+}
+
+/// The index of group `from`'s global link to group `to` under `arr`
+/// (`to != from`).
+pub fn global_link(arr: GlobalArrangement, groups: u32, from: u32, to: u32) -> u32 {
+    match arr {
+        GlobalArrangement::Absolute => dragonfly_global_link(from, to),
+        GlobalArrangement::Relative => (to + groups - from - 1) % groups,
+        GlobalArrangement::Circulant => {
+            // The offset of `to` from `from`, as its smaller sign.
+            let up = (to + groups - from) % groups;
+            let down = groups - up;
+            if up <= down {
+                2 * (up - 1)
+            } else {
+                2 * (down - 1) + 1
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -208,6 +271,45 @@ mod tests {
                 assert!(net.is_terminal(net.channel(c).dst));
             }
         }
+    }
+
+    #[test]
+    fn every_arrangement_joins_every_two_groups_once() {
+        for (a, h) in [(4, 2), (3, 1), (2, 3), (1, 2)] {
+            let groups = a * h + 1;
+            for arr in [
+                GlobalArrangement::Absolute,
+                GlobalArrangement::Relative,
+                GlobalArrangement::Circulant,
+            ] {
+                for from in 0..groups {
+                    let mut seen = vec![false; groups as usize];
+                    for j in 0..a * h {
+                        let to = global_peer(arr, groups, from, j);
+                        assert!(to != from && !seen[to as usize], "{arr:?} {from} {j}");
+                        seen[to as usize] = true;
+                        assert_eq!(global_link(arr, groups, from, to), j, "{arr:?}");
+                    }
+                }
+                let net = dragonfly_arranged(a, 1, h, arr).unwrap();
+                assert!(is_connected(&net));
+                let spec = net.structure().spec(net.terminals().len()).unwrap();
+                assert_eq!(spec, net.name());
+                let again = crate::network::spec::build(&spec).unwrap();
+                assert_eq!(again.structure(), net.structure());
+                for &s in net.switches() {
+                    let d = bfs_distances(&net, s);
+                    assert!(net.switches().iter().all(|v| d[v.index()] <= 3));
+                }
+            }
+        }
+        // Circulant: a router's first two links reach both sides of its group.
+        assert_eq!(global_peer(GlobalArrangement::Circulant, 9, 0, 0), 1);
+        assert_eq!(global_peer(GlobalArrangement::Circulant, 9, 0, 1), 8);
+        let e = crate::network::spec::build("dragonfly:a=2,p=1,h=1,arrangement=spiral")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("absolute, relative, circulant"), "{e}");
     }
 
     #[test]

@@ -7,7 +7,9 @@ pub mod crossbar;
 pub mod dragonfly;
 pub mod hyperx;
 pub mod kautz;
+pub mod megafly;
 pub mod random;
+pub mod slimfly;
 pub mod torus;
 pub mod tree;
 
@@ -16,7 +18,9 @@ pub use crossbar::crossbar;
 pub use dragonfly::dragonfly;
 pub use hyperx::{flattened_butterfly, hyperx};
 pub use kautz::{kautz, kautz_with_terminals};
+pub use megafly::megafly;
 pub use random::{random_irregular, random_with_links};
+pub use slimfly::slimfly;
 pub use torus::{hypercube, mesh, torus};
 pub use tree::{kary_ntree, xgft};
 

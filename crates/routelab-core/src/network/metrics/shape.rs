@@ -114,7 +114,43 @@ pub(crate) fn declared_holds(net: &Network) -> bool {
             | (Structure::HyperX { .. }, Some(Shape::HyperX { .. }))
             | (Structure::Xgft { .. }, Some(Shape::Xgft { .. }))
             | (Structure::Crossbar { .. }, Some(Shape::Single))
-    )
+    ) || regenerates(net)
+}
+
+/// Whether the generator of a family without closed forms here
+/// (dragonflies, Megaflies, Slim Flies) builds exactly `net`'s cabling again from the
+/// spec its structure names: every port of every node leads to the same
+/// node and port.
+fn regenerates(net: &Network) -> bool {
+    if !matches!(
+        net.structure(),
+        Structure::Dragonfly { .. } | Structure::Megafly { .. } | Structure::SlimFly { .. }
+    ) {
+        return false;
+    }
+    let Some(spec) = net.structure().spec(net.terminals().len()) else {
+        return false;
+    };
+    let Ok(again) = crate::network::spec::build(&spec) else {
+        return false;
+    };
+    let same_nodes = again.node_count() == net.node_count()
+        && again.switches().len() == net.switches().len()
+        && again.cable_count() == net.cable_count();
+    same_nodes
+        && (0..net.node_count() as u32).all(|i| {
+            let (x, y) = (NodeId(i), NodeId(i));
+            net.node(x).ports == again.node(y).ports
+                && (1..=net.node(x).ports).all(|p| {
+                    let end = |n: &Network, v: NodeId| {
+                        n.channel_at(v, PortId(p)).map(|c| {
+                            let ch = n.channel(c);
+                            (ch.dst, ch.dst_port)
+                        })
+                    };
+                    end(net, x) == end(&again, y)
+                })
+        })
 }
 
 /// Is `v` a terminal with one cable, leading to switch `s`?

@@ -26,6 +26,13 @@
 //!   others, sides from the factorisations of the switch count whose
 //!   `sum (S_d - 1)` is that number, largest first (a HyperX of sides 3
 //!   is a torus, of sides 2 a hypercube: those are found as such);
+//! - a dragonfly: every switch with single cables to `a - 1 + h` others,
+//!   `a (a h + 1)` switches, each global link arrangement in turn (a
+//!   dragonfly of one-router groups is a complete graph: a HyperX);
+//! - a Slim Fly: `2 q²` switches of `(3q - δ) / 2` single cables each;
+//! - a Megafly: half the switches (leaves) with single cables to `a`
+//!   others, half (spines) to `a + h`, `2a (a h + 1)` switches, each global
+//!   link arrangement in turn;
 //! - an XGFT with leaf switches (k-ary n-trees, folded Clos networks):
 //!   levels from [`fat_tree_ranks`], `m_i` and `w_i` read off the cables
 //!   between levels, which must be the same for every switch of a level.
@@ -125,10 +132,10 @@ pub fn recognise(net: &Network) -> Result<Recognised, String> {
     }
     // A tree's upper switches hold no terminals, a grid's switches all do:
     // try first the family the terminals point to (K2,2 is a 4-ring too).
-    let order: [Family; 3] = if g.terminals.iter().all(|t| !t.is_empty()) {
-        [grid, hyperx, fat_tree]
+    let order: [Family; 6] = if g.terminals.iter().all(|t| !t.is_empty()) {
+        [grid, hyperx, dragonfly, slimfly, fat_tree, megafly]
     } else {
-        [fat_tree, grid, hyperx]
+        [fat_tree, megafly, grid, hyperx, dragonfly, slimfly]
     };
     for family in order {
         match family(net, &g) {
@@ -533,6 +540,169 @@ fn hyperx(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
         "the switch count and degrees allow {}, but the cabling is none of them",
         tried.join(", ")
     )))
+}
+
+/// The number of switches every switch is cabled to, once each, or why
+/// the cabling is not that regular.
+fn single_cabled_degree(net: &Network, g: &SwitchGraph, family: &str) -> Result<usize, String> {
+    let name = |x: usize| net.label(net.switches()[x]).into_owned();
+    let d = g.adj[0].len();
+    for (x, row) in g.adj.iter().enumerate() {
+        if let Some(&(y, k)) = row.iter().find(|&&(_, k)| k != 1) {
+            return Err(format!(
+                "not a {family}: '{}' and '{}' share {k} cables",
+                name(x),
+                name(y as usize)
+            ));
+        }
+        if row.len() != d {
+            return Err(format!(
+                "not a {family}: '{}' is cabled to {} switches where '{}' is cabled to {d}",
+                name(x),
+                row.len(),
+                name(0)
+            ));
+        }
+    }
+    Ok(d)
+}
+
+/// Dragonflies, in each global link arrangement.
+fn dragonfly(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
+    use crate::network::GlobalArrangement;
+    let not = |why: String| format!("not a dragonfly: {why}");
+    let d = single_cabled_degree(net, g, "dragonfly")? as u64;
+    let s = g.adj.len() as u64;
+    // a - 1 + h = d and a (a h + 1) = s.
+    let shapes: Vec<(u32, u32)> = (2..=d)
+        .map(|a| (a, d + 1 - a))
+        .filter(|&(a, h)| h >= 1 && a * (a * h + 1) == s)
+        .map(|(a, h)| (a as u32, h as u32))
+        .collect();
+    if shapes.is_empty() {
+        return Err(not(format!(
+            "no a, h with a - 1 + h = {d} links per switch give a (a h + 1) = {s} switches"
+        )));
+    }
+    let c = uniform_terminals(g);
+    let mut tried = Vec::new();
+    for (a, h) in shapes {
+        for name in GlobalArrangement::NAMES {
+            let arr = GlobalArrangement::from_name(name).unwrap_or_default();
+            let generated = crate::network::build::dragonfly::dragonfly_arranged(a, 0, h, arr)
+                .map_err(|e| not(e.to_string()))?;
+            let spec = format!("dragonfly:a={a},h={h},arrangement={name}");
+            let structure = Structure::Dragonfly {
+                a,
+                p: c,
+                h,
+                groups: a * h + 1,
+                arrangement: arr,
+            };
+            match map_onto(net, g, &generated, structure) {
+                Ok(found) => return found,
+                Err(NoMatch::GaveUp) => tried.push(format!("{spec} (the search gave up)")),
+                Err(NoMatch::Different) => tried.push(spec),
+            }
+        }
+    }
+    Err(not(format!(
+        "the switch count and degrees allow {}, but the cabling is none of them",
+        tried.join(", ")
+    )))
+}
+
+/// Megaflies (Dragonfly+), in each global link arrangement.
+fn megafly(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
+    use crate::network::GlobalArrangement;
+    let not = |why: String| format!("not a megafly: {why}");
+    if let Some((x, &(y, k))) = g
+        .adj
+        .iter()
+        .enumerate()
+        .find_map(|(x, row)| row.iter().find(|&&(_, k)| k != 1).map(|e| (x, e)))
+    {
+        let name = |x: usize| net.label(net.switches()[x]).into_owned();
+        return Err(not(format!(
+            "'{}' and '{}' share {k} cables",
+            name(x),
+            name(y as usize)
+        )));
+    }
+    let degrees: Vec<u32> = (0..g.adj.len()).map(|x| g.adj[x].len() as u32).collect();
+    let lo = degrees.iter().copied().min().unwrap_or(0);
+    let hi = degrees.iter().copied().max().unwrap_or(0);
+    let leaves = degrees.iter().filter(|&&d| d == lo).count() as u64;
+    let s = g.adj.len() as u64;
+    if lo == hi || lo == 0 || 2 * leaves != s || degrees.iter().any(|&d| d != lo && d != hi) {
+        return Err(not(
+            "its switches are not half leaves of one degree and half spines of a higher one".into(),
+        ));
+    }
+    let (a, h) = (lo, hi - lo);
+    if 2 * u64::from(a) * (u64::from(a) * u64::from(h) + 1) != s {
+        return Err(not(format!(
+            "leaves of {a} links and spines of {hi} give a = {a}, h = {h}: 2a(a h + 1) switches, \
+             not {s}"
+        )));
+    }
+    let c = uniform_terminals(g);
+    let mut tried = Vec::new();
+    for name in GlobalArrangement::NAMES {
+        let arr = GlobalArrangement::from_name(name).unwrap_or_default();
+        let generated =
+            crate::network::build::megafly(a, 0, h, arr).map_err(|e| not(e.to_string()))?;
+        let spec = format!("megafly:a={a},h={h},arrangement={name}");
+        let structure = Structure::Megafly {
+            a,
+            p: c,
+            h,
+            groups: a * h + 1,
+            arrangement: arr,
+        };
+        match map_onto(net, g, &generated, structure) {
+            Ok(found) => return found,
+            Err(NoMatch::GaveUp) => tried.push(format!("{spec} (the search gave up)")),
+            Err(NoMatch::Different) => tried.push(spec),
+        }
+    }
+    Err(not(format!(
+        "the switch count and degrees allow {}, but the cabling is none of them",
+        tried.join(", ")
+    )))
+}
+
+/// Slim Flies (MMS graphs).
+fn slimfly(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
+    use crate::network::build::slimfly::{slimfly_links, MAX_Q};
+    let not = |why: String| format!("not a slimfly: {why}");
+    let d = single_cabled_degree(net, g, "slimfly")?;
+    let s = g.adj.len() as u64;
+    let q = (1..=MAX_Q).find(|&q| 2 * u64::from(q) * u64::from(q) >= s);
+    let Some(q) = q.filter(|&q| 2 * u64::from(q) * u64::from(q) == s) else {
+        return Err(not(format!(
+            "{s} switches is not 2q² for a q up to {MAX_Q}"
+        )));
+    };
+    if slimfly_links(q) != Some(d as u32) {
+        return Err(not(format!(
+            "{s} switches would be q = {q}, whose routers have {} links, not {d}",
+            slimfly_links(q).map_or("no".into(), |k| k.to_string())
+        )));
+    }
+    let generated =
+        crate::network::build::slimfly::slimfly(q, Some(0)).map_err(|e| not(e.to_string()))?;
+    let structure = Structure::SlimFly {
+        q,
+        concentration: uniform_terminals(g),
+    };
+    match map_onto(net, g, &generated, structure) {
+        Ok(found) => found,
+        Err(NoMatch::GaveUp) => Err(not(format!("slimfly:q={q} (the search gave up)"))),
+        Err(NoMatch::Different) => Err(not(format!(
+            "the switch count and degrees allow slimfly:q={q}, but the cabling is not it"
+        ))),
+    }
 }
 
 /// The sides, each at least 2 and in non-increasing order (a HyperX with
@@ -1283,9 +1453,20 @@ mod tests {
             "xgft:m=4x3,w=2x3,terminals=30",
             "crossbar:5",
             "hyperx:S=4x3,t=2,p=2",
+            "dragonfly:a=4,p=2,h=2",
+            "dragonfly:a=3,p=1,h=2,arrangement=circulant",
+            "slimfly:q=5,p=4",
+            "slimfly:q=4,p=2",
+            "megafly:a=3,p=2,h=2",
+            "megafly:a=2,p=3,h=3,arrangement=relative",
         ] {
             let generated = spec::build(spec_text).unwrap();
             let r = recognise(&shuffled(&generated, 2)).unwrap();
+            check_mapping(&shuffled(&generated, 2), &r);
+            assert!(
+                crate::network::metrics::declared_holds(&r.net),
+                "{spec_text}"
+            );
             let text = r.net.structure().spec(r.net.terminals().len()).unwrap();
             assert_eq!(text, spec_text);
             let again = spec::build(&text).unwrap();

@@ -748,6 +748,15 @@ mod tests {
         let (longest, cycle, undecided) = walk_every_route::<Par>(t);
         assert_eq!((longest, cycle), (6, false));
         assert!(undecided > 0);
+        // The routers read the gateways off the cabling: the other global
+        // link arrangements route the same way.
+        for arr in ["relative", "circulant"] {
+            let t = format!("dragonfly:a=4,p=1,h=2,arrangement={arr}");
+            assert_eq!(walk_every_route::<Min>(&t), (3, false, 0));
+            assert_eq!(walk_every_route::<UgalL>(&t), (5, false, 0));
+            assert_eq!(walk_every_route::<Par>(&t).0, 6);
+            assert!(!walk_every_route::<Par>(&t).1);
+        }
     }
 
     #[test]

@@ -55,6 +55,7 @@
 //! | `ofr` | `ofr.rs` | OutFlank Routing (versaci2013 §3): at injection a Wraparound or OutFlank IDN by eqs. (15)-(17) (`eta` = 2.0, `delta` = 2), two minimal ABR phases, escape split into VS1/VS2 (`split`) |
 //! | `df-min`, `df-val`, `df-ugal-l`, `df-ugal-g`, `df-par` | `dragonfly.rs` | dragonfly MIN, Valiant, UGAL-L, UGAL-G and progressive adaptive routing, VCs by hop class |
 //! | `hx-dor`, `hx-val`, `hx-ugal` | `hyperx.rs` | HyperX dimension order, Valiant and UGAL, VCs by phase |
+//! | `dist-min`, `dist-val`, `dist-ugal` | `distance.rs` | any network (Slim Fly, Megafly, irregular): minimal adaptive, Valiant and UGAL-L from switch distances, VCs by hop |
 //! | `rdr` | `rdr.rs` | Randomized Dynamic Routing (parker §3): a random viable dimension per hop on the adaptive VCs, over an ABR bubble escape (deadlock-free; parker's single-VC rule is not) |
 //! | (shared) | `torus_geometry.rs` | coordinates, minimal directions, bubble needs shared by the torus routers |
 //! | any engine | `table.rs` | the engine's tables or source routes, lanes mapped onto VCs |
@@ -73,6 +74,7 @@ use std::collections::BTreeMap;
 pub mod abr;
 pub mod bubble;
 pub mod dispersive;
+pub mod distance;
 pub mod dor;
 pub mod dor_bubble;
 pub mod dragonfly;
@@ -709,6 +711,9 @@ routers! { $
     "hx-dor" => HxDor(hyperx::HyperXRouter<hyperx::Dor>), "HyperX dimension order, one hop per differing coordinate";
     "hx-val" => HxVal(hyperx::HyperXRouter<hyperx::Val>), "HyperX Valiant: dimension order to a random switch, then to the destination";
     "hx-ugal" => HxUgal(hyperx::HyperXRouter<hyperx::Ugal>), "HyperX UGAL: dimension order or Valiant at the source, by local queues";
+    "dist-min" => DistMin(distance::DistanceRouter<distance::Min>), "any network: minimal adaptive by switch distances, VCs by hop (Slim Fly MIN)";
+    "dist-val" => DistVal(distance::DistanceRouter<distance::Val>), "any network: Valiant through a random switch, minimal adaptive phases, VCs by hop";
+    "dist-ugal" => DistUgal(distance::DistanceRouter<distance::Ugal>), "any network: minimal or Valiant at the source by local queues (UGAL-L), VCs by hop";
 }
 
 /// `dispatch!(router, r => expr)`: `expr` with `r` bound to the concrete
