@@ -1,4 +1,4 @@
-//! Patterns over a network's groups (a dragonfly's groups of routers): the
+//! Patterns over a network's groups (a dragonfly's or Megafly's): the
 //! adversarial traffic of dragonfly studies, where every terminal of a
 //! group sends to one other group.
 
@@ -7,23 +7,29 @@ use crate::network::{Network, Structure};
 
 /// Terminal indices by group, each ascending, groups in order: a
 /// dragonfly's group `g` holds the terminals of its switches `g*a ..
-/// (g+1)*a` (the generator's numbering).
+/// (g+1)*a`, a Megafly's those of `2ag .. 2a(g+1)` (the generators'
+/// numbering).
 fn terminal_groups(net: &Network, pattern: &str) -> Result<Vec<Vec<u32>>, TrafficError> {
-    let &Structure::Dragonfly { a, groups, .. } = net.structure() else {
-        return Err(TrafficError::does_not_fit(
-            pattern,
-            format!(
-                "'{}' ({})",
-                net.name(),
-                net.structure().family_with_article()
-            ),
-            "a network of groups (a dragonfly)",
-        ));
+    // Switches per group, consecutive in the generators' numbering.
+    let (per_group, groups) = match *net.structure() {
+        Structure::Dragonfly { a, groups, .. } => (a, groups),
+        Structure::Megafly { a, groups, .. } => (2 * a, groups),
+        _ => {
+            return Err(TrafficError::does_not_fit(
+                pattern,
+                format!(
+                    "'{}' ({})",
+                    net.name(),
+                    net.structure().family_with_article()
+                ),
+                "a network of groups (a dragonfly or a Megafly)",
+            ))
+        }
     };
     let mut by_group = vec![Vec::new(); groups as usize];
     for (t, &node) in net.terminals().iter().enumerate() {
         if let Some(s) = net.attached_switch(node) {
-            let g = net.kind_index(s) / a as usize;
+            let g = net.kind_index(s) / per_group as usize;
             if let Some(members) = by_group.get_mut(g) {
                 members.push(t as u32);
             }

@@ -368,13 +368,8 @@ mod tests {
     fn walk_every_route<P: Policy>(topology: &str) -> (usize, bool) {
         let net = spec::build(topology).unwrap();
         let r = DistanceRouter::<P>::new(&net, &RouterOptions::default()).unwrap();
-        let vcs = r.classes;
-        let mut edges = vec![Vec::new(); net.channel_count() * usize::from(vcs)];
-        let mut rng = crate::rng::stream(1, "walk");
-        let mut counters = vec![0u64; 2];
-        let view = FixedView::empty(64);
         let terminals = net.terminals().len() as u32;
-        let mut longest = 0;
+        let mut headers = Vec::new();
         for src in 0..terminals {
             for dst in (0..terminals).filter(|&d| d != src) {
                 let (s, d) = (r.terminal[src as usize].0, r.terminal[dst as usize].0);
@@ -390,60 +385,35 @@ mod tests {
                         vias.push(NONE);
                     }
                 }
-                for via in vias {
-                    let hdr = Header {
-                        src,
-                        dst,
-                        origin: src,
-                        target: dst,
-                        flits: 1,
-                        aux: via,
-                        state: if via == NONE { 0 } else { VALIANT },
-                        ..Header::default()
-                    };
-                    let at = net.attached_switch(net.terminal(src as usize)).unwrap();
-                    // Depth-first over every candidate: (switch, header, previous (channel, VC)).
-                    let mut stack = vec![(at, hdr, None::<usize>, 0usize)];
-                    while let Some((at, hdr, prev, hop)) = stack.pop() {
-                        assert!(hop <= usize::from(vcs), "{hdr:?}: a loop");
-                        let si = net.kind_index(at) as u32;
-                        let here = Here {
-                            switch: at,
-                            switch_index: si,
-                            in_port: PortId(1),
-                            in_vc: 0,
-                            vcs,
-                            now_ps: 0,
-                        };
-                        let mut out = Candidates::default();
-                        let mut ctx = RouterCtx::new(&mut rng, &mut counters);
-                        r.route(&hdr, &here, &view, &mut ctx, &mut out);
-                        assert!(!out.is_empty(), "{hdr:?} at {si}: no candidate");
-                        for c in out.as_slice() {
-                            let ch = net.channel_at(at, c.port).unwrap();
-                            let next = net.channel(ch).dst;
-                            let node = ch.index() * usize::from(vcs) + usize::from(c.vc);
-                            if let Some(p) = prev {
-                                edges[p].push(node);
-                            }
-                            if net.is_terminal(next) {
-                                assert_eq!(next, net.terminal(dst as usize));
-                                longest = longest.max(hop);
-                                continue;
-                            }
-                            assert_eq!(usize::from(c.vc), hop, "the VC of hop {hop}");
-                            let goal = r.goal(&hdr, si, d);
-                            let ni = net.kind_index(next) as u32;
-                            assert_eq!(r.distance(ni, goal) + 1, r.distance(si, goal));
-                            let mut h = hdr;
-                            r.forwarded(&mut h, &here, *c, ch, &mut ctx);
-                            stack.push((next, h, Some(node), hop + 1));
-                        }
-                    }
-                }
+                headers.extend(vias.into_iter().map(|via| Header {
+                    src,
+                    dst,
+                    origin: src,
+                    target: dst,
+                    flits: 1,
+                    aux: via,
+                    state: if via == NONE { 0 } else { VALIANT },
+                    ..Header::default()
+                }));
             }
         }
-        (longest, crate::routing::adaptive::has_cycle(&edges))
+        let view = |_: u32, _: &Header| FixedView::empty(64);
+        let mut check = |step: &crate::routing::adaptive::Step| {
+            if net.is_terminal(step.next) {
+                return;
+            }
+            assert_eq!(
+                usize::from(step.taken.vc),
+                step.hop,
+                "the VC of hop {}",
+                step.hop
+            );
+            let d = r.terminal[step.hdr.target as usize].0;
+            let goal = r.goal(step.hdr, step.switch, d);
+            let next = net.kind_index(step.next) as u32;
+            assert_eq!(r.distance(next, goal) + 1, r.distance(step.switch, goal));
+        };
+        crate::routing::adaptive::walk_every_branch(&net, &r, r.classes, headers, &view, &mut check)
     }
 
     #[test]

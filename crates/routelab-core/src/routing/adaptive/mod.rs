@@ -55,6 +55,7 @@
 //! | `ofr` | `ofr.rs` | OutFlank Routing (versaci2013 §3): at injection a Wraparound or OutFlank IDN by eqs. (15)-(17) (`eta` = 2.0, `delta` = 2), two minimal ABR phases, escape split into VS1/VS2 (`split`) |
 //! | `df-min`, `df-val`, `df-ugal-l`, `df-ugal-g`, `df-par` | `dragonfly.rs` | dragonfly MIN, Valiant, UGAL-L, UGAL-G and progressive adaptive routing, VCs by hop class |
 //! | `hx-dor`, `hx-val`, `hx-ugal` | `hyperx.rs` | HyperX dimension order, Valiant and UGAL, VCs by phase |
+//! | `mf-min`, `mf-val`, `mf-ugal-l`, `mf-ugal-g`, `mf-par` | `megafly.rs` | Megafly (Dragonfly+) MIN, Valiant, UGAL-L, UGAL-G and progressive adaptive routing, VCs by global hops taken |
 //! | `dist-min`, `dist-val`, `dist-ugal` | `distance.rs` | any network (Slim Fly, Megafly, irregular): minimal adaptive, Valiant and UGAL-L from switch distances, VCs by hop |
 //! | `rdr` | `rdr.rs` | Randomized Dynamic Routing (parker §3): a random viable dimension per hop on the adaptive VCs, over an ABR bubble escape (deadlock-free; parker's single-VC rule is not) |
 //! | (shared) | `torus_geometry.rs` | coordinates, minimal directions, bubble needs shared by the torus routers |
@@ -80,6 +81,7 @@ pub mod dor_bubble;
 pub mod dragonfly;
 pub mod duato;
 pub mod hyperx;
+pub mod megafly;
 pub mod ofr;
 pub mod por;
 pub mod profit;
@@ -711,6 +713,11 @@ routers! { $
     "hx-dor" => HxDor(hyperx::HyperXRouter<hyperx::Dor>), "HyperX dimension order, one hop per differing coordinate";
     "hx-val" => HxVal(hyperx::HyperXRouter<hyperx::Val>), "HyperX Valiant: dimension order to a random switch, then to the destination";
     "hx-ugal" => HxUgal(hyperx::HyperXRouter<hyperx::Ugal>), "HyperX UGAL: dimension order or Valiant at the source, by local queues";
+    "mf-min" => MfMin(megafly::MegaflyRouter<megafly::Min>), "Megafly minimal: up, global, down";
+    "mf-val" => MfVal(megafly::MegaflyRouter<megafly::Val>), "Megafly Valiant: minimal to a random intermediate group, then to the destination";
+    "mf-ugal-l" => MfUgalL(megafly::MegaflyRouter<megafly::UgalL>), "Megafly UGAL-L: minimal or Valiant at the source leaf, by local queues";
+    "mf-ugal-g" => MfUgalG(megafly::MegaflyRouter<megafly::UgalG>), "Megafly UGAL-G: minimal or Valiant at the source leaf, by the global channels' queues";
+    "mf-par" => MfPar(megafly::MegaflyRouter<megafly::Par>), "Megafly PAR: UGAL-L at the source, decided again at the gateway spine over its other global links";
     "dist-min" => DistMin(distance::DistanceRouter<distance::Min>), "any network: minimal adaptive by switch distances, VCs by hop (Slim Fly MIN)";
     "dist-val" => DistVal(distance::DistanceRouter<distance::Val>), "any network: Valiant through a random switch, minimal adaptive phases, VCs by hop";
     "dist-ugal" => DistUgal(distance::DistanceRouter<distance::Ugal>), "any network: minimal or Valiant at the source by local queues (UGAL-L), VCs by hop";
@@ -1024,6 +1031,86 @@ pub(crate) fn walk_routes(
     }
     walked.cycle = has_cycle(&edges);
     walked
+}
+
+/// One hop [`walk_every_branch`] takes: at switch index `switch`, the
+/// header before the hop, the candidate taken and the node it leads
+/// to, `hop` switch hops into the route.
+#[cfg(test)]
+pub(crate) struct Step<'a> {
+    pub switch: u32,
+    pub hdr: &'a Header,
+    pub taken: Candidate,
+    pub next: NodeId,
+    pub hop: usize,
+}
+
+/// Walks every route of each header (its `state` and `aux` as `source`
+/// set them), branching at every hop over every candidate `route` offers
+/// (adaptive routers offer several next switches), with the view
+/// `view(switch index, header)` shows; `check` sees each hop. Returns the
+/// longest route in switch hops and whether the (channel, VC)
+/// dependencies of all routes form a cycle.
+#[cfg(test)]
+pub(crate) fn walk_every_branch(
+    net: &Network,
+    r: &dyn HopRouter,
+    vcs: u8,
+    headers: impl IntoIterator<Item = Header>,
+    view: &dyn Fn(u32, &Header) -> torus_geometry::test_view::FixedView,
+    check: &mut dyn FnMut(&Step),
+) -> (usize, bool) {
+    let mut edges: Vec<Vec<usize>> = vec![Vec::new(); net.channel_count() * usize::from(vcs)];
+    let mut rng = crate::rng::stream(1, "walk");
+    let mut counters = vec![0u64; r.counters().len()];
+    let mut longest = 0;
+    for hdr in headers {
+        let at = net
+            .attached_switch(net.terminal(hdr.origin as usize))
+            .unwrap();
+        let mut stack = vec![(at, hdr, None::<usize>, 0usize)];
+        while let Some((at, hdr, prev, hop)) = stack.pop() {
+            assert!(hop < 16, "{hdr:?}: a loop");
+            let s = net.kind_index(at) as u32;
+            let here = Here {
+                switch: at,
+                switch_index: s,
+                in_port: PortId(1),
+                in_vc: 0,
+                vcs,
+                now_ps: 0,
+            };
+            let mut out = Candidates::default();
+            let mut ctx = RouterCtx::new(&mut rng, &mut counters);
+            r.route(&hdr, &here, &view(s, &hdr), &mut ctx, &mut out);
+            assert!(!out.is_empty(), "{hdr:?} at switch {s}: no candidate");
+            for &c in out.as_slice() {
+                assert!(c.vc < vcs);
+                let ch = net.channel_at(at, c.port).unwrap();
+                let next = net.channel(ch).dst;
+                check(&Step {
+                    switch: s,
+                    hdr: &hdr,
+                    taken: c,
+                    next,
+                    hop,
+                });
+                let node = ch.index() * usize::from(vcs) + usize::from(c.vc);
+                if let Some(p) = prev {
+                    edges[p].push(node);
+                }
+                if net.is_terminal(next) {
+                    assert_eq!(next, net.terminal(hdr.target as usize));
+                    longest = longest.max(hop);
+                    continue;
+                }
+                let mut h = hdr;
+                r.forwarded(&mut h, &here, c, ch, &mut ctx);
+                stack.push((next, h, Some(node), hop + 1));
+            }
+        }
+    }
+    (longest, has_cycle(&edges))
 }
 
 /// Whether a dependency graph (each node's successors) has a cycle, by
