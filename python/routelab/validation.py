@@ -62,6 +62,16 @@ HOP_ROUTERS: dict[str, tuple[str, ...] | None] = {
     "hx-dor": ("hyperx",),
     "hx-val": ("hyperx",),
     "hx-ugal": ("hyperx",),
+    "mf-min": ("megafly",),
+    "mf-val": ("megafly",),
+    "mf-ugal-l": ("megafly",),
+    "mf-ugal-g": ("megafly",),
+    "mf-par": ("megafly",),
+    # Any network; validated where their VC counts stay small (diameter 2
+    # or 3 between the switches holding terminals).
+    "dist-min": ("slimfly", "megafly", "dragonfly"),
+    "dist-val": ("slimfly", "megafly", "dragonfly"),
+    "dist-ugal": ("slimfly", "megafly", "dragonfly"),
 }
 
 #: Hop routers with options or a switch model other than the default, by the
@@ -102,12 +112,18 @@ DEROUTING = {
     "df-par",
     "hx-val",
     "hx-ugal",
+    "mf-val",
+    "mf-ugal-l",
+    "mf-ugal-g",
+    "mf-par",
+    "dist-val",
+    "dist-ugal",
 }
 
 #: Hop routers whose decisions read channels anywhere in the network (UGAL-G's
 #: global queues): a run split over threads refuses them, so their cases run
 #: whole.
-READS_ANYWHERE = {"df-ugal-g"}
+READS_ANYWHERE = {"df-ugal-g", "mf-ugal-g"}
 
 #: Routers whose candidates are exactly a table engine's routes.
 SAME_AS_ENGINE = {"dor": "dor"}
@@ -116,6 +132,15 @@ SAME_AS_ENGINE = {"dor": "dor"}
 ESCAPE_ENGINE = {"duato": "dor"}
 
 PATTERNS = ("uniform", "transpose", "tornado", "bit-complement", "hotspot:f=0.1")
+#: Patterns that do not fit a family (no coordinates, no power-of-two or
+#: square terminal count), replaced by its own adversarial ones in the same
+#: slot of the rotation.
+_GROUPS = {"transpose": "group-shift", "tornado": "group-permutation", "bit-complement": "bridge"}
+FAMILY_PATTERNS: dict[str, dict[str, str]] = {
+    "dragonfly": _GROUPS,
+    "megafly": _GROUPS,
+    "slimfly": {"tornado": "bridge", "bit-complement": "permutation"},
+}
 SWITCHING = ("wormhole", "cut-through", "store-and-forward")
 FLITS = (4, 16, 1)
 
@@ -126,6 +151,8 @@ QUICK_TOPOLOGIES = (
     "random:switches=16,ports=8,hosts=4,seed=3",
     "dragonfly:a=4,p=2,h=2",
     "hyperx:S=4x4,t=2,p=2",
+    "slimfly:q=5,p=2",
+    "megafly:a=3,p=2,h=2",
 )
 FULL_TOPOLOGIES = QUICK_TOPOLOGIES + (
     "torus:8x8x8",
@@ -507,7 +534,9 @@ def plan(
             else [(p, QUICK_LOADS[k]) for k, p in enumerate(PATTERNS)]
         )
         combos = []
+        swap = FAMILY_PATTERNS.get(topology.split(":")[0], {})
         for k, (pattern, load) in enumerate(grid):
+            pattern = swap.get(pattern, pattern)
             flits, extra, mode = _rotation(k, len(modes), full)
             combos.append((pattern, FLITS[flits], extra, modes[mode], load))
         for pattern, flits, extra_vcs, switching, load in combos:

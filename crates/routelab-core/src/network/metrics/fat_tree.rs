@@ -136,6 +136,28 @@ pub fn fat_tree_ranks(net: &Network, roots: &[NodeId]) -> Result<FatTreeRanks, S
             ));
         }
     }
+    // Up and down alone must join every two leaves (through a common
+    // ancestor): a network whose leaves meet only through links within a
+    // rank (a Megafly's spines) is no tree.
+    let leaves: Vec<usize> = (0..s).filter(|&x| holds_terminals[x]).collect();
+    let mut seen = vec![false; s];
+    let mut queue = VecDeque::from([leaves[0]]);
+    seen[leaves[0]] = true;
+    while let Some(x) = queue.pop_front() {
+        for &y in &links[x] {
+            if !seen[y] && rank[y] != rank[x] {
+                seen[y] = true;
+                queue.push_back(y);
+            }
+        }
+    }
+    if let Some(&x) = leaves.iter().find(|&&x| !seen[x]) {
+        return Err(format!(
+            "leaves '{}' and '{}' are joined only through links within a rank: not a fat tree",
+            name(leaves[0]),
+            name(x)
+        ));
+    }
     Ok(FatTreeRanks { rank, leaf_rank })
 }
 
@@ -143,6 +165,14 @@ pub fn fat_tree_ranks(net: &Network, roots: &[NodeId]) -> Result<FatTreeRanks, S
 mod tests {
     use super::*;
     use crate::network::{io::ibnetdiscover, spec};
+
+    #[test]
+    fn leaves_joined_only_within_a_rank_are_no_tree() {
+        // A Megafly's groups are trees joined by their spines' global links.
+        let net = spec::build("megafly:a=3,p=2,h=2").unwrap();
+        let e = fat_tree_ranks(&net, &[]).unwrap_err();
+        assert!(e.contains("only through links within a rank"), "{e}");
+    }
 
     #[test]
     fn trees_read_back_from_a_dump_are_recognised() {

@@ -1194,12 +1194,15 @@ mod tests {
         let net = crate::network::spec::build("torus:4x4").unwrap();
         let dragonfly = crate::network::spec::build("dragonfly:a=2,p=1,h=1").unwrap();
         let hyperx = crate::network::spec::build("hyperx:S=3x3,t=1,p=1").unwrap();
+        let megafly = crate::network::spec::build("megafly:a=2,p=1,h=1").unwrap();
         let o = RouterOptions::default();
         for name in ADAPTIVE {
             let on = if name.starts_with("df-") {
                 &dragonfly
             } else if name.starts_with("hx-") {
                 &hyperx
+            } else if name.starts_with("mf-") {
+                &megafly
             } else {
                 &net
             };
