@@ -14,7 +14,7 @@ import routelab
 SIDES, T, P = (4, 4, 4), 1, 4
 TOPOLOGY = f"hyperx:S={'x'.join(map(str, SIDES))},t={T},p={P}"
 #: Hop classes (VCs per port) each router needs.
-CLASSES = {"hx-dor": 1, "hx-val": 2, "hx-ugal": 2}
+CLASSES = {"hx-dor": 1, "hx-val": 2, "hx-ugal": 2, "hx-dal": 2}
 
 
 def spec(router: str, pattern: str, load: float = 1.0, topology: str = TOPOLOGY) -> dict:
@@ -49,6 +49,13 @@ def test_ugal_is_within_ten_percent_of_the_better_of_dor_and_valiant(saturated) 
     for pattern in ("uniform", "neighbor"):
         best = max(saturated[r, pattern].accepted for r in ("hx-dor", "hx-val"))
         assert saturated["hx-ugal", pattern].accepted >= 0.9 * best, pattern
+    # DAL, minimal adaptive over every dimension, beats dimension order under
+    # uniform traffic; under the shift it deroutes, and carries more than
+    # dimension order's bound.
+    dal = {p: saturated["hx-dal", p].accepted for p in ("uniform", "neighbor")}
+    assert dal["uniform"] >= 1.1 * saturated["hx-dor", "uniform"].accepted, dal
+    assert dal["neighbor"] > T / P + 0.005, dal
+    assert saturated["hx-dal", "neighbor"].counters["deroutes"] > 0
     # Valiant beats dimension order under the shift, not under uniform traffic.
     assert saturated["hx-val", "neighbor"].accepted > saturated["hx-dor", "neighbor"].accepted
     assert saturated["hx-val", "uniform"].accepted < saturated["hx-dor", "uniform"].accepted
@@ -67,5 +74,7 @@ def test_wormhole_past_saturation_never_deadlocks_and_routes_stay_short(router) 
     doc["traffic"]["load"] = 0.05
     r = routelab.simulate(doc, progress=False)
     assert r.drained and r.accepted >= 0.9 * r.offered
+    # At most one hop per dimension and phase (DAL: one deroute and one
+    # hop to the coordinate per dimension).
     phases = 1 if router == "hx-dor" else 2
     assert r.max_hops <= 3 * phases + 2  # plus injection and ejection

@@ -55,6 +55,7 @@
 //! | `ofr` | `ofr.rs` | OutFlank Routing (versaci2013 §3): at injection a Wraparound or OutFlank IDN by eqs. (15)-(17) (`eta` = 2.0, `delta` = 2), two minimal ABR phases, escape split into VS1/VS2 (`split`) |
 //! | `df-min`, `df-val`, `df-ugal-l`, `df-ugal-g`, `df-par` | `dragonfly.rs` | dragonfly MIN, Valiant, UGAL-L, UGAL-G and progressive adaptive routing, VCs by hop class |
 //! | `hx-dor`, `hx-val`, `hx-ugal` | `hyperx.rs` | HyperX dimension order, Valiant and UGAL, VCs by phase |
+//! | `hx-dal` | `hyperx_dal.rs` | HyperX DAL: unaligned dimensions in any order, at most one deroute per dimension when no minimal hop is free, over a dimension-order escape VC (Duato) |
 //! | `mf-min`, `mf-val`, `mf-ugal-l`, `mf-ugal-g`, `mf-par` | `megafly.rs` | Megafly (Dragonfly+) MIN, Valiant, UGAL-L, UGAL-G and progressive adaptive routing, VCs by global hops taken |
 //! | `dist-min`, `dist-val`, `dist-ugal` | `distance.rs` | any network (Slim Fly, Megafly, irregular): minimal adaptive, Valiant and UGAL-L from switch distances, VCs by hop |
 //! | `rdr` | `rdr.rs` | Randomized Dynamic Routing (parker §3): a random viable dimension per hop on the adaptive VCs, over an ABR bubble escape (deadlock-free; parker's single-VC rule is not) |
@@ -81,6 +82,7 @@ pub mod dor_bubble;
 pub mod dragonfly;
 pub mod duato;
 pub mod hyperx;
+pub mod hyperx_dal;
 pub mod megafly;
 pub mod ofr;
 pub mod por;
@@ -713,6 +715,7 @@ routers! { $
     "hx-dor" => HxDor(hyperx::HyperXRouter<hyperx::Dor>), "HyperX dimension order, one hop per differing coordinate";
     "hx-val" => HxVal(hyperx::HyperXRouter<hyperx::Val>), "HyperX Valiant: dimension order to a random switch, then to the destination";
     "hx-ugal" => HxUgal(hyperx::HyperXRouter<hyperx::Ugal>), "HyperX UGAL: dimension order or Valiant at the source, by local queues";
+    "hx-dal" => HxDal(hyperx_dal::DalRouter), "HyperX DAL: any unaligned dimension, at most one deroute in each, over a dimension-order escape VC";
     "mf-min" => MfMin(megafly::MegaflyRouter<megafly::Min>), "Megafly minimal: up, global, down";
     "mf-val" => MfVal(megafly::MegaflyRouter<megafly::Val>), "Megafly Valiant: minimal to a random intermediate group, then to the destination";
     "mf-ugal-l" => MfUgalL(megafly::MegaflyRouter<megafly::UgalL>), "Megafly UGAL-L: minimal or Valiant at the source leaf, by local queues";
