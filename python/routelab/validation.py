@@ -54,6 +54,7 @@ HOP_ROUTERS: dict[str, tuple[str, ...] | None] = {
     "ofr": None,
     "rdr": None,
     "dispersive": ("kary-ntree", "xgft", "clos"),
+    "ft-adaptive": ("kary-ntree", "xgft", "clos"),
     "df-min": ("dragonfly",),
     "df-val": ("dragonfly",),
     "df-ugal-l": ("dragonfly",),

@@ -55,6 +55,7 @@
 //! | `ofr` | `ofr.rs` | OutFlank Routing (versaci2013 §3): at injection a Wraparound or OutFlank IDN by eqs. (15)-(17) (`eta` = 2.0, `delta` = 2), two minimal ABR phases, escape split into VS1/VS2 (`split`) |
 //! | `df-min`, `df-val`, `df-ugal-l`, `df-ugal-g`, `df-par` | `dragonfly.rs` | dragonfly MIN, Valiant, UGAL-L, UGAL-G and progressive adaptive routing, VCs by hop class |
 //! | `hx-dor`, `hx-val`, `hx-ugal` | `hyperx.rs` | HyperX dimension order, Valiant and UGAL, VCs by phase |
+//! | `ft-adaptive` | `fat_tree.rs` | fat trees and Clos networks: any up port per packet, picked by the switch's credits (D-mod-k's first on ties), then down; one VC |
 //! | `hx-dal` | `hyperx_dal.rs` | HyperX DAL: unaligned dimensions in any order, at most one deroute per dimension when no minimal hop is free, over a dimension-order escape VC (Duato) |
 //! | `mf-min`, `mf-val`, `mf-ugal-l`, `mf-ugal-g`, `mf-par` | `megafly.rs` | Megafly (Dragonfly+) MIN, Valiant, UGAL-L, UGAL-G and progressive adaptive routing, VCs by global hops taken |
 //! | `dist-min`, `dist-val`, `dist-ugal` | `distance.rs` | any network (Slim Fly, Megafly, irregular): minimal adaptive, Valiant and UGAL-L from switch distances, VCs by hop |
@@ -81,6 +82,7 @@ pub mod dor;
 pub mod dor_bubble;
 pub mod dragonfly;
 pub mod duato;
+pub mod fat_tree;
 pub mod hyperx;
 pub mod hyperx_dal;
 pub mod megafly;
@@ -715,6 +717,7 @@ routers! { $
     "hx-dor" => HxDor(hyperx::HyperXRouter<hyperx::Dor>), "HyperX dimension order, one hop per differing coordinate";
     "hx-val" => HxVal(hyperx::HyperXRouter<hyperx::Val>), "HyperX Valiant: dimension order to a random switch, then to the destination";
     "hx-ugal" => HxUgal(hyperx::HyperXRouter<hyperx::Ugal>), "HyperX UGAL: dimension order or Valiant at the source, by local queues";
+    "ft-adaptive" => FtAdaptive(fat_tree::FatTreeRouter), "fat trees and Clos: the up port per packet by local occupancy (adaptive routing), down as the tree leads";
     "hx-dal" => HxDal(hyperx_dal::DalRouter), "HyperX DAL: any unaligned dimension, at most one deroute in each, over a dimension-order escape VC";
     "mf-min" => MfMin(megafly::MegaflyRouter<megafly::Min>), "Megafly minimal: up, global, down";
     "mf-val" => MfVal(megafly::MegaflyRouter<megafly::Val>), "Megafly Valiant: minimal to a random intermediate group, then to the destination";
@@ -1198,6 +1201,7 @@ mod tests {
         let dragonfly = crate::network::spec::build("dragonfly:a=2,p=1,h=1").unwrap();
         let hyperx = crate::network::spec::build("hyperx:S=3x3,t=1,p=1").unwrap();
         let megafly = crate::network::spec::build("megafly:a=2,p=1,h=1").unwrap();
+        let tree = crate::network::spec::build("kary-ntree:k=2,n=2").unwrap();
         let o = RouterOptions::default();
         for name in ADAPTIVE {
             let on = if name.starts_with("df-") {
@@ -1206,6 +1210,8 @@ mod tests {
                 &hyperx
             } else if name.starts_with("mf-") {
                 &megafly
+            } else if name.starts_with("ft-") {
+                &tree
             } else {
                 &net
             };
