@@ -158,3 +158,29 @@ def test_wormhole_past_saturation_never_deadlocks_and_routes_stay_short(router) 
     assert r.drained and r.accepted >= 0.9 * r.offered
     longest = 4 if router == "dist-ugal" else 6  # switch hops
     assert r.max_hops <= longest + 2  # plus injection and ejection
+
+
+@pytest.mark.parametrize(
+    ("engine", "topology"),
+    [
+        ("df-min", "dragonfly:a=4,p=2,h=2"),
+        ("dist-min", "slimfly:q=5,p=2"),
+        ("hx-dor", "hyperx:S=4x4,t=1,p=2"),
+    ],
+)
+def test_minimal_routers_as_tables_feed_ebb_the_deadlock_check_and_opensm(
+    tmp_path, engine, topology
+) -> None:
+    # The router walked into forwarding tables, its hop classes into
+    # SL-to-VL tables: deadlock-free as a subnet holds them, written as
+    # OpenSM's files, and read by the flow layer.
+    net = routelab.topology(topology)
+    r = routelab.route(net, engine)
+    assert r.deadlock_free and r.lanes_used <= 2
+    assert r.stats()["minimal"] == (engine != "df-min")
+    written = [p.rsplit("/", 1)[-1] for p in r.save(tmp_path)]
+    assert "opensm-lfts.dump" in written
+    if r.lanes_used > 1:
+        assert "opensm-sl2vl.dump" in written
+    e = routelab.ebb(net, r, patterns=50)
+    assert 0 < e["min"] <= e["avg"] <= e["max"] <= 1

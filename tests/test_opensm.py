@@ -367,3 +367,30 @@ def test_net_files_carry_ibsim_port_guids_and_speeds():
     assert "lid 0 4xDDR terminal" in text and "lid 0 4xDDR switch" in text
     back = routelab.parse_fabric(text, format="ibnetdiscover")
     assert back.classes == net.classes
+
+
+def test_file_engine_deploys_dragonfly_minimal_tables(tools, tmp_path):
+    """df-min's tables, computed on a dragonfly read back from its .net file
+    (recognised from the cabling), load through OpenSM's file engine and the
+    switches hold them entry for entry; their SL-to-VL tables make them
+    deadlock-free as deployed."""
+    f = Fabric("dragonfly", "dragonfly:a=2,p=1,h=2", tmp_path)
+    try:
+        d = f.run("minhop")
+        mine = routelab.load(f.net_file).with_guid2lid(d / "guid2lid")
+        routes = routelab.route(mine, "df-min")
+        assert routes.deadlock_free and routes.lanes_used == 2
+        out = tmp_path / "routes"
+        written = {Path(p).name for p in routes.save(out)}
+        assert {"opensm-lfts.dump", "opensm-sl2vl.dump"} <= written
+        dep = f.sn.opensm("file-df-min", "file", lfts_file=out / "opensm-lfts.dump")
+        assert osm.osm_errors(dep) == []
+        want = osm.lft_entries((out / "opensm-lfts.dump").read_text())
+        assert osm.lft_entries((dep / "opensm-lfts.dump").read_text()) == want
+        lst = f.lst()
+        for sw in lst.switches:
+            lid = lst.nodes[sw][3]
+            back = osm.lft_entries(f.sn.ibroute(lid))
+            assert back == {k: v for k, v in want.items() if k[0] == lid}, lst.nodes[sw][1]
+    finally:
+        f.sn.close()

@@ -129,7 +129,7 @@ DEROUTING = {
 READS_ANYWHERE = {"df-ugal-g", "mf-ugal-g"}
 
 #: Routers whose candidates are exactly a table engine's routes.
-SAME_AS_ENGINE = {"dor": "dor"}
+SAME_AS_ENGINE = {"dor": "dor", "df-min": "df-min"}
 
 #: The escape network of the torus routers over dimension-order channels.
 ESCAPE_ENGINE = {"duato": "dor"}

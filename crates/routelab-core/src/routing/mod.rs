@@ -50,6 +50,7 @@ pub mod dnup;
 pub mod dor;
 pub mod formats;
 pub mod ftree;
+pub mod hop_tables;
 pub mod itb;
 pub mod lash;
 pub mod minhop;
@@ -355,6 +356,21 @@ pub const ENGINES: &[(&str, EngineFactory, &str)] = &[
         "valiant",
         valiant::engine,
         "via a random intermediate switch, one lane per phase",
+    ),
+    (
+        "df-min",
+        hop_tables::df_min,
+        "dragonfly minimal (local, global, local) with hop-class VLs by SL-to-VL tables",
+    ),
+    (
+        "hx-dor",
+        hop_tables::hx_dor,
+        "HyperX dimension order, one VL",
+    ),
+    (
+        "dist-min",
+        hop_tables::dist_min,
+        "shortest paths by switch distances, VL by hop (Slim Fly MIN)",
     ),
 ];
 
