@@ -6,7 +6,11 @@
    over a load grid (packet simulation);
 3. compare oblivious routing engines on a fat tree by effective bisection
    bandwidth (flow level);
-4. write ``report.html`` with the figures and tables of both sweeps.
+4. find the saturation throughput of the dragonfly routers (MIN, Valiant,
+   UGAL-L, UGAL-G, PAR) under uniform and adversarial traffic, one
+   bisection search each (the quick form of
+   ``examples/sweeps/dragonfly-saturation.toml``);
+5. write ``report.html`` with the figures and tables of the three sweeps.
 """
 
 from __future__ import annotations
@@ -84,6 +88,37 @@ patterns = 300
 seed = 1
 """
 
+DRAGONFLY_SATURATION = """
+[experiment]
+kind = "saturate"
+name = "dragonfly-saturation"
+description = '''
+Saturation throughput (one bisection search each) of the dragonfly routers
+on a 72-terminal balanced dragonfly: under uniform traffic MIN is best;
+under group-shift (every group to the next) MIN is held to 1/(a p) by the
+one global link between two groups, and UGAL-G and PAR carry more than
+Valiant.'''
+
+[network]
+topology = "dragonfly:a=4,p=2,h=2"
+
+[router]
+switching = "cut-through"
+vcs = 12
+
+[routing]
+algorithm = ["df-min", "df-val", "df-ugal-l", "df-ugal-g", "df-par"]
+
+[traffic]
+pattern = ["uniform", "group-shift"]
+packet_flits = 4
+
+[run]
+warmup_cycles = 1000
+measure_cycles = 3000
+seed = 1
+"""
+
 
 def _fabrics(out: Path, fabrics: list[str]) -> None:
     for spec in fabrics:
@@ -111,7 +146,11 @@ def run(out: Path, fabrics: list[str] | None = None, quiet: bool = False) -> Pat
     specs = out / "specs"
     specs.mkdir(exist_ok=True)
     experiments = []
-    for name, text in (("torus-load", TORUS_LOAD), ("fat-tree-ebb", FAT_TREE_EBB)):
+    for name, text in (
+        ("torus-load", TORUS_LOAD),
+        ("fat-tree-ebb", FAT_TREE_EBB),
+        ("dragonfly-saturation", DRAGONFLY_SATURATION),
+    ):
         spec = specs / f"{name}.toml"
         spec.write_text(text.lstrip())
         print(f"\n== sweep {name}")
@@ -126,6 +165,13 @@ def run(out: Path, fabrics: list[str] | None = None, quiet: bool = False) -> Pat
     print("\n== effective bisection bandwidth on kary-ntree:k=8,n=3 (300 random bisections)")
     cols = [c for c in ("routing.algorithm", "avg", "min", "max") if c in ebb.columns]
     print(ebb[cols].sort_values(cols[1], ascending=False).to_string(index=False))
+
+    sat = routelab.results(out / "dragonfly-saturation")
+    print("\n== dragonfly saturation throughput (flits per terminal and cycle)")
+    table = sat.pivot_table(
+        index="routing.algorithm", columns="traffic.pattern", values="saturation", sort=False
+    )
+    print(table.round(3).to_string())
 
     path = report.write_report(experiments, out / "report.html", title="routelab demo")
     print(f"\nwrote {path} in {time.perf_counter() - started:.0f} s: open it in a browser")
