@@ -152,6 +152,11 @@ pub enum GlobalArrangement {
     /// `G - (j/2 + 1)` for odd `j` (mod `g`), so a router's links reach
     /// both sides of its group.
     Circulant,
+    /// As a fabric read from a dump is cabled, when recognition found no
+    /// numbering under which it follows one of the above: group by group,
+    /// each switch's global links in the order of the groups they reach.
+    /// No spec builds it again.
+    Cabled,
 }
 
 impl GlobalArrangement {
@@ -162,6 +167,7 @@ impl GlobalArrangement {
             GlobalArrangement::Absolute => "absolute",
             GlobalArrangement::Relative => "relative",
             GlobalArrangement::Circulant => "circulant",
+            GlobalArrangement::Cabled => "cabled",
         }
     }
 
@@ -258,6 +264,9 @@ impl Structure {
                 arrangement,
                 ..
             } => {
+                if *arrangement == GlobalArrangement::Cabled {
+                    return None;
+                }
                 let arr = if arrangement.is_absolute() {
                     String::new()
                 } else {

@@ -56,6 +56,7 @@ pub fn dragonfly_arranged(
     h: u32,
     arr: GlobalArrangement,
 ) -> Result<Network, TopologyError> {
+    check_arrangement("dragonfly", arr)?;
     let max = u32::from(u16::MAX);
     if a == 0 || a > max {
         return Err(bad_param(
@@ -153,6 +154,20 @@ pub fn dragonfly_arranged(
     b.build()
 }
 
+/// Refuses [`GlobalArrangement::Cabled`], which names a fabric's own
+/// layout and no generator's.
+pub(crate) fn check_arrangement(family: &str, arr: GlobalArrangement) -> Result<(), TopologyError> {
+    if arr == GlobalArrangement::Cabled {
+        return Err(bad_param(
+            family,
+            "arrangement",
+            arr.name(),
+            GlobalArrangement::NAMES.join(", "),
+        ));
+    }
+    Ok(())
+}
+
 /// The port of router `r` leading to router `to` of its group (`to != r`).
 pub fn dragonfly_local_port(r: u32, to: u32) -> PortId {
     PortId((to + u32::from(to < r)) as u16)
@@ -178,7 +193,7 @@ pub fn dragonfly_global_peer(from: u32, j: u32) -> u32 {
 /// groups in all.
 pub fn global_peer(arr: GlobalArrangement, groups: u32, from: u32, j: u32) -> u32 {
     match arr {
-        GlobalArrangement::Absolute => dragonfly_global_peer(from, j),
+        GlobalArrangement::Absolute | GlobalArrangement::Cabled => dragonfly_global_peer(from, j),
         GlobalArrangement::Relative => (from + j + 1) % groups,
         GlobalArrangement::Circulant => {
             let offset = j / 2 + 1;
@@ -195,7 +210,7 @@ pub fn global_peer(arr: GlobalArrangement, groups: u32, from: u32, j: u32) -> u3
 /// (`to != from`).
 pub fn global_link(arr: GlobalArrangement, groups: u32, from: u32, to: u32) -> u32 {
     match arr {
-        GlobalArrangement::Absolute => dragonfly_global_link(from, to),
+        GlobalArrangement::Absolute | GlobalArrangement::Cabled => dragonfly_global_link(from, to),
         GlobalArrangement::Relative => (to + groups - from - 1) % groups,
         GlobalArrangement::Circulant => {
             // The offset of `to` from `from`, as its smaller sign.

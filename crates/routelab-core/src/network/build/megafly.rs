@@ -51,6 +51,7 @@ pub const MEGAFLY: Family = Family {
 /// A Megafly of `a*h + 1` groups of `a` leaves (with `p` terminals each)
 /// and `a` spines (with `h` global links each).
 pub fn megafly(a: u32, p: u32, h: u32, arr: GlobalArrangement) -> Result<Network, TopologyError> {
+    super::dragonfly::check_arrangement("megafly", arr)?;
     let max = u64::from(u16::MAX);
     if a == 0 || u64::from(a) + u64::from(h) > max {
         return Err(bad_param(

@@ -47,9 +47,12 @@ impl Graph<'_> {
 
 /// The order the pattern's nodes are matched in: from node 0, always the
 /// node with the most neighbours already ordered (ties: fewest hops from
-/// node 0, then lowest index), with the neighbour it hangs off. `None` if
-/// the pattern is not connected.
-fn matching_order(p: &Graph) -> Option<Vec<(u32, u32)>> {
+/// node 0, then lowest index), with the neighbour it hangs off; with
+/// `dense_first`, nodes of more neighbours before any of fewer (a
+/// Megafly's spines before its leaves, which are interchangeable within a
+/// group and would otherwise be permuted in vain behind a wrong spine).
+/// `None` if the pattern is not connected.
+fn matching_order(p: &Graph, dense_first: bool) -> Option<Vec<(u32, u32)>> {
     let n = p.len();
     if n == 0 {
         return Some(Vec::new());
@@ -71,9 +74,16 @@ fn matching_order(p: &Graph) -> Option<Vec<(u32, u32)>> {
     let mut ordered_nbrs = vec![0u32; n];
     let mut parent = vec![NONE; n];
     let mut done = vec![false; n];
-    let mut heap = BinaryHeap::from([(0u32, std::cmp::Reverse((0u32, 0u32)))]);
+    let density = |y: usize| {
+        if dense_first {
+            p.adj[y].len() as u32
+        } else {
+            0
+        }
+    };
+    let mut heap = BinaryHeap::from([(density(0), 0u32, std::cmp::Reverse((0u32, 0u32)))]);
     let mut order = Vec::with_capacity(n);
-    while let Some((count, std::cmp::Reverse((_, x)))) = heap.pop() {
+    while let Some((_, count, std::cmp::Reverse((_, x)))) = heap.pop() {
         let xi = x as usize;
         if done[xi] || count != ordered_nbrs[xi] {
             continue;
@@ -87,7 +97,11 @@ fn matching_order(p: &Graph) -> Option<Vec<(u32, u32)>> {
                 if parent[yi] == NONE {
                     parent[yi] = x;
                 }
-                heap.push((ordered_nbrs[yi], std::cmp::Reverse((hops[yi], y))));
+                heap.push((
+                    density(yi),
+                    ordered_nbrs[yi],
+                    std::cmp::Reverse((hops[yi], y)),
+                ));
             }
         }
     }
@@ -100,6 +114,19 @@ fn matching_order(p: &Graph) -> Option<Vec<(u32, u32)>> {
 /// families look alike from every such node (tori and hypercubes from
 /// every switch, meshes from every corner, fat trees from every leaf).
 pub(crate) fn find_map(p: &Graph, t: &Graph, budget: u64) -> Result<Vec<u32>, NoMatch> {
+    find_map_from(p, t, budget, false)
+}
+
+/// [`find_map`], trying the pattern's node 0 on every target node of its
+/// colour in turn when `every_anchor` (families whose nodes of one colour
+/// do not all look alike: a dragonfly's groups in the absolute
+/// arrangement, a Slim Fly's two kinds of routers).
+pub(crate) fn find_map_from(
+    p: &Graph,
+    t: &Graph,
+    budget: u64,
+    every_anchor: bool,
+) -> Result<Vec<u32>, NoMatch> {
     let n = p.len();
     if n != t.len() {
         return Err(NoMatch::Different);
@@ -114,7 +141,7 @@ pub(crate) fn find_map(p: &Graph, t: &Graph, budget: u64) -> Result<Vec<u32>, No
     if pc != tc {
         return Err(NoMatch::Different);
     }
-    let order = matching_order(p).ok_or(NoMatch::Different)?;
+    let order = matching_order(p, every_anchor).ok_or(NoMatch::Different)?;
     let mut s = Search {
         map: vec![NONE; n],
         used: vec![false; n],
@@ -122,10 +149,14 @@ pub(crate) fn find_map(p: &Graph, t: &Graph, budget: u64) -> Result<Vec<u32>, No
         target_hops: TwoHop::new(n),
     };
     // Per depth: the candidates, the next one to try, the one taken.
-    let first = (0..n as u32)
-        .find(|&x| t.colour[x as usize] == p.colour[0])
-        .ok_or(NoMatch::Different)?;
-    let mut cands: Vec<Vec<u32>> = vec![vec![first]];
+    let anchors: Vec<u32> = (0..n as u32)
+        .filter(|&x| t.colour[x as usize] == p.colour[0])
+        .take(if every_anchor { n } else { 1 })
+        .collect();
+    if anchors.is_empty() {
+        return Err(NoMatch::Different);
+    }
+    let mut cands: Vec<Vec<u32>> = vec![anchors];
     let mut next: Vec<usize> = vec![0];
     let mut checks = 0u64;
     loop {

@@ -49,7 +49,7 @@ use crate::network::metrics::fat_tree::fat_tree_ranks;
 use crate::network::{
     ChannelId, Network, NetworkBuilder, Node, NodeId, PortAttrs, PortId, Structure,
 };
-use matching::{find_map, Graph, NoMatch};
+use matching::{find_map, find_map_from, Graph, NoMatch};
 
 /// A network renumbered as the generator of the family it was recognised
 /// as numbers it.
@@ -103,6 +103,25 @@ impl Recognised {
                      every switch"
                 )
             }
+            (
+                _,
+                Structure::Dragonfly {
+                    a,
+                    h,
+                    arrangement: crate::network::GlobalArrangement::Cabled,
+                    ..
+                }
+                | Structure::Megafly {
+                    a,
+                    h,
+                    arrangement: crate::network::GlobalArrangement::Cabled,
+                    ..
+                },
+            ) => format!(
+                "{} of a = {a}, h = {h} with {t} terminals, its global links as cabled (in no \
+                 arrangement of the generator's)",
+                s.family()
+            ),
             _ => s.spec(t).unwrap_or_else(|| s.family().to_string()),
         }
     }
@@ -605,11 +624,202 @@ fn dragonfly(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
                 Err(NoMatch::Different) => tried.push(spec),
             }
         }
+        if let Ok(groups) = dragonfly_groups(g, a, h) {
+            return grouped(net, g, Grouped::Dragonfly { a, h, c }, &groups);
+        }
     }
     Err(not(format!(
         "the switch count and degrees allow {}, but the cabling is none of them",
         tried.join(", ")
     )))
+}
+
+/// The groups of a dragonfly of `a` routers and `h` global links per
+/// router, each a list of switch indices: a link is local when its ends
+/// share the other `a - 2` routers of their group as neighbours. `Err`
+/// unless every group is a clique of `a` and every two groups share one
+/// global link.
+fn dragonfly_groups(g: &SwitchGraph, a: u32, h: u32) -> Result<Vec<Vec<u32>>, ()> {
+    if a < 3 {
+        return Err(());
+    }
+    let n = g.adj.len();
+    let nbrs: Vec<std::collections::HashSet<u32>> = g
+        .adj
+        .iter()
+        .map(|row| row.iter().map(|&(y, _)| y).collect())
+        .collect();
+    let local = |x: usize, y: u32| nbrs[x].intersection(&nbrs[y as usize]).count() as u32 >= a - 2;
+    let mut group = vec![u32::MAX; n];
+    let mut groups: Vec<Vec<u32>> = Vec::new();
+    for x in 0..n {
+        if group[x] != u32::MAX {
+            continue;
+        }
+        let mut members: Vec<u32> = std::iter::once(x as u32)
+            .chain(g.adj[x].iter().map(|&(y, _)| y).filter(|&y| local(x, y)))
+            .collect();
+        members.sort_unstable();
+        if members.len() != a as usize || members.iter().any(|&m| group[m as usize] != u32::MAX) {
+            return Err(());
+        }
+        for &m in &members {
+            group[m as usize] = groups.len() as u32;
+        }
+        groups.push(members);
+    }
+    check_group_links(g, &group, groups.len(), |x| {
+        g.adj[x].len() as u32 == a - 1 + h
+    })?;
+    Ok(groups)
+}
+
+/// Checks that every two of `count` groups share exactly one link and
+/// that `ok(x)` holds for every switch `x`.
+fn check_group_links(
+    g: &SwitchGraph,
+    group: &[u32],
+    count: usize,
+    ok: impl Fn(usize) -> bool,
+) -> Result<(), ()> {
+    let mut pair = vec![0u32; count * count];
+    for x in 0..g.adj.len() {
+        if !ok(x) {
+            return Err(());
+        }
+        for &(y, _) in &g.adj[x] {
+            let (gx, gy) = (group[x] as usize, group[y as usize] as usize);
+            if gx != gy {
+                pair[gx * count + gy] += 1;
+            }
+        }
+    }
+    let complete = (0..count).all(|i| (0..count).all(|j| pair[i * count + j] == u32::from(i != j)));
+    if complete {
+        Ok(())
+    } else {
+        Err(())
+    }
+}
+
+/// A dragonfly or Megafly laid out group by group as it is cabled.
+enum Grouped {
+    Dragonfly { a: u32, h: u32, c: u32 },
+    Megafly { a: u32, h: u32, c: u32 },
+}
+
+/// `net` renumbered group by group (groups in order of their first switch,
+/// a Megafly's leaves then spines), each switch's links on its family's
+/// ports (global links in the order of the groups they reach), when its
+/// global links follow none of the generator's arrangements under the
+/// numbering the search could find: the routers read the global links off
+/// the cabling, so they route it all the same. Its structure says
+/// [`GlobalArrangement::Cabled`].
+fn grouped(
+    net: &Network,
+    g: &SwitchGraph,
+    kind: Grouped,
+    groups: &[Vec<u32>],
+) -> Result<Recognised, String> {
+    use crate::network::build::dragonfly::dragonfly_local_port;
+    use crate::network::GlobalArrangement;
+    let bad = |e: crate::network::TopologyError| e.to_string();
+    let map: Vec<u32> = groups.iter().flatten().copied().collect();
+    let mut new_of = vec![0u32; map.len()];
+    for (i, &o) in map.iter().enumerate() {
+        new_of[o as usize] = i as u32;
+    }
+    let (a, h, per_group) = match kind {
+        Grouped::Dragonfly { a, h, .. } => (a, h, a),
+        Grouped::Megafly { a, h, .. } => (a, h, 2 * a),
+    };
+    let group_of = |i: u32| i / per_group;
+    let is_dragonfly = matches!(kind, Grouped::Dragonfly { .. });
+    let ports = |i: u32| -> u16 {
+        if is_dragonfly {
+            (a - 1 + h) as u16
+        } else if i % per_group < a {
+            a as u16
+        } else {
+            (a + h) as u16
+        }
+    };
+    let (mut b, class, _) = NetworkBuilder::with_default_classes(net.name());
+    for i in 0..map.len() as u32 {
+        b.add_switch(format!("s{i}"), ports(i));
+    }
+    // Each new switch's global neighbours, by the group they are in.
+    let mut globals: Vec<Vec<u32>> = vec![Vec::new(); map.len()];
+    for (i, &o) in map.iter().enumerate() {
+        let mut far: Vec<u32> = g.adj[o as usize]
+            .iter()
+            .map(|&(y, _)| new_of[y as usize])
+            .filter(|&y| group_of(y) != group_of(i as u32))
+            .collect();
+        far.sort_unstable_by_key(|&y| group_of(y));
+        globals[i] = far;
+    }
+    let global_port = |k: usize| -> PortId {
+        if is_dragonfly {
+            PortId((a as usize + k) as u16)
+        } else {
+            PortId((a as usize + 1 + k) as u16)
+        }
+    };
+    for i in 0..map.len() as u32 {
+        let o = map[i as usize] as usize;
+        for &(y, _) in &g.adj[o] {
+            let j = new_of[y as usize];
+            if j <= i {
+                continue;
+            }
+            let (pi, pj) = if group_of(i) != group_of(j) {
+                let ki = globals[i as usize]
+                    .iter()
+                    .position(|&z| z == j)
+                    .unwrap_or(0);
+                let kj = globals[j as usize]
+                    .iter()
+                    .position(|&z| z == i)
+                    .unwrap_or(0);
+                (global_port(ki), global_port(kj))
+            } else if is_dragonfly {
+                let (ri, rj) = (i % per_group, j % per_group);
+                (dragonfly_local_port(ri, rj), dragonfly_local_port(rj, ri))
+            } else {
+                // A leaf's port s + 1 to spine s, a spine's port l + 1 to leaf l.
+                let (ri, rj) = (i % per_group, j % per_group);
+                let (leaf, spine) = if ri < a { (ri, rj - a) } else { (rj, ri - a) };
+                let (lp, sp) = (PortId(spine as u16 + 1), PortId(leaf as u16 + 1));
+                if ri < a {
+                    (lp, sp)
+                } else {
+                    (sp, lp)
+                }
+            };
+            b.connect(NodeId(i), pi, NodeId(j), pj, class)
+                .map_err(bad)?;
+        }
+    }
+    let generated = b.build().map_err(bad)?;
+    let groups_n = groups.len() as u32;
+    let structure = match kind {
+        Grouped::Dragonfly { a, h, c } => Structure::Dragonfly {
+            a,
+            p: c,
+            h,
+            groups: groups_n,
+            arrangement: GlobalArrangement::Cabled,
+        },
+        Grouped::Megafly { a, h, c } => Structure::Megafly {
+            a,
+            p: c,
+            h,
+            groups: groups_n,
+            arrangement: GlobalArrangement::Cabled,
+        },
+    };
+    relabel(net, g, &generated, &map, |i| ports(i as u32), structure)
 }
 
 /// Megaflies (Dragonfly+), in each global link arrangement.
@@ -666,10 +876,65 @@ fn megafly(net: &Network, g: &SwitchGraph) -> Result<Recognised, String> {
             Err(NoMatch::Different) => tried.push(spec),
         }
     }
+    if let Ok(groups) = megafly_groups(g, a, h, lo) {
+        return grouped(net, g, Grouped::Megafly { a, h, c }, &groups);
+    }
     Err(not(format!(
         "the switch count and degrees allow {}, but the cabling is none of them",
         tried.join(", ")
     )))
+}
+
+/// The groups of a Megafly, each its `a` leaves (the switches of `leaf`
+/// links) then its `a` spines, by the leaf-spine links: `Err` unless every
+/// group has `a` of each, leaves cabled to spines only, and every two
+/// groups share one global link.
+fn megafly_groups(g: &SwitchGraph, a: u32, h: u32, leaf: u32) -> Result<Vec<Vec<u32>>, ()> {
+    let n = g.adj.len();
+    let is_leaf = |x: usize| g.adj[x].len() as u32 == leaf;
+    let mut group = vec![u32::MAX; n];
+    let mut groups: Vec<Vec<u32>> = Vec::new();
+    for x in (0..n).filter(|&x| is_leaf(x)) {
+        if group[x] != u32::MAX {
+            continue;
+        }
+        // The spines of a leaf, then every leaf of those spines.
+        let spines: Vec<u32> = g.adj[x].iter().map(|&(y, _)| y).collect();
+        let mut leaves: Vec<u32> = g.adj[spines[0] as usize]
+            .iter()
+            .map(|&(y, _)| y)
+            .filter(|&y| is_leaf(y as usize))
+            .collect();
+        let mut spines = spines;
+        leaves.sort_unstable();
+        spines.sort_unstable();
+        if leaves.len() != a as usize || spines.len() != a as usize {
+            return Err(());
+        }
+        let members: Vec<u32> = leaves.iter().chain(&spines).copied().collect();
+        if members.iter().any(|&m| group[m as usize] != u32::MAX) {
+            return Err(());
+        }
+        for &m in &members {
+            group[m as usize] = groups.len() as u32;
+        }
+        groups.push(members);
+    }
+    if group.contains(&u32::MAX) {
+        return Err(());
+    }
+    check_group_links(g, &group, groups.len(), |x| {
+        let same = g.adj[x]
+            .iter()
+            .filter(|&&(y, _)| group[y as usize] == group[x])
+            .count() as u32;
+        if is_leaf(x) {
+            same == a
+        } else {
+            same == a && g.adj[x].len() as u32 == a + h
+        }
+    })?;
+    Ok(groups)
 }
 
 /// Slim Flies (MMS graphs).
@@ -911,11 +1176,18 @@ fn map_onto(
     generated: &Network,
     structure: Structure,
 ) -> Result<Result<Recognised, String>, NoMatch> {
+    // Dragonflies, Megaflies and Slim Flies do not look alike from every
+    // switch of a degree: the search tries each as the first.
+    let every_anchor = matches!(
+        structure,
+        Structure::Dragonfly { .. } | Structure::Megafly { .. } | Structure::SlimFly { .. }
+    );
     let p = pattern(generated);
-    let map = find_map(
+    let map = find_map_from(
         &p.graph(degree_colour(&p)),
         &g.graph(degree_colour(g)),
         g.budget,
+        every_anchor,
     )?;
     let ports = |i: usize| generated.node(generated.switches()[i]).ports;
     Ok(relabel(net, g, generated, &map, ports, structure))
@@ -1471,6 +1743,50 @@ mod tests {
             assert_eq!(text, spec_text);
             let again = spec::build(&text).unwrap();
             assert_eq!(again.structure(), r.net.structure(), "{text}");
+        }
+    }
+
+    #[test]
+    fn groups_and_slim_flies_are_recognised_in_any_switch_order() {
+        // Their switches of one degree do not all look alike (a dragonfly's
+        // groups in the absolute arrangement, a Slim Fly's two kinds of
+        // routers): the search tries every first match.
+        // Where the search gives up (large groups of interchangeable
+        // switches), the groups are found from the cabling and laid out as
+        // cabled; the routers read their global links off it.
+        use crate::network::GlobalArrangement;
+        use crate::routing::adaptive::{dragonfly::DragonflyGeometry, megafly::MegaflyGeometry};
+        for spec_text in [
+            "dragonfly:a=4,p=1,h=2",
+            "dragonfly:a=8,p=4,h=4",
+            "megafly:a=3,p=2,h=3",
+            "megafly:a=4,p=4,h=4",
+            "megafly:a=4,p=1,h=2,arrangement=circulant",
+            "slimfly:q=5,p=1",
+            "slimfly:q=7,p=1",
+        ] {
+            let generated = spec::build(spec_text).unwrap();
+            for seed in 0..4 {
+                let fabric = shuffled(&generated, seed);
+                let r = recognise(&fabric).unwrap_or_else(|e| panic!("{spec_text} {seed}: {e}"));
+                check_mapping(&fabric, &r);
+                let found = r.net.structure();
+                assert_eq!(found.family(), generated.structure().family());
+                match found {
+                    Structure::Dragonfly {
+                        arrangement: GlobalArrangement::Cabled,
+                        ..
+                    } => {
+                        assert!(DragonflyGeometry::new(&r.net, "df-min").is_ok());
+                        assert!(r.describe().contains("as cabled"), "{}", r.describe());
+                    }
+                    Structure::Megafly {
+                        arrangement: GlobalArrangement::Cabled,
+                        ..
+                    } => assert!(MegaflyGeometry::new(&r.net, "mf-min").is_ok()),
+                    _ => assert_eq!(r.describe(), spec_text),
+                }
+            }
         }
     }
 
