@@ -340,6 +340,21 @@ impl LocalView for View<'_> {
             .is_some_and(|c| self.ch[c as usize].busy > self.now)
     }
 
+    /// The default's sum over VCs with the port looked up once.
+    #[inline]
+    fn port_occupancy(&self, port: PortId) -> u32 {
+        match self.out(port) {
+            Some(c) => {
+                let first = (c as usize) << self.vshift;
+                self.vc[first..first + self.vcs]
+                    .iter()
+                    .map(|v| self.capacity - v.credits_at(self.now).min(self.capacity))
+                    .sum()
+            }
+            None => self.capacity * self.vcs as u32,
+        }
+    }
+
     fn channel_in_use(&self, c: ChannelId, recent_ps: u64) -> bool {
         self.ch
             .get(c.index())
