@@ -139,19 +139,25 @@ pub fn fat_tree_ranks(net: &Network, roots: &[NodeId]) -> Result<FatTreeRanks, S
     // Up and down alone must join every two leaves (through a common
     // ancestor): a network whose leaves meet only through links within a
     // rank (a Megafly's spines) is no tree.
+    // (Planes a switch link never joins, as an XGFT with w_1 > 1 has, are
+    // separate trees.)
     let leaves: Vec<usize> = (0..s).filter(|&x| holds_terminals[x]).collect();
-    let mut seen = vec![false; s];
-    let mut queue = VecDeque::from([leaves[0]]);
-    seen[leaves[0]] = true;
-    while let Some(x) = queue.pop_front() {
-        for &y in &links[x] {
-            if !seen[y] && rank[y] != rank[x] {
-                seen[y] = true;
-                queue.push_back(y);
+    let reach = |up_down_only: bool| {
+        let mut seen = vec![false; s];
+        let mut queue = VecDeque::from([leaves[0]]);
+        seen[leaves[0]] = true;
+        while let Some(x) = queue.pop_front() {
+            for &y in &links[x] {
+                if !seen[y] && (!up_down_only || rank[y] != rank[x]) {
+                    seen[y] = true;
+                    queue.push_back(y);
+                }
             }
         }
-    }
-    if let Some(&x) = leaves.iter().find(|&&x| !seen[x]) {
+        seen
+    };
+    let (any, up_down) = (reach(false), reach(true));
+    if let Some(&x) = leaves.iter().find(|&&x| any[x] && !up_down[x]) {
         return Err(format!(
             "leaves '{}' and '{}' are joined only through links within a rank: not a fat tree",
             name(leaves[0]),
