@@ -25,7 +25,13 @@
 //! more VCs, class `c` uses VCs `c, c + n, ...` (`n` the classes).
 //!
 //! Options: `threshold` (`hx-ugal`: flits added to the Valiant side,
-//! default 0). Counters: `minimal` and `nonminimal` (the decision at the
+//! default 0); `intermediate` (`hx-val`, `hx-ugal`): where the Valiant
+//! intermediate is drawn, `other` (any switch but the source's and the
+//! destination's, the default), `any` (any switch, as BookSim2's
+//! `valiant_flatfly` draws a random node) or `differing` (a random
+//! coordinate in each dimension where source and destination differ, as
+//! BookSim2's `ugal_flatfly`). A packet whose first phase passes its
+//! destination's switch is delivered there. Counters: `minimal` and `nonminimal` (the decision at the
 //! source). Needs a HyperX in the generator's numbering (`hyperx:..`,
 //! `flatfly:..`, or a dump recognised as one).
 
@@ -38,6 +44,7 @@ use crate::network::build::hyperx::{hyperx_link_ports, hyperx_port};
 use crate::network::build::torus::coords;
 use crate::network::{ChannelId, Network, PortId, Structure};
 use crate::routing::RoutingError;
+use rand::Rng as _;
 use std::marker::PhantomData;
 
 /// One HyperX router: how it picks between the minimal and the Valiant
@@ -99,7 +106,32 @@ pub struct HyperXRouter<P: Policy> {
     /// `n` coordinates per switch.
     coord: Vec<u32>,
     threshold: f64,
+    intermediate: Intermediate,
     policy: PhantomData<P>,
+}
+
+/// Where a Valiant route's intermediate switch is drawn (`intermediate`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Intermediate {
+    /// Any switch but the source's and the destination's (the default).
+    Other,
+    /// Any switch, as BookSim2's `valiant_flatfly` draws a random node: the
+    /// source's (no first phase) and the destination's included.
+    Any,
+    /// A random coordinate in each dimension where source and destination
+    /// differ, the source's elsewhere: BookSim2's `ugal_flatfly`, Kim,
+    /// Dally & Abts' UGAL on the flattened butterfly.
+    Differing,
+}
+
+impl Intermediate {
+    fn parse(name: &str) -> Self {
+        match name {
+            "any" => Intermediate::Any,
+            "differing" => Intermediate::Differing,
+            _ => Intermediate::Other,
+        }
+    }
 }
 
 impl<P: Policy> BuildRouter for HyperXRouter<P> {
@@ -110,7 +142,22 @@ impl<P: Policy> BuildRouter for HyperXRouter<P> {
 
 impl<P: Policy> HyperXRouter<P> {
     pub fn new(net: &Network, opts: &RouterOptions) -> Result<Self, RoutingError> {
-        let threshold = P::READS.threshold(opts)?;
+        let (threshold, intermediate) = if P::CLASSES > 1 {
+            let mut known = vec!["intermediate"];
+            if P::READS != Reads::Nothing {
+                known.push("threshold");
+            }
+            opts.only(&known)?;
+            let threshold = if P::READS != Reads::Nothing {
+                opts.f64("threshold", 0.0)?
+            } else {
+                0.0
+            };
+            let how = opts.choice("intermediate", &["other", "any", "differing"])?;
+            (threshold, Intermediate::parse(how))
+        } else {
+            (P::READS.threshold(opts)?, Intermediate::Other)
+        };
         let unfit = |found: String| RoutingError::Unfit {
             engine: P::NAME,
             needs: "a HyperX in its generator's numbering".into(),
@@ -151,6 +198,7 @@ impl<P: Policy> HyperXRouter<P> {
             concentration: c,
             coord,
             threshold,
+            intermediate,
             policy: PhantomData,
         })
     }
@@ -235,7 +283,24 @@ impl<P: Policy> HopRouter for HyperXRouter<P> {
             ctx.count(0);
             return;
         }
-        let via = draw_other(ctx.rng, switches, s, d);
+        let via = match self.intermediate {
+            Intermediate::Other => draw_other(ctx.rng, switches, s, d),
+            Intermediate::Any => ctx.rng.gen_range(0..switches),
+            Intermediate::Differing => {
+                let (x, z) = (self.coords(s), self.coords(d));
+                let mut v = 0;
+                for dim in (0..self.sides.len()).rev() {
+                    let k = self.sides[dim];
+                    let c = if x[dim] == z[dim] {
+                        x[dim]
+                    } else {
+                        ctx.rng.gen_range(0..k)
+                    };
+                    v = v * k + c;
+                }
+                v
+            }
+        };
         let valiant = P::ALWAYS_VALIANT || {
             let h_min = f64::from(self.distance(s, d));
             let h_val = f64::from(self.distance(s, via) + self.distance(via, d));
@@ -377,6 +442,56 @@ mod tests {
             walk_every_route::<Dor>("hyperx:S=3x3,t=1,p=2"),
             (2, false, 0)
         );
+    }
+
+    #[test]
+    fn intermediates_are_drawn_where_the_option_says() {
+        use super::super::torus_geometry::test_view::FixedView;
+        let net = spec::build("hyperx:S=4x4x4,t=1,p=1").unwrap();
+        // Source (0, 0, 0) to destination (1, 2, 0): terminal = switch.
+        let (src, dst) = (0u32, 1 + 2 * 4);
+        let mut rng = crate::rng::stream(5, "via");
+        let mut counters = vec![0u64; 2];
+        for (how, check) in [
+            (
+                "other",
+                Box::new(|v: u32| v != src && v != dst) as Box<dyn Fn(u32) -> bool>,
+            ),
+            ("any", Box::new(|_| true)),
+            // Dimension 2 agrees (0): the intermediate keeps it.
+            ("differing", Box::new(|v: u32| v / 16 == 0)),
+        ] {
+            let mut o = RouterOptions::default();
+            o.params.insert("intermediate".into(), how.into());
+            let r = HyperXRouter::<Val>::new(&net, &o).unwrap();
+            let mut seen = std::collections::BTreeSet::new();
+            for _ in 0..2000 {
+                let mut hdr = Header {
+                    origin: src,
+                    target: dst,
+                    ..Header::default()
+                };
+                let mut ctx = RouterCtx::new(&mut rng, &mut counters);
+                r.source(&mut hdr, &FixedView::empty(16), &mut ctx);
+                assert!(check(hdr.aux), "{how}: {}", hdr.aux);
+                seen.insert(hdr.aux);
+            }
+            let want = match how {
+                "other" => 62,
+                "any" => 64,
+                _ => 16,
+            };
+            assert_eq!(seen.len(), want, "{how}");
+        }
+        let mut o = RouterOptions::default();
+        o.params.insert("intermediate".into(), "nearest".into());
+        let e = HyperXRouter::<Val>::new(&net, &o)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("intermediate") && e.contains("differing"), "{e}");
+        // Dimension order takes no such option.
+        assert!(HyperXRouter::<Dor>::new(&net, &o).is_err());
     }
 
     #[test]
