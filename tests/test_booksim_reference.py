@@ -85,22 +85,27 @@ def test_latency_at_half_saturation_within_ten_percent(name):
 @pytest.mark.parametrize(("name", "allocator"), MEASURED)
 def test_saturation_within_five_percent(name, allocator):
     # Measured as long as BookSim2's reference samples (10,000 cycles; the
-    # 8x8x8 torus: 1,000, and the spec's 4,000 here).
+    # 8x8x8 torus: 1,000, and the spec's 4,000 here). The flattened
+    # butterfly's routers draw random intermediates, whose knee moves by a
+    # few percent from seed to seed: 10% there (`saturation_band`).
     s = reference_saturation(name, allocator)
     assert s is not None
-    high = 1.05 * s
+    band = CONFIGS[name].get("saturation_band", 0.05)
+    high = (1 + band) * s
     cycles = max(4000, CONFIGS[name].get("reference_sample_period", 1000))
     r = routelab.saturate(
         spec(name),
         {"router.allocator": allocator, "run.measure_cycles": cycles},
-        low=0.9 * s,
+        low=(1 - 2 * band) * s,
         high=high,
         steps=2,
         progress=False,
     )
     top = [p for p in r.points if abs(p["load"] - high) < 1e-9]
-    assert top and not top[0]["sustained"], f"{high:.4f} sustained: saturation above +5%"
-    assert r.saturation >= 0.95 * s - 1e-9, f"saturation {r.saturation:.4f} below -5% of {s}"
+    assert top and not top[0]["sustained"], f"{high:.4f} sustained: saturation above +{band:.0%}"
+    assert r.saturation >= (1 - band) * s - 1e-9, (
+        f"saturation {r.saturation:.4f} below -{band:.0%} of {s}"
+    )
 
 
 PAST_SATURATION = [
@@ -163,3 +168,25 @@ def test_tornado_plateau_with_four_flit_packets(allocator):
         )
         assert not r.drained
         assert 0.8 * b <= r.accepted <= 1.2 * b, (load, r.accepted, b)
+
+
+ADVERSARIAL = RESULTS["flatfly_adversarial"]["configs"]
+
+
+@pytest.mark.parametrize("name", list(ADVERSARIAL))
+def test_flattened_butterfly_under_bit_complement_within_ten_percent(name):
+    # Every terminal of a switch to the opposite switch: dimension order is
+    # held to the one cable it takes in each dimension (BookSim2 0.251),
+    # Valiant and UGAL spread it (0.321, 0.258).
+    c = ADVERSARIAL[name]
+    s = c["saturation"]
+    r = routelab.saturate(
+        str(REF / c["routelab_spec"]),
+        {"traffic.pattern": c["routelab_pattern"], "run.measure_cycles": 10000},
+        low=0.85 * s,
+        high=1.15 * s,
+        steps=3,
+        progress=False,
+    )
+    assert r.saturation is not None
+    assert abs(r.saturation - s) <= 0.10 * s, (r.saturation, s)
