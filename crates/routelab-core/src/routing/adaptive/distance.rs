@@ -142,23 +142,11 @@ impl<P: Policy> DistanceRouter<P> {
                 }
             }
         }
-        let mut terminal = Vec::with_capacity(net.terminals().len());
+        let terminal = super::terminal_attachments(net)
+            .map_err(|found| unfit("every terminal on a switch", found))?;
         let mut holds = vec![false; n];
-        for &t in net.terminals() {
-            let at = net
-                .out_channels(t)
-                .first()
-                .map(|&c| net.channel(c))
-                .filter(|ch| net.is_switch(ch.dst));
-            let Some(ch) = at else {
-                return Err(unfit(
-                    "every terminal on a switch",
-                    format!("terminal {} on none", net.label(t)),
-                ));
-            };
-            let s = net.kind_index(ch.dst);
-            holds[s] = true;
-            terminal.push((s as u32, ch.dst_port));
+        for &(s, _) in &terminal {
+            holds[s as usize] = true;
         }
         let hosts: Vec<u32> = (0..n as u32).filter(|&s| holds[s as usize]).collect();
         // All-pairs switch distances by a breadth-first search from each.

@@ -270,20 +270,7 @@ impl DragonflyGeometry {
                 }
             }
         }
-        let mut terminal = Vec::with_capacity(net.terminals().len());
-        for &t in net.terminals() {
-            // The switch's port that receives from the terminal sends to it.
-            let eject = net
-                .out_channels(t)
-                .first()
-                .map(|&c| net.channel(c))
-                .filter(|ch| net.is_switch(ch.dst))
-                .map(|ch| (net.kind_index(ch.dst) as u32, ch.dst_port));
-            match eject {
-                Some(e) => terminal.push(e),
-                None => return Err(unfit(format!("terminal {} on no switch", net.label(t)))),
-            }
-        }
+        let terminal = super::terminal_attachments(net).map_err(unfit)?;
         Ok(DragonflyGeometry {
             a,
             groups,

@@ -111,19 +111,7 @@ impl FatTreeRouter {
                 }
             }
         }
-        let mut terminal = Vec::with_capacity(net.terminals().len());
-        for &t in net.terminals() {
-            let at = net
-                .out_channels(t)
-                .first()
-                .map(|&c| net.channel(c))
-                .filter(|ch| net.is_switch(ch.dst))
-                .map(|ch| (net.kind_index(ch.dst) as u32, ch.dst_port));
-            match at {
-                Some(e) => terminal.push(e),
-                None => return Err(unfit(format!("terminal {} on no switch", net.label(t)))),
-            }
-        }
+        let terminal = super::terminal_attachments(net).map_err(unfit)?;
         Ok(FatTreeRouter {
             up,
             down,

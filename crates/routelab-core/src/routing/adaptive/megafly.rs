@@ -218,18 +218,10 @@ impl MegaflyGeometry {
                 return Err(unfit(format!("no global link from group {g} to group {t}")));
             }
         }
-        let mut terminal = Vec::with_capacity(net.terminals().len());
-        for &t in net.terminals() {
-            let at = net
-                .out_channels(t)
-                .first()
-                .map(|&c| net.channel(c))
-                .filter(|ch| net.is_switch(ch.dst))
-                .map(|ch| (net.kind_index(ch.dst) as u32, ch.dst_port));
-            match at {
-                Some((x, port)) if x % (2 * a) < a => terminal.push((x, port)),
-                _ => return Err(unfit(format!("terminal {} on no leaf", net.label(t)))),
-            }
+        let terminal = super::terminal_attachments(net).map_err(unfit)?;
+        if let Some(i) = terminal.iter().position(|&(x, _)| x % (2 * a) >= a) {
+            let t = net.terminals()[i];
+            return Err(unfit(format!("terminal {} on a spine", net.label(t))));
         }
         Ok(MegaflyGeometry {
             a,

@@ -923,6 +923,23 @@ pub fn table_router(
     )?)))
 }
 
+/// Where each terminal enters the fabric: the switch (index in
+/// [`Network::switches`]) its first cable leads to and that switch's port,
+/// which sends to it. `Err` names the first terminal on no switch.
+pub(crate) fn terminal_attachments(net: &Network) -> Result<Vec<(u32, PortId)>, String> {
+    net.terminals()
+        .iter()
+        .map(|&t| {
+            net.out_channels(t)
+                .first()
+                .map(|&c| net.channel(c))
+                .filter(|ch| net.is_switch(ch.dst))
+                .map(|ch| (net.kind_index(ch.dst) as u32, ch.dst_port))
+                .ok_or_else(|| format!("terminal {} on no switch", net.label(t)))
+        })
+        .collect()
+}
+
 /// Checks that the terminals of a torus or mesh sit where its generator
 /// puts them: terminal `t` on switch `t / c`, port `2n + 1 + t mod c`.
 pub(crate) fn check_torus_terminals(
