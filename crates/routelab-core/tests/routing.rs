@@ -583,7 +583,12 @@ fn every_engine_fails_cleanly_on_a_disconnected_network() {
                 assert_eq!((src.as_str(), dst.as_str()), ("h0", "h2"), "{e}");
                 assert!(e.to_string().contains("no route from h0 to h2"), "{e}");
             }
-            RoutingError::Unfit { .. } => assert!(["dor", "torus-2qos"].contains(name)),
+            RoutingError::Unfit { .. } => {
+                assert!(
+                    ["dor", "torus-2qos", "df-min", "hx-dor"].contains(name),
+                    "{name}"
+                )
+            }
             _ => panic!("{name}: {e}"),
         }
     }

@@ -171,14 +171,15 @@ impl<P: Policy> DistanceRouter<P> {
             for &b in &hosts {
                 let d = dist[a as usize * n + b as usize];
                 if d == u8::MAX {
-                    return Err(unfit(
-                        "a connected network",
-                        format!(
-                            "no path from switch {} to switch {}",
-                            net.label(net.switches()[a as usize]),
-                            net.label(net.switches()[b as usize])
-                        ),
-                    ));
+                    let first_on = |x: u32| {
+                        let t = terminal.iter().position(|&(s, _)| s == x).unwrap_or(0);
+                        net.label(net.terminals()[t]).into_owned()
+                    };
+                    return Err(RoutingError::Disconnected {
+                        engine: P::NAME,
+                        src: first_on(a),
+                        dst: first_on(b),
+                    });
                 }
                 diameter = diameter.max(u32::from(d));
             }
