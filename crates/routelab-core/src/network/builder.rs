@@ -50,6 +50,9 @@ pub fn check_ports(name: &str, nodes: u64, ports: u64) -> Result<(), TopologyErr
 /// The class names generators use for inter-switch and terminal links.
 pub const SWITCH_LINK: &str = "switch";
 pub const TERMINAL_LINK: &str = "terminal";
+/// The class of a dragonfly's or Megafly's links between groups, so that
+/// a spec can give them their own latency (optical cables, metres long).
+pub const GLOBAL_LINK: &str = "global";
 
 impl NetworkBuilder {
     pub fn new(name: impl Into<String>) -> Self {
@@ -76,6 +79,13 @@ impl NetworkBuilder {
         let s = b.add_class(ChannelClass::new(SWITCH_LINK, bw, lat));
         let t = b.add_class(ChannelClass::new(TERMINAL_LINK, bw, lat));
         (b, s, t)
+    }
+
+    /// A class like `like` (bandwidth and latency) named `name`.
+    pub fn add_class_like(&mut self, name: &str, like: ClassId) -> ClassId {
+        let c = &self.classes[like.0 as usize];
+        let (bw, lat) = (c.bandwidth, c.latency);
+        self.add_class(ChannelClass::new(name, bw, lat))
     }
 
     pub(crate) fn from_network(net: &Network) -> Self {

@@ -33,6 +33,8 @@ enum Kind {
         host: u32,
     },
     Local(Local),
+    /// A terminal of group `image[group[src]]` drawn per message.
+    ToGroup(groups::GroupDraw),
 }
 
 impl Pattern {
@@ -98,7 +100,10 @@ impl Pattern {
                 &mut random("table"),
             )),
             Pattern::Bridge => Kind::Table(matching::bridge(net)?),
-            Pattern::GroupShift { by } => Kind::Table(groups::group_shift(net, by)?),
+            Pattern::GroupShift { by, any: false } => Kind::Table(groups::group_shift(net, by)?),
+            Pattern::GroupShift { by, any: true } => {
+                Kind::ToGroup(groups::GroupDraw::shift(net, by)?)
+            }
             Pattern::GroupPermutation => {
                 Kind::Table(groups::group_permutation(net, &mut random("table"))?)
             }
@@ -150,13 +155,14 @@ impl BoundPattern {
                 }
             }
             Kind::Local(local) => local.draw(src, rng),
+            Kind::ToGroup(draw) => draw.draw(src, rng),
         }
     }
 
     /// True when every message's destinations, over all sources, form a
     /// permutation of the terminals (each receives what it sends): the fixed
-    /// patterns, and butterfly phase by phase. False for uniform, hotspot
-    /// and local.
+    /// patterns, and butterfly phase by phase. False for uniform, hotspot,
+    /// local and `group-shift:to=any`.
     pub fn is_permutation(&self) -> bool {
         matches!(self.kind, Kind::Table(_) | Kind::Butterfly { .. })
     }
@@ -165,7 +171,7 @@ impl BoundPattern {
     pub fn is_random(&self) -> bool {
         matches!(
             self.kind,
-            Kind::Uniform | Kind::Hotspot { .. } | Kind::Local(_)
+            Kind::Uniform | Kind::Hotspot { .. } | Kind::Local(_) | Kind::ToGroup(_)
         )
     }
 

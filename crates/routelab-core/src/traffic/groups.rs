@@ -51,11 +51,9 @@ fn by_image(net: &Network, groups: &[Vec<u32>], image: &[u32]) -> Vec<u32> {
     table
 }
 
-/// Every terminal to its slot in the group `by` further (mod the number of
-/// groups): with `by = 1`, a dragonfly's worst case for minimal routing.
-pub(crate) fn group_shift(net: &Network, by: u32) -> Result<Vec<u32>, TrafficError> {
-    let groups = terminal_groups(net, "group-shift")?;
-    let n = groups.len() as u32;
+/// The image of every group under a shift by `by` groups.
+fn shifted(groups: usize, by: u32) -> Result<Vec<u32>, TrafficError> {
+    let n = groups as u32;
     if by.is_multiple_of(n) {
         return Err(TrafficError::bad_param(
             "group-shift",
@@ -64,8 +62,58 @@ pub(crate) fn group_shift(net: &Network, by: u32) -> Result<Vec<u32>, TrafficErr
             format!("not a multiple of the {n} groups (every group would send to itself)"),
         ));
     }
-    let image: Vec<u32> = (0..n).map(|g| (g + by % n) % n).collect();
+    Ok((0..n).map(|g| (g + by % n) % n).collect())
+}
+
+/// Every terminal to its slot in the group `by` further (mod the number of
+/// groups): with `by = 1`, a dragonfly's worst case for minimal routing.
+pub(crate) fn group_shift(net: &Network, by: u32) -> Result<Vec<u32>, TrafficError> {
+    let groups = terminal_groups(net, "group-shift")?;
+    let image = shifted(groups.len(), by)?;
     Ok(by_image(net, &groups, &image))
+}
+
+/// Destinations drawn per message among the terminals of the source
+/// group's image (`group-shift:to=any`).
+#[derive(Debug, Clone)]
+pub(crate) struct GroupDraw {
+    /// Each terminal's group (`u32::MAX`: on no group's switch, idle).
+    group_of: Vec<u32>,
+    /// The terminals of each group.
+    members: Vec<Vec<u32>>,
+    image: Vec<u32>,
+}
+
+impl GroupDraw {
+    /// Every terminal to a random terminal of the group `by` further.
+    pub(crate) fn shift(net: &Network, by: u32) -> Result<Self, TrafficError> {
+        let members = terminal_groups(net, "group-shift")?;
+        let image = shifted(members.len(), by)?;
+        let mut group_of = vec![u32::MAX; net.terminals().len()];
+        for (g, m) in members.iter().enumerate() {
+            for &t in m {
+                group_of[t as usize] = g as u32;
+            }
+        }
+        Ok(GroupDraw {
+            group_of,
+            members,
+            image,
+        })
+    }
+
+    /// The destination of a message from `src` (`src` itself when idle).
+    #[inline]
+    pub(crate) fn draw<R: rand::Rng + ?Sized>(&self, src: usize, rng: &mut R) -> usize {
+        let Some(&g) = self.group_of.get(src).filter(|&&g| g != u32::MAX) else {
+            return src;
+        };
+        let to = &self.members[self.image[g as usize] as usize];
+        if to.is_empty() {
+            return src;
+        }
+        to[rng.gen_range(0..to.len())] as usize
+    }
 }
 
 /// A random derangement of the groups, drawn from `rng`; every terminal to
@@ -106,6 +154,18 @@ mod tests {
         // Any shift wraps round the groups without overflowing.
         let far = group_shift(&net, u32::MAX).unwrap();
         assert_eq!(far[0] as usize, (u32::MAX % 9) as usize * 8);
+        // `to=any`: a terminal of the next group, every one of them drawn.
+        let draw = GroupDraw::shift(&net, 1).unwrap();
+        let mut rng = crate::rng::stream(2, "test");
+        let mut seen = [false; 72];
+        for _ in 0..2000 {
+            for t in 0..72 {
+                let d = draw.draw(t, &mut rng);
+                assert_eq!(d / 8, (t / 8 + 1) % 9, "{t} -> {d}");
+                seen[d] = true;
+            }
+        }
+        assert!(seen.iter().all(|&s| s));
         let e = group_shift(&net, 9).unwrap_err().to_string();
         assert!(e.contains("by") && e.contains("9 groups"), "{e}");
         let e = group_shift(&build("torus:4x4").unwrap(), 1)

@@ -102,13 +102,17 @@ pub enum Pattern {
     /// for routes between two leaves belong to the same two leaves. Terminals
     /// beyond the smaller group's size and an odd last group stay idle.
     Bridge,
-    /// Every terminal sends to its slot (same index within the group) in
-    /// the group `by` further, modulo the number of groups: a dragonfly's
-    /// groups, in the generator's order. With `by = 1` every group loads
-    /// the one global link to the next: the worst case for minimal routing.
+    /// Every terminal sends to the group `by` further, modulo the number
+    /// of groups: a dragonfly's groups, in the generator's order. With
+    /// `by = 1` every group loads the one global link to the next: the
+    /// worst case for minimal routing. The destination is the source's
+    /// slot (same index within the group), or with `any` a terminal of
+    /// that group drawn per message (BookSim2's `bad_dragon`).
     GroupShift {
         #[serde(default = "one")]
         by: u32,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        any: bool,
     },
     /// A random derangement of the groups drawn from the bound seed, every
     /// terminal to its slot in its group's image (a dragonfly's "random
@@ -217,8 +221,8 @@ pub const PATTERNS: &[PatternInfo] = &[
     ),
     PatternInfo {
         name: "group-shift",
-        usage: "group-shift[:by=1]  (every terminal to its slot in the group `by` further; a dragonfly's worst case)",
-        keys: &["by"],
+        usage: "group-shift[:by=1,to=slot|any]  (every terminal to the group `by` further: its slot there, or any terminal of it drawn per message; a dragonfly's worst case)",
+        keys: &["by", "to"],
         positional: Some("by"),
     },
     info(
@@ -275,60 +279,71 @@ impl Pattern {
                 ),
             })?;
         let args = Args::parse(info, args)?;
-        let pattern = match info.name {
-            "uniform" => Pattern::Uniform,
-            "permutation" => Pattern::Permutation,
-            "bit-reverse" => Pattern::BitReverse,
-            "bit-complement" => Pattern::BitComplement,
-            "shuffle" => Pattern::Shuffle,
-            "transpose" => Pattern::Transpose,
-            "rotate3d" => Pattern::Rotate3d,
-            "butterfly" => Pattern::Butterfly,
-            "tornado" => Pattern::Tornado,
-            "neighbor" => Pattern::Neighbor,
-            "local" => Pattern::Local {
-                l: args.u32("l", 0, MAX_L, "the largest number of switch hops")?,
-                along: match args.raw("along").unwrap_or("shortest") {
-                    "shortest" => LocalAlong::Shortest,
-                    "updown" => LocalAlong::Updown,
-                    other => {
-                        return Err(TrafficError::bad_param(
-                            "local",
-                            "along",
+        let pattern =
+            match info.name {
+                "uniform" => Pattern::Uniform,
+                "permutation" => Pattern::Permutation,
+                "bit-reverse" => Pattern::BitReverse,
+                "bit-complement" => Pattern::BitComplement,
+                "shuffle" => Pattern::Shuffle,
+                "transpose" => Pattern::Transpose,
+                "rotate3d" => Pattern::Rotate3d,
+                "butterfly" => Pattern::Butterfly,
+                "tornado" => Pattern::Tornado,
+                "neighbor" => Pattern::Neighbor,
+                "local" => Pattern::Local {
+                    l: args.u32("l", 0, MAX_L, "the largest number of switch hops")?,
+                    along: match args.raw("along").unwrap_or("shortest") {
+                        "shortest" => LocalAlong::Shortest,
+                        "updown" => LocalAlong::Updown,
+                        other => {
+                            return Err(TrafficError::bad_param(
+                                "local",
+                                "along",
+                                other,
+                                "shortest or updown",
+                            ))
+                        }
+                    },
+                },
+                "hotspot" => Pattern::Hotspot {
+                    f: args.fraction("f")?,
+                    host: args.index("host")?.unwrap_or(0),
+                },
+                "bisect" => Pattern::Bisect {
+                    dir: match args.raw("dir").unwrap_or("both") {
+                        "both" => BisectDir::Both,
+                        "one" => BisectDir::One,
+                        other => {
+                            return Err(TrafficError::bad_param(
+                                "bisect",
+                                "dir",
+                                other,
+                                "both (pairs exchange) or one (first half sends, as ORCS)",
+                            ))
+                        }
+                    },
+                },
+                "bridge" => Pattern::Bridge,
+                "group-shift" => Pattern::GroupShift {
+                    by: match args.raw("by") {
+                        None => 1,
+                        Some(_) => args.u32("by", 1, u32::MAX, "groups further")?,
+                    },
+                    any: match args.raw("to").unwrap_or("slot") {
+                        "slot" => false,
+                        "any" => true,
+                        other => return Err(TrafficError::bad_param(
+                            "group-shift",
+                            "to",
                             other,
-                            "shortest or updown",
-                        ))
-                    }
+                            "slot (the same slot in the group) or any (a random terminal of it)",
+                        )),
+                    },
                 },
-            },
-            "hotspot" => Pattern::Hotspot {
-                f: args.fraction("f")?,
-                host: args.index("host")?.unwrap_or(0),
-            },
-            "bisect" => Pattern::Bisect {
-                dir: match args.raw("dir").unwrap_or("both") {
-                    "both" => BisectDir::Both,
-                    "one" => BisectDir::One,
-                    other => {
-                        return Err(TrafficError::bad_param(
-                            "bisect",
-                            "dir",
-                            other,
-                            "both (pairs exchange) or one (first half sends, as ORCS)",
-                        ))
-                    }
-                },
-            },
-            "bridge" => Pattern::Bridge,
-            "group-shift" => Pattern::GroupShift {
-                by: match args.raw("by") {
-                    None => 1,
-                    Some(_) => args.u32("by", 1, u32::MAX, "groups further")?,
-                },
-            },
-            "group-permutation" => Pattern::GroupPermutation,
-            other => unreachable!("pattern '{other}' is registered but not parsed"),
-        };
+                "group-permutation" => Pattern::GroupPermutation,
+                other => unreachable!("pattern '{other}' is registered but not parsed"),
+            };
         Ok(pattern)
     }
 
@@ -388,7 +403,14 @@ impl fmt::Display for Pattern {
             Pattern::Bisect {
                 dir: BisectDir::One,
             } => out.write_str("bisect:dir=one"),
-            Pattern::GroupShift { by } if *by != 1 => write!(out, "group-shift:by={by}"),
+            Pattern::GroupShift { by, any } if *by != 1 || *any => {
+                out.write_str("group-shift:")?;
+                match (*by != 1, *any) {
+                    (true, true) => write!(out, "by={by},to=any"),
+                    (true, false) => write!(out, "by={by}"),
+                    _ => out.write_str("to=any"),
+                }
+            }
             other => out.write_str(other.name()),
         }
     }
@@ -514,6 +536,10 @@ mod tests {
             "hotspot:f=0.25",
             "hotspot:f=0.1,host=7",
             "bridge",
+            "group-shift",
+            "group-shift:by=2",
+            "group-shift:to=any",
+            "group-shift:by=3,to=any",
         ] {
             let p = Pattern::parse(spec).unwrap();
             assert_eq!(p.to_string(), spec);

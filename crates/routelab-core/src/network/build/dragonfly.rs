@@ -13,7 +13,10 @@
 //! terminal `i` on router `i / p`. Ports, fabric first as in the other
 //! families: `1..=a-1` local (router `r'` on port `r' + 1` if `r' < r`, else
 //! `r'`), `a..=a+h-1` global (the `k`-th on `a + k`), then `p` terminals.
+//! Global links are channel class `global`, local ones `switch`, so that a
+//! simulation spec can give the long cables their own latency.
 
+use crate::network::builder::GLOBAL_LINK;
 use crate::network::spec::Family;
 use crate::network::{
     GlobalArrangement, Network, NetworkBuilder, NodeId, PortId, Structure, TopologyError,
@@ -113,6 +116,7 @@ pub fn dragonfly_arranged(
     crate::network::builder::check_ports(&name, nodes, routers * (ports + u64::from(p)))?;
     let (groups, routers) = (groups as u32, routers as u32);
     let (mut b, sw_class, t_class) = NetworkBuilder::with_default_classes(name);
+    let global_class = b.add_class_like(GLOBAL_LINK, sw_class);
     for s in 0..routers {
         b.add_switch(format!("g{}r{}", s / a, s % a), ports as u16);
     }
@@ -139,7 +143,7 @@ pub fn dragonfly_arranged(
                 dragonfly_global_port(a, j % h),
                 router(t, k / h),
                 dragonfly_global_port(a, k % h),
-                sw_class,
+                global_class,
             )?;
         }
     }
@@ -256,6 +260,16 @@ mod tests {
         for x in 0..g {
             for y in 0..g {
                 assert_eq!(pair[(x * g + y) as usize], u32::from(x != y), "{x}-{y}");
+            }
+        }
+        // Links between groups, and only those, are class `global`.
+        for c in net.channels() {
+            let class = net.class(c.class).name.as_str();
+            if net.is_switch(c.src) && net.is_switch(c.dst) {
+                let between = group_of(c.src) != group_of(c.dst);
+                assert_eq!(class == GLOBAL_LINK, between, "{c:?}");
+            } else {
+                assert_eq!(class, crate::network::builder::TERMINAL_LINK);
             }
         }
     }

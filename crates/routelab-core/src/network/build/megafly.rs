@@ -15,8 +15,10 @@
 //! (the `(i / p) mod a`-th leaf of group `i / (a p)`). Ports, fabric
 //! first: a leaf reaches spine `s` on port `s + 1` and holds its terminals
 //! on ports `a + 1 ..= a + p`; a spine reaches leaf `l` on port `l + 1`
-//! and holds its `k`-th global link on port `a + 1 + k`.
+//! and holds its `k`-th global link on port `a + 1 + k`. Global links are
+//! channel class `global`, leaf-spine cables `switch`.
 
+use crate::network::builder::GLOBAL_LINK;
 use crate::network::spec::Family;
 use crate::network::{
     GlobalArrangement, Network, NetworkBuilder, NodeId, PortId, Structure, TopologyError,
@@ -102,6 +104,7 @@ pub fn megafly(a: u32, p: u32, h: u32, arr: GlobalArrangement) -> Result<Network
     )?;
     let (groups, switches) = (groups as u32, switches as u32);
     let (mut b, sw_class, t_class) = NetworkBuilder::with_default_classes(name);
+    let global_class = b.add_class_like(GLOBAL_LINK, sw_class);
     for s in 0..switches {
         let (g, r) = (s / (2 * a), s % (2 * a));
         if r < a {
@@ -134,7 +137,7 @@ pub fn megafly(a: u32, p: u32, h: u32, arr: GlobalArrangement) -> Result<Network
                 PortId((a + 1 + j % h) as u16),
                 spine(t, k / h),
                 PortId((a + 1 + k % h) as u16),
-                sw_class,
+                global_class,
             )?;
         }
     }
@@ -203,6 +206,14 @@ mod tests {
             }
             let spec = net.structure().spec(net.terminals().len()).unwrap();
             assert_eq!(spec, net.name());
+            // Spine-to-spine links between groups, and only those, are
+            // class `global`.
+            for c in net.channels() {
+                let global = net.class(c.class).name == GLOBAL_LINK;
+                let between =
+                    net.is_switch(c.src) && net.is_switch(c.dst) && group(c.src) != group(c.dst);
+                assert_eq!(global, between, "{c:?}");
+            }
         }
     }
 

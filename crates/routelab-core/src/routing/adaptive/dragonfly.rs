@@ -47,8 +47,10 @@
 //! VAL and UGAL 3, PAR 4. With more VCs than that, class `c` uses VCs
 //! `c, c + n, c + 2n, ...` (`n` the classes needed), all offered.
 //!
-//! Options: `threshold` (UGAL-L, UGAL-G and PAR: flits added to the
-//! Valiant side, default 0). Counters: `minimal` and `nonminimal` (the
+//! Options (UGAL-L, UGAL-G and PAR): `threshold`, flits added to the
+//! Valiant side (default 0); `hops = "switch" | "global"`, what `H` counts
+//! in the rule: switch-to-switch hops (the default) or global hops (MIN 1,
+//! Valiant 2, as BookSim2's dragonfly UGAL weighs them). Counters: `minimal` and `nonminimal` (the
 //! decision at the source, per packet), `par_reroutes` (PAR: packets that
 //! left their source group's gateway for the intermediate group).
 //!
@@ -109,6 +111,53 @@ impl Reads {
         }
         opts.only(&["threshold"])?;
         opts.f64("threshold", 0.0)
+    }
+}
+
+/// UGAL's rule: the Valiant path when `q_min * H_min > q_val * H_val +
+/// threshold`, `H` counting a path's switch-to-switch hops (the default) or
+/// its global hops (MIN 1, Valiant 2, BookSim2's dragonfly UGAL), from the
+/// options `threshold` and `hops = "switch" | "global"`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct UgalRule {
+    threshold: f64,
+    global_hops: bool,
+}
+
+impl UgalRule {
+    /// The rule of a router reading `reads`; a router that reads nothing
+    /// takes no option.
+    pub(crate) fn from_options(reads: Reads, opts: &RouterOptions) -> Result<Self, RoutingError> {
+        if reads == Reads::Nothing {
+            opts.only(&[])?;
+        } else {
+            opts.only(&["threshold", "hops"])?;
+        }
+        let hops = opts.choice("hops", &["switch", "global"])?;
+        Ok(UgalRule {
+            threshold: opts.f64("threshold", 0.0)?,
+            global_hops: hops == "global",
+        })
+    }
+
+    /// Whether the Valiant path is the better: queues `q` and
+    /// switch-to-switch hops `h` of the two paths, `globals` the global
+    /// hops each takes.
+    #[inline]
+    pub(crate) fn valiant(
+        &self,
+        q_min: f64,
+        h_min: f64,
+        q_val: f64,
+        h_val: f64,
+        globals: (f64, f64),
+    ) -> bool {
+        let (w_min, w_val) = if self.global_hops {
+            globals
+        } else {
+            (h_min, h_val)
+        };
+        q_min * w_min > q_val * w_val + self.threshold
     }
 }
 
@@ -354,13 +403,13 @@ const REACHED: u32 = 1 << 5;
 /// A dragonfly router of policy `P`. See the module docs.
 pub struct DragonflyRouter<P: Policy> {
     geo: DragonflyGeometry,
-    threshold: f64,
+    rule: UgalRule,
     policy: PhantomData<P>,
 }
 
 impl<P: Policy> DragonflyRouter<P> {
     pub fn new(net: &Network, opts: &RouterOptions) -> Result<Self, RoutingError> {
-        let threshold = P::READS.threshold(opts)?;
+        let rule = UgalRule::from_options(P::READS, opts)?;
         let geo = DragonflyGeometry::new(net, P::NAME)?;
         let through_a_third = P::ALWAYS_VALIANT || P::READS != Reads::Nothing;
         if through_a_third && geo.groups < 3 {
@@ -373,7 +422,7 @@ impl<P: Policy> DragonflyRouter<P> {
         }
         Ok(DragonflyRouter {
             geo,
-            threshold,
+            rule,
             policy: PhantomData,
         })
     }
@@ -447,7 +496,7 @@ impl<P: Policy> DragonflyRouter<P> {
         let q_val = self.queue(view, s, via, hdr.flits);
         let h_min = f64::from(self.geo.min_hops(s, d));
         let h_val = f64::from(self.geo.valiant_hops(s, via, d));
-        q_min * h_min > q_val * h_val + self.threshold
+        self.rule.valiant(q_min, h_min, q_val, h_val, (1.0, 2.0))
     }
 
     /// PAR: whether a packet sent minimally reached the gateway of its

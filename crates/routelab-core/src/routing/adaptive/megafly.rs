@@ -42,12 +42,13 @@
 //! acyclic. Classes needed (VCs per port): MIN 2, VAL, UGAL and PAR 3; with
 //! more VCs, class `c` uses VCs `c, c + n, ...`, all offered.
 //!
-//! Options: `threshold` (UGAL-L, UGAL-G, PAR: flits added to the Valiant
-//! side, default 0). Counters: `minimal` and `nonminimal` (the decision at
+//! Options (UGAL-L, UGAL-G, PAR): `threshold`, flits added to the Valiant
+//! side (default 0), and `hops = "switch" | "global"`, as the dragonfly's
+//! routers take them. Counters: `minimal` and `nonminimal` (the decision at
 //! the source), `par_reroutes` (PAR). Needs a Megafly in the generator's
 //! numbering (`megafly:a=..,p=..,h=..`, or a dump recognised as one).
 
-use super::dragonfly::{draw_other, Reads};
+use super::dragonfly::{draw_other, Reads, UgalRule};
 use super::{
     AnyRouter, BuildRouter, Candidate, Candidates, Header, Here, HopRouter, LocalView, RouterCtx,
     RouterOptions,
@@ -295,7 +296,7 @@ const REACHED: u32 = 1 << 3;
 /// A Megafly router of policy `P`. See the module docs.
 pub struct MegaflyRouter<P: Policy> {
     geo: MegaflyGeometry,
-    threshold: f64,
+    rule: UgalRule,
     policy: PhantomData<P>,
 }
 
@@ -307,7 +308,7 @@ impl<P: Policy> BuildRouter for MegaflyRouter<P> {
 
 impl<P: Policy> MegaflyRouter<P> {
     pub fn new(net: &Network, opts: &RouterOptions) -> Result<Self, RoutingError> {
-        let threshold = P::READS.threshold(opts)?;
+        let rule = UgalRule::from_options(P::READS, opts)?;
         let geo = MegaflyGeometry::new(net, P::NAME)?;
         if (P::ALWAYS_VALIANT || P::READS != Reads::Nothing) && geo.groups < 3 {
             return Err(RoutingError::Unfit {
@@ -319,7 +320,7 @@ impl<P: Policy> MegaflyRouter<P> {
         }
         Ok(MegaflyRouter {
             geo,
-            threshold,
+            rule,
             policy: PhantomData,
         })
     }
@@ -378,7 +379,9 @@ impl<P: Policy> MegaflyRouter<P> {
         let onward = self.geo.gateway(via, self.geo.group(d)).spine;
         let arrives = self.geo.gateway(via, g).spine;
         let h_val = if onward == arrives { 3.0 } else { 5.0 };
-        (q_min * 2.0 > q_val * h_val + self.threshold).then_some(via)
+        self.rule
+            .valiant(q_min, 2.0, q_val, h_val, (1.0, 2.0))
+            .then_some(via)
     }
 
     /// Pushes every VC of `class` on `port` (`CLASSES` apart).
@@ -474,7 +477,7 @@ impl<P: Policy> HopRouter for MegaflyRouter<P> {
             let q_val = self.queue(view, s, via, hdr.flits);
             let h_min = f64::from(self.geo.min_hops(s, d));
             let h_val = f64::from(self.geo.valiant_hops(s, via, d));
-            q_min * h_min > q_val * h_val + self.threshold
+            self.rule.valiant(q_min, h_min, q_val, h_val, (1.0, 2.0))
         };
         if valiant {
             hdr.state |= VALIANT;
