@@ -140,6 +140,14 @@ impl UgalRule {
         })
     }
 
+    /// Whether an empty minimal queue settles the rule for the minimal
+    /// path whatever the other side holds (a threshold of at least 0):
+    /// the rest of it need not be read.
+    #[inline]
+    pub(crate) fn minimal_when_idle(&self, q_min: f64) -> bool {
+        q_min == 0.0 && self.threshold >= 0.0
+    }
+
     /// Whether the Valiant path is the better: queues `q` and
     /// switch-to-switch hops `h` of the two paths, `globals` the global
     /// hops each takes.
@@ -493,6 +501,9 @@ impl<P: Policy> DragonflyRouter<P> {
         d: u32,
     ) -> bool {
         let q_min = self.queue(view, s, self.geo.group(d), hdr.flits);
+        if self.rule.minimal_when_idle(q_min) {
+            return false;
+        }
         let q_val = self.queue(view, s, via, hdr.flits);
         let h_min = f64::from(self.geo.min_hops(s, d));
         let h_val = f64::from(self.geo.valiant_hops(s, via, d));
