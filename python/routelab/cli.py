@@ -559,6 +559,7 @@ def _saturate(args: argparse.Namespace) -> int:
         tolerance=args.tolerance,
         resolution=args.resolution,
         steps=args.steps,
+        require_converged=False if args.no_convergence else None,
         journal=args.journal,
     )
     _warn(result)
@@ -842,6 +843,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     sa.add_argument(
         "--steps", type=int, help="at most this many narrowing steps (two loads each; default 10)"
+    )
+    sa.add_argument(
+        "--no-convergence",
+        action="store_true",
+        help="count a load sustained when it drains and accepts what it offers, without the "
+        "convergence test (for runs with few packets)",
     )
     sa.add_argument(
         "--journal",

@@ -108,6 +108,7 @@ def saturate(
     tolerance: float | None = None,
     resolution: float | None = None,
     steps: int | None = None,
+    require_converged: bool | None = None,
     progress: bool | None = None,
     journal: str | os.PathLike[str] | None = None,
 ) -> SimResult:
@@ -134,12 +135,18 @@ def saturate(
     that deadlocks is a point that is not sustained, its ``error`` the waiting
     cycle). ``progress`` as for `simulate`.
 
+    ``require_converged=False`` counts a load sustained without the
+    convergence test (drained and accepted within ``tolerance`` suffice):
+    for runs that deliver too few packets for their two halves to agree
+    within ``run.convergence``.
+
     ``journal``: a file that keeps each load as it is measured. A search
     started again with the same file (after a kill, say) takes the loads it
     finds there instead of running them, and reaches the same answer; a
     journal of another spec or other options is refused (`ConfigError`).
     ``routelab saturate`` takes the same options (``--low``, ``--high``,
-    ``--tolerance``, ``--resolution``, ``--steps``, ``--journal``)."""
+    ``--tolerance``, ``--resolution``, ``--steps``, ``--no-convergence``,
+    ``--journal``)."""
     from routelab.progress import Progress
 
     given = {
@@ -148,6 +155,7 @@ def saturate(
         "tolerance": tolerance,
         "resolution": resolution,
         "steps": steps,
+        "require_converged": require_converged,
     }
     options = {k: float(v) for k, v in given.items() if v is not None}
     text, sets = spec_text(spec), _sets(overrides)

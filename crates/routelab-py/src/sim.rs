@@ -84,14 +84,15 @@ pub(crate) fn saturate(
             "tolerance" if (0.0..1.0).contains(&v) => o.tolerance = v,
             "resolution" if v > 0.0 && v.is_finite() => o.resolution = Some(v),
             "steps" if (1.0..=30.0).contains(&v) => o.steps = v as u32,
+            "require_converged" if v == 0.0 || v == 1.0 => o.require_converged = v == 1.0,
+            "require_converged" => return Err(bad("0 or 1 (false or true)")),
             "low" | "high" | "resolution" => return Err(bad("a positive load")),
             "tolerance" => return Err(bad("a fraction in [0, 1)")),
             "steps" => return Err(bad("an integer in 1..=30")),
-            _ => {
-                return Err(ConfigError::new_err(format!(
-                    "unknown saturate option '{k}'; valid: low, high, tolerance, resolution, steps"
-                )))
-            }
+            _ => return Err(ConfigError::new_err(format!(
+                "unknown saturate option '{k}'; valid: low, high, tolerance, resolution, steps, \
+                     require_converged"
+            ))),
         }
     }
     let result = py

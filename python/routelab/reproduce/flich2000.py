@@ -325,6 +325,10 @@ def knee(
         high=hi,
         tolerance=0.1,
         resolution=cfg.resolution,
+        # The grid's rule: drained and accepted within 10% of offered. Runs
+        # of large messages at low load hold a few hundred packets, too few
+        # for the two halves of the window to agree within 5%.
+        require_converged=False,
         progress=False,
     )
     grid = {r["load"] for r in rows}
