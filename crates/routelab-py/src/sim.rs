@@ -89,10 +89,12 @@ pub(crate) fn saturate(
             "low" | "high" | "resolution" => return Err(bad("a positive load")),
             "tolerance" => return Err(bad("a fraction in [0, 1)")),
             "steps" => return Err(bad("an integer in 1..=30")),
-            _ => return Err(ConfigError::new_err(format!(
+            _ => {
+                return Err(ConfigError::new_err(format!(
                 "unknown saturate option '{k}'; valid: low, high, tolerance, resolution, steps, \
                      require_converged"
-            ))),
+            )))
+            }
         }
     }
     let result = py
