@@ -916,3 +916,39 @@ fn a_host_that_receives_slower_than_its_link_caps_its_pairs_and_backs_up_the_fab
     let e = sim::simulate(&s).unwrap_err().to_string();
     assert!(e.contains("nic.receive_bandwidth"), "{e}");
 }
+
+#[test]
+fn a_host_that_sends_slower_than_its_link_caps_its_pairs_without_stopping_them() {
+    // A host that hands its NIC 9.144 Gb/s: a lone pair gets that rate, and
+    // with an ideal receiver nothing backs up, so flow control never stops
+    // the sender. At or above the link's rate nothing changes, bit for bit.
+    let lone_at = |bw: Option<&str>| {
+        let mut s = exchange(CLOS8, "adaptive", &[[0, 7]], 256, 8);
+        s.nic.send_bandwidth = bw.map(str::to_string);
+        run(&s)
+    };
+    let ideal = lone_at(None);
+    let slow = lone_at(Some("9.144Gb/s"));
+    let b_slow = bandwidths(&slow)[0];
+    assert!(b_slow <= 9.144 && b_slow > 0.97 * 9.144, "{b_slow} Gb/s");
+    assert_eq!(slow.stop_signals.unwrap_or(0), 0, "{slow:?}");
+    assert_eq!(strip(lone_at(Some("10Gb/s"))), strip(ideal.clone()));
+    assert_eq!(strip(lone_at(Some("40Gb/s"))), strip(ideal));
+    // Sending and receiving at the same rate: the pair gets that rate and
+    // is never stopped; receiving slower than sending stops it.
+    let both = |send: &str, receive: &str| {
+        let mut s = exchange(CLOS8, "adaptive", &[[0, 7]], 256, 8);
+        s.nic.send_bandwidth = Some(send.into());
+        s.nic.receive_bandwidth = Some(receive.into());
+        run(&s)
+    };
+    let even = both("9.144Gb/s", "9.144Gb/s");
+    assert!(bandwidths(&even)[0] > 0.97 * 9.144, "{even:?}");
+    assert_eq!(even.stop_signals.unwrap_or(0), 0, "{even:?}");
+    let uneven = both("9.6Gb/s", "9.144Gb/s");
+    assert!(uneven.stop_signals.unwrap() > 0, "{uneven:?}");
+    let mut s = exchange(CLOS8, "static", &[[0, 7]], 4, 1);
+    s.nic.send_bandwidth = Some("-3Gb/s".into());
+    let e = sim::simulate(&s).unwrap_err().to_string();
+    assert!(e.contains("nic.send_bandwidth"), "{e}");
+}

@@ -107,14 +107,14 @@ def fmt(x: Any, digits: int = 2) -> str:
     return str(x)
 
 
-def figure(width: float = 7.5, height: float = 4.2):
+def figure(width: float = 7.5, height: float = 4.2, layout: str | None = None):
     """A matplotlib figure on the Agg backend (no display needed)."""
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(width, height), dpi=110)
+    return Figure(figsize=(width, height), dpi=110, layout=layout)
 
 
 def write_run_json(path: Path, meta: dict[str, Any], workers: int) -> None:

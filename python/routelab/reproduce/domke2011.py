@@ -32,7 +32,6 @@ to the next (b, n) comes where the ports run out; the other reading would put
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import os
@@ -41,12 +40,10 @@ import re
 import statistics
 import subprocess
 import sys
-import threading
 import time
 import tomllib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,6 +51,7 @@ from typing import Any
 
 import routelab
 from routelab.reproduce import expected
+from routelab.reproduce._common import Progress, figure, fmt, md_table, parallel, write_csv
 
 NAME = "domke2011"
 SPECS = Path(__file__).parent / "specs"
@@ -252,78 +250,6 @@ def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
 
 
 # --------------------------------------------------------------------------
-# Progress
-# --------------------------------------------------------------------------
-
-
-class Progress:
-    """Progress bars with rich when it is installed and wanted, else one line per
-    finished experiment."""
-
-    def __init__(self, enabled: bool):
-        self._rich = None
-        self._lock = threading.Lock()
-        self.enabled = enabled
-        if enabled:
-            try:
-                from rich.progress import (
-                    BarColumn,
-                    MofNCompleteColumn,
-                    TextColumn,
-                    TimeElapsedColumn,
-                )
-                from rich.progress import Progress as RichProgress
-
-                self._rich = RichProgress(
-                    TextColumn("{task.description:<32}"),
-                    BarColumn(),
-                    MofNCompleteColumn(),
-                    TimeElapsedColumn(),
-                )
-            except ImportError:
-                self._rich = None
-
-    def __enter__(self) -> Progress:
-        if self._rich is not None:
-            self._rich.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._rich is not None:
-            self._rich.__exit__(*exc)
-
-    def task(self, description: str, total: int) -> Callable[[], None]:
-        """Starts a task; returns the function to call once per finished step."""
-        if self._rich is not None:
-            tid = self._rich.add_task(description, total=total)
-            return lambda: self._rich.advance(tid)
-        state = {"done": 0, "t0": time.perf_counter()}
-
-        def step() -> None:
-            with self._lock:
-                state["done"] += 1
-                if self.enabled and state["done"] == total:
-                    took = time.perf_counter() - state["t0"]
-                    print(f"{description}: {total} done in {took:.1f} s", flush=True)
-
-        return step
-
-
-def _parallel(
-    jobs: Sequence[Callable[[], dict[str, Any]]], workers: int, step: Callable[[], None]
-) -> list[dict[str, Any]]:
-    """Runs independent jobs on ``workers`` threads (the engine releases the GIL);
-    results in job order."""
-    out: list[dict[str, Any] | None] = [None] * len(jobs)
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = {pool.submit(job): i for i, job in enumerate(jobs)}
-        for f in as_completed(futures):
-            out[futures[f]] = f.result()
-            step()
-    return [r for r in out if r is not None]
-
-
-# --------------------------------------------------------------------------
 # Experiment 1: effective bisection bandwidth (Figures 5 and 6)
 # --------------------------------------------------------------------------
 
@@ -513,7 +439,7 @@ def run_top_spread(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
         return []
     spec = rows[-1].spec("xgft")
     jobs = [lambda e=e: _top_spread(spec, e) for e in SPREAD_ENGINES]
-    return _parallel(jobs, cfg.workers, progress.task("XGFT route spread", len(jobs)))
+    return parallel(jobs, cfg.workers, progress.task("XGFT route spread", len(jobs)))
 
 
 # --------------------------------------------------------------------------
@@ -595,7 +521,7 @@ def run_lanes_random(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
         for engine, h in FIG9_SERIES
     ]
     step = progress.task("lanes on random networks", len(jobs))
-    return _parallel(jobs, cfg.workers, step)
+    return parallel(jobs, cfg.workers, step)
 
 
 def run_heuristics(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
@@ -606,7 +532,7 @@ def run_heuristics(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
         for h in HEURISTICS
     ]
     step = progress.task("cycle-breaking heuristics", len(jobs))
-    return _parallel(jobs, cfg.workers, step)
+    return parallel(jobs, cfg.workers, step)
 
 
 # --------------------------------------------------------------------------
@@ -721,25 +647,8 @@ def run_timing(cfg: Config, progress: Progress) -> tuple[list[dict[str, Any]], l
 # --------------------------------------------------------------------------
 
 
-def write_csv(path: Path, fields: Sequence[str], rows: Iterable[dict[str, Any]]) -> None:
-    with path.open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(fields))
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: r.get(k, "") for k in fields})
-
-
 def _ok(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in rows if r["status"] == "ok"]
-
-
-def _figure(width: float = 7.5, height: float = 4.2):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=(width, height), layout="constrained")
 
 
 # One colour per engine in every figure.
@@ -760,7 +669,7 @@ def plot_ebb(rows: list[dict[str, Any]], family: str, path: Path) -> None:
     fam = [r for r in rows if r["family"] == family]
     sizes = sorted({r["endpoints"] for r in fam})
     engines = [e for e in TREE_ENGINES if any(r["engine"] == e for r in _ok(fam))]
-    fig = _figure()
+    fig = figure(layout="constrained")
     ax = fig.add_subplot()
     width = 0.8 / max(1, len(engines))
     for j, engine in enumerate(engines):
@@ -815,7 +724,7 @@ def _lane_stats(rows: list[dict[str, Any]], key: Callable[[dict], Any]) -> dict[
 
 def plot_lanes_random(rows: list[dict[str, Any]], path: Path) -> None:
     stats = _lane_stats(rows, lambda r: (_series(r), r["links"]))
-    fig = _figure()
+    fig = figure(layout="constrained")
     ax = fig.add_subplot()
     for engine in ("dfsssp", "lash", "dfsssp-online"):
         color = COLORS[engine]
@@ -839,7 +748,7 @@ def plot_lanes_random(rows: list[dict[str, Any]], path: Path) -> None:
 
 
 def plot_heuristics(rows: list[dict[str, Any]], path: Path) -> None:
-    fig = _figure(6.5, 4.0)
+    fig = figure(6.5, 4.0, layout="constrained")
     ax = fig.add_subplot()
     colors = ("tab:blue", "tab:red")
     for i, h in enumerate(HEURISTICS):
@@ -877,7 +786,7 @@ def _rectangle(xy: tuple[float, float], w: float, h: float, color: str, alpha: f
 
 
 def plot_timing(rows: list[dict[str, Any]], path: Path) -> None:
-    fig = _figure(10, 4.2)
+    fig = figure(10, 4.2, layout="constrained")
     for k, series in enumerate(("kary-ntree", "random")):
         ax = fig.add_subplot(1, 2, k + 1)
         rs = [r for r in _ok(rows) if r["series"] == series]
@@ -905,18 +814,13 @@ def _secs(x: float) -> str:
     return f"{x:.3g}" if x >= 1e-4 else "<0.0001"
 
 
-def _fmt(x: Any, digits: int = 3) -> str:
-    if x is None or x == "":
-        return "-"
-    if isinstance(x, float):
-        return f"{x:.{digits}f}"
-    return str(x)
+def fmt3(x: Any) -> str:
+    return fmt(x, 3)
 
 
-def _md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(_fmt(c) for c in row) + " |" for row in rows]
-    return lines
+def md_table3(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
+    """A Markdown table, numbers to three decimals."""
+    return md_table(header, ([fmt3(c) for c in row] for row in rows))
 
 
 def _ebb_lookup(rows: list[dict[str, Any]]) -> dict[tuple[str, int, str], dict[str, Any]]:
@@ -1022,9 +926,9 @@ def _summary_ebb(res: Results) -> list[str]:
         for t in res.sizes(family):
             first = res.by[(family, t, engines[0])]
             cells = [t, first["paper_topology"], f"`{first['spec']}`", first["max_switch_ports"]]
-            table.append(cells + [_fmt(res.ebb_avg(family, t, e)) for e in engines])
+            table.append(cells + [fmt3(res.ebb_avg(family, t, e)) for e in engines])
         lines += [f"### {FAMILY_TITLES[family]}", ""]
-        lines += _md_table(["endpoints", "paper", "spec", "ports"] + engines, table)
+        lines += md_table3(["endpoints", "paper", "spec", "ports"] + engines, table)
 
         def needed(engine: str, rows: list[dict[str, Any]] = fam) -> str:
             return ", ".join(
@@ -1049,7 +953,7 @@ def _summary_ebb(res: Results) -> list[str]:
         if failed:
             lines.append("")
     lines += ["### What the paper states, and what was measured", ""]
-    lines += _md_table(["statement", "paper", "measured"], _ebb_claims(res))
+    lines += md_table3(["statement", "paper", "measured"], _ebb_claims(res))
     lines.append("")
     return lines
 
@@ -1123,7 +1027,7 @@ def _lanes_cell(s: dict | None) -> str:
     if not s or s["min"] is None:
         return "-"
     failed = f" ({s['failed']} > {MAX_LANES})" if s["failed"] else ""
-    return f"{s['min']}/{_fmt(s['avg'], 2)}/{s['max']}{failed}"
+    return f"{s['min']}/{fmt(s['avg'], 2)}/{s['max']}{failed}"
 
 
 def _summary_fig9(res: Results) -> list[str]:
@@ -1135,7 +1039,7 @@ def _summary_fig9(res: Results) -> list[str]:
         table.append([links, n] + [_lanes_cell(st.get((e, links))) for e in series])
     ok = all(v["deadlock_free"] for v in st.values())
     lines = ["## 2. Lanes on random networks (Figure 9)", ""]
-    lines += _md_table(
+    lines += md_table3(
         ["links", "networks", "DFSSSP (weakest)", "LASH", "DFSSSP online (not in the figure)"],
         table,
     )
@@ -1147,7 +1051,7 @@ def _summary_fig9(res: Results) -> list[str]:
         f"reached). Every routing that succeeded was checked deadlock-free: {ok}.",
         "",
     ]
-    lines += _md_table(
+    lines += md_table3(
         ["statement", "paper", "measured"],
         [
             (
@@ -1177,7 +1081,7 @@ def _summary_heuristics(res: Results) -> list[str]:
             + [_range(res.heuristics.get((p, h))) for p in HEURISTIC_PORTS]
         )
     lines = ["## 3. Cycle-breaking heuristics (Section IV)", ""]
-    lines += _md_table(
+    lines += md_table3(
         ["heuristic", "paper lanes"] + [f"measured, {p}-port switches" for p in HEURISTIC_PORTS],
         table,
     )
@@ -1219,7 +1123,7 @@ def _summary_timing(res: Results) -> list[str]:
                     for e in engines
                 ]
             )
-        lines += _md_table(["endpoints", "spec"] + list(engines), table)
+        lines += md_table3(["endpoints", "spec"] + list(engines), table)
         lines.append("")
     ratios = res.time_ratios()
     d4096 = tm.get(("kary-ntree", 4096, "dfsssp"))
@@ -1258,7 +1162,7 @@ def _summary_timing(res: Results) -> list[str]:
             else "-",
         ),
     ]
-    lines += _md_table(["statement", "paper", "measured"], claims)
+    lines += md_table3(["statement", "paper", "measured"], claims)
     lines += [
         "",
         "Times are the engine's own (`Routes.seconds`), one routing at a time, on this "

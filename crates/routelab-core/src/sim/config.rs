@@ -472,6 +472,11 @@ pub struct NicSpec {
     /// link's rate (an ideal receiver).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receive_bandwidth: Option<String>,
+    /// The rate at which a host hands its NIC what it sends (DMA from host
+    /// memory), when below the link's: flits then enter the network no
+    /// faster. Default: the link's rate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub send_bandwidth: Option<String>,
 }
 
 impl Default for NicSpec {
@@ -481,6 +486,7 @@ impl Default for NicSpec {
             transit_buffer: None,
             spill_delay: "10us".into(),
             receive_bandwidth: None,
+            send_bandwidth: None,
         }
     }
 }

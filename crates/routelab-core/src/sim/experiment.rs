@@ -357,12 +357,15 @@ impl Experiment {
         };
         let transit_delay_ps = picos("nic.transit_delay", &nic.transit_delay)?;
         let spill_delay_ps = picos("nic.spill_delay", &nic.spill_delay)?;
-        let receive_flit_ps = match &nic.receive_bandwidth {
+        // A host rate as a flit time (0: the link's).
+        let host_flit_ps = |key: &str, rate: &Option<String>| match rate {
             Some(s) => crate::units::Bandwidth::parse(s)
-                .map_err(|e| ConfigError::invalid("nic.receive_bandwidth", s, e.reason))?
-                .serialization_ps(flit_bytes),
-            None => 0,
+                .map(|b| b.serialization_ps(flit_bytes))
+                .map_err(|e| ConfigError::invalid(key, s, e.reason)),
+            None => Ok(0),
         };
+        let receive_flit_ps = host_flit_ps("nic.receive_bandwidth", &nic.receive_bandwidth)?;
+        let send_flit_ps = host_flit_ps("nic.send_bandwidth", &nic.send_bandwidth)?;
         let transit_buffer_flits = match &nic.transit_buffer {
             Some(b) => b.bytes("nic.transit_buffer")? / flit_bytes,
             None => u64::MAX,
@@ -585,6 +588,7 @@ impl Experiment {
             transit_buffer_flits,
             spill_delay_ps,
             receive_flit_ps,
+            send_flit_ps,
         };
         if t.workload != Workload::Open && r.switching != Switching::Wormhole {
             let max_flits = mtu_bytes.div_ceil(flit_bytes);

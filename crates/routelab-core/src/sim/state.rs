@@ -79,6 +79,9 @@ pub(super) struct Params {
     /// A host's receive rate as a flit time (`nic.receive_bandwidth`; 0:
     /// the link's): the ejection channels serialise no faster.
     pub receive_flit_ps: u64,
+    /// A host's send rate as a flit time (`nic.send_bandwidth`; 0: the
+    /// link's): the injection channels serialise no faster.
+    pub send_flit_ps: u64,
 }
 
 impl Params {
@@ -452,10 +455,12 @@ impl<'a> Sim<'a> {
                 .serialization_ps(u64::from(p.flit_bytes))
                 .max(1);
             let to_switch = net.is_switch(c.dst);
-            let flit_ps = if to_switch {
-                flit_ps
-            } else {
+            let flit_ps = if !to_switch {
                 flit_ps.max(p.receive_flit_ps)
+            } else if !net.is_switch(c.src) {
+                flit_ps.max(p.send_flit_ps)
+            } else {
+                flit_ps
             };
             if !to_switch && !net.is_switch(c.src) {
                 return Err(SimError::router(
