@@ -109,6 +109,59 @@ def test_sim_runs_measure_latency_and_throughput(tmp_path):
     ]
 
 
+EXCHANGE = """
+[experiment]
+kind = "sim"
+name = "exchange"
+seeds = [1, 2]
+
+[network]
+topology = "clos:ports=8,hosts=8"
+
+[router]
+switching = "wormhole"
+flit_bytes = 256
+buffer_packets = 1
+flow_control = "stop-go"
+
+[routing]
+algorithm = "dispersive"
+options.mode = ["static", "random"]
+
+[traffic]
+workload = "exchange"
+pattern = "bisect"
+both_ways = true
+messages = 2
+message_bytes = "16KiB"
+packet_bytes = "4KiB"
+"""
+
+
+def test_closed_loop_runs_put_their_pair_bandwidths_in_columns(tmp_path):
+    # An effective bisection bandwidth measured by simulation: a random
+    # bisection (drawn from the run's seed), both partners sending; the
+    # workload's summary is columns, its pairs an artefact.
+    out = tmp_path / "out"
+    outcome = routelab.sweep(write(tmp_path, EXCHANGE), out)
+    assert (outcome.ok, outcome.failed) == (4, 0)
+    df = routelab.results(out, artefacts=["workload"])
+    for row in df.to_dict("records"):
+        pairs = row["workload"]["pairs"]
+        assert len(pairs) == 8 and {p["src"] for p in pairs} == set(range(8))
+        bw = [p["bandwidth_gbps"] for p in pairs]
+        assert row["workload.bandwidth_mean_gbps"] == pytest.approx(sum(bw) / len(bw))
+        assert row["workload.bandwidth_min_gbps"] == pytest.approx(min(bw))
+        assert row["workload.bandwidth_max_gbps"] == pytest.approx(max(bw))
+        assert row["workload.kind"] == "exchange"
+    # The seed draws the bisection: two seeds, two sets of pairs.
+    drawn = {
+        tuple(sorted((p["src"], p["dst"]) for p in w["pairs"]))
+        for w in df[df["routing.options.mode"] == "static"]["workload"]
+    }
+    assert len(drawn) == 2
+
+
 def test_saturate_runs_keep_their_measured_points(tmp_path):
     spec = write(
         tmp_path,

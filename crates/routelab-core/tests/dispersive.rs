@@ -952,3 +952,51 @@ fn a_host_that_sends_slower_than_its_link_caps_its_pairs_without_stopping_them()
     let e = sim::simulate(&s).unwrap_err().to_string();
     assert!(e.contains("nic.send_bandwidth"), "{e}");
 }
+
+#[test]
+fn both_ways_runs_every_pair_in_reverse_too_and_the_pairs_bandwidths_are_summarised() {
+    // Listing the reverse pairs by hand and asking for both ways are the
+    // same run, bit for bit.
+    let mut by_hand = exchange(CLOS8, "static", &[[0, 7], [2, 5], [7, 0], [5, 2]], 64, 4);
+    let mut asked = exchange(CLOS8, "static", &[[0, 7], [2, 5]], 64, 4);
+    asked.traffic.both_ways = true;
+    assert_eq!(strip(run(&asked)), strip(run(&by_hand)));
+    // A reverse already listed is not added twice.
+    by_hand.traffic.both_ways = true;
+    let r = run(&by_hand);
+    let w = r.workload.as_ref().unwrap();
+    assert_eq!(w.pairs.len(), 4);
+    // The summary is the pairs' mean, least and most bandwidth.
+    let bw = bandwidths(&r);
+    let mean = bw.iter().sum::<f64>() / bw.len() as f64;
+    assert!((w.bandwidth_mean_gbps - mean).abs() < 1e-9);
+    assert_eq!(
+        w.bandwidth_min_gbps,
+        bw.iter().copied().fold(f64::INFINITY, f64::min)
+    );
+    assert_eq!(w.bandwidth_max_gbps, bw.iter().copied().fold(0.0, f64::max));
+    assert!(
+        w.bandwidth_min_gbps <= w.bandwidth_mean_gbps
+            && w.bandwidth_mean_gbps <= w.bandwidth_max_gbps
+    );
+    // From a pattern: a random bisection's pairs, each terminal sending
+    // once and receiving once.
+    let mut s = exchange(CLOS8, "random", &[[0, 1]], 16, 2);
+    s.traffic.pairs = None;
+    s.traffic.pattern = Some("bisect".into());
+    s.traffic.both_ways = true;
+    let r = run(&s);
+    let pairs = &r.workload.as_ref().unwrap().pairs;
+    let mut senders: Vec<u32> = pairs.iter().map(|p| p.src).collect();
+    let mut receivers: Vec<u32> = pairs.iter().map(|p| p.dst).collect();
+    senders.sort_unstable();
+    receivers.sort_unstable();
+    assert_eq!(senders, (0..8).collect::<Vec<_>>());
+    assert_eq!(receivers, (0..8).collect::<Vec<_>>());
+    // Open-loop traffic has no pairs to turn round.
+    let mut s = exchange(CLOS8, "static", &[[0, 7]], 4, 1);
+    s.traffic.workload = Workload::Open;
+    s.traffic.both_ways = true;
+    let e = sim::simulate(&s).unwrap_err().to_string();
+    assert!(e.contains("traffic.both_ways"), "{e}");
+}

@@ -302,6 +302,12 @@ def execute(kind: str, params: dict[str, Any]) -> dict[str, Any]:
                 metrics[name] = value
             else:
                 artefacts[name] = _plain(value)
+                # A nested summary (a closed-loop workload's completion and
+                # pair bandwidths) is a column too: ``workload.completion_ns``.
+                if isinstance(value, Mapping):
+                    for key, inner in value.items():
+                        if is_scalar(inner):
+                            metrics[f"{name}.{key}"] = inner
         status = "undrained" if metrics.get("drained") is False else "ok"
         if (metrics.get("deadlocks") or 0) > 0:  # a saturation search met a deadlock
             status = "deadlock"

@@ -423,6 +423,12 @@ pub struct TrafficSpec {
     /// and each pair's completion and bandwidth are reported on their own.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pairs: Option<Vec<[u32; 2]>>,
+    /// Closed loop: every pair also runs the other way, the receiver
+    /// sending to the sender at the same time (MPI's pair-wise exchange:
+    /// both partners send). A reverse pair already listed is not added
+    /// twice.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub both_ways: bool,
 }
 
 impl Default for TrafficSpec {
@@ -441,6 +447,7 @@ impl Default for TrafficSpec {
             rounds: 10,
             messages: 10,
             pairs: None,
+            both_ways: false,
         }
     }
 }

@@ -214,6 +214,19 @@ fn check_closed_loop(t: &super::config::TrafficSpec) -> Result<(), SimError> {
     Ok(())
 }
 
+/// `pairs` and, after them, each pair's reverse that is not already there.
+fn both_ways(pairs: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    let listed: std::collections::HashSet<(u32, u32)> = pairs.iter().copied().collect();
+    let reverse: Vec<(u32, u32)> = pairs
+        .iter()
+        .map(|&(a, b)| (b, a))
+        .filter(|r| !listed.contains(r))
+        .collect();
+    let mut out = pairs;
+    out.extend(reverse);
+    out
+}
+
 /// Greedy disjoint pairs from `flows`: each terminal in at most one pair.
 fn disjoint_pairs(flows: &[(usize, usize)], terminals: usize) -> Vec<(u32, u32)> {
     let mut used = vec![false; terminals];
@@ -520,6 +533,13 @@ impl Experiment {
         let seed = run.seed;
         let (pattern, pairs) = match t.workload {
             Workload::Open => {
+                if t.both_ways {
+                    return Err(bad(
+                        "traffic.both_ways",
+                        "true".into(),
+                        "false under open-loop traffic (pairs are closed-loop: ping-pong, exchange)",
+                    ));
+                }
                 let name = t.pattern.as_deref().unwrap_or("uniform");
                 (Some(Pattern::parse(name)?.bind(&net, seed)?), Vec::new())
             }
@@ -545,6 +565,7 @@ impl Experiment {
                         disjoint_pairs(&bound.flows(), n)
                     }
                 };
+                let pairs = if t.both_ways { both_ways(pairs) } else { pairs };
                 if pairs.is_empty() {
                     return Err(bad(
                         "traffic.pairs",

@@ -285,6 +285,14 @@ pub struct WorkloadResult {
     /// The last pair's completion, in ns.
     pub completion_ns: f64,
     pub mean_completion_ns: f64,
+    /// Mean, least and most of the pairs' `bandwidth_gbps` (an effective
+    /// bisection bandwidth when the pairs are a bisection).
+    #[serde(default)]
+    pub bandwidth_mean_gbps: f64,
+    #[serde(default)]
+    pub bandwidth_min_gbps: f64,
+    #[serde(default)]
+    pub bandwidth_max_gbps: f64,
 }
 
 /// The result of one simulation: one row of a results table. Loads and

@@ -118,7 +118,25 @@ impl Closed {
         } else {
             pairs.iter().map(|p| p.completion_ns).sum::<f64>() / pairs.len() as f64
         };
+        let bandwidths = pairs.iter().map(|p| p.bandwidth_gbps);
+        let (bandwidth_min_gbps, bandwidth_max_gbps) = if pairs.is_empty() {
+            (0.0, 0.0)
+        } else {
+            bandwidths
+                .clone()
+                .fold((f64::INFINITY, 0.0f64), |(lo, hi), b| {
+                    (lo.min(b), hi.max(b))
+                })
+        };
+        let bandwidth_mean_gbps = if pairs.is_empty() {
+            0.0
+        } else {
+            bandwidths.sum::<f64>() / pairs.len() as f64
+        };
         WorkloadResult {
+            bandwidth_mean_gbps,
+            bandwidth_min_gbps,
+            bandwidth_max_gbps,
             kind: match self.kind {
                 Workload::PingPong => "ping-pong",
                 Workload::Exchange => "exchange",
