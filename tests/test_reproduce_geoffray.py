@@ -126,3 +126,51 @@ def test_published_values_join(out: Path) -> None:
     # The tiny run has no 512-host rows, but it has bridge rows for probing.
     bridge = joined[(joined["table"] == "bridge_stats")]
     assert bridge["measured"].notna().all()
+
+
+def _finding_rows(**over: float) -> list[dict]:
+    def row(pattern, hosts, scheme, ideal, send, receive, both, paper):
+        return dict(
+            pattern=pattern,
+            hosts=hosts,
+            scheme=scheme,
+            ideal=ideal,
+            send=send,
+            receive=receive,
+            both=both,
+            paper=paper,
+        )
+
+    rnd = dict(ideal=0.47, send=0.51, receive=0.48, both=0.48)
+    ada = dict(ideal=0.95, send=0.95, receive=0.64, both=0.94)
+    for key, value in over.items():
+        table, model = key.split("_")
+        {"rnd": rnd, "ada": ada}[table][model] = value
+    return [
+        row("bisect", 512, "random", **rnd, paper=0.52),
+        row("bisect", 512, "probing", 0.79, 0.80, 0.74, 0.79, 0.77),
+        row("bridge", 512, "adaptive", **ada, paper=0.56),
+        row("bridge", 512, "probing", 0.98, 0.98, 0.90, 0.98, 0.98),
+        row("bridge", 512, "random", 0.60, 0.66, 0.59, 0.59, 0.56),
+    ]
+
+
+BASES = {"send": 9.1405, "ideal": 9.9964, "receive": 9.1405, "both": 9.1405}
+
+
+def test_the_findings_interpret_only_what_the_numbers_show() -> None:
+    text = "\n".join(geoffray2008._hosts_findings(_finding_rows(), BASES))
+    assert "4.70 Gb/s per host with ideal hosts and 4.66" in text
+    assert "its normalisation by a pair that fills the link" in text
+    assert "probing loses 5-8 points" in text
+    assert "No model of the hosts gives both" in text
+    # The same sentences with the orderings reversed: the numbers are still
+    # stated, the readings they no longer bear are not.
+    other = _finding_rows(rnd_send=0.40, ada_receive=0.95, ada_both=0.60)
+    text = "\n".join(geoffray2008._hosts_findings(other, BASES))
+    assert "Random at 512 hosts carries" in text
+    assert "normalisation by a pair" not in text
+    assert "probing loses" not in text
+    assert "No model" not in text
+    # Too little run: nothing to read.
+    assert geoffray2008._hosts_findings([], BASES) == []

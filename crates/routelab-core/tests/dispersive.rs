@@ -947,10 +947,12 @@ fn a_host_that_sends_slower_than_its_link_caps_its_pairs_without_stopping_them()
     assert_eq!(even.stop_signals.unwrap_or(0), 0, "{even:?}");
     let uneven = both("9.6Gb/s", "9.144Gb/s");
     assert!(uneven.stop_signals.unwrap() > 0, "{uneven:?}");
-    let mut s = exchange(CLOS8, "static", &[[0, 7]], 4, 1);
-    s.nic.send_bandwidth = Some("-3Gb/s".into());
-    let e = sim::simulate(&s).unwrap_err().to_string();
-    assert!(e.contains("nic.send_bandwidth"), "{e}");
+    for rate in ["-3Gb/s", "1kb/s"] {
+        let mut s = exchange(CLOS8, "static", &[[0, 7]], 4, 1);
+        s.nic.send_bandwidth = Some(rate.into());
+        let e = sim::simulate(&s).unwrap_err().to_string();
+        assert!(e.contains("nic.send_bandwidth"), "{rate}: {e}");
+    }
 }
 
 #[test]
@@ -961,11 +963,17 @@ fn both_ways_runs_every_pair_in_reverse_too_and_the_pairs_bandwidths_are_summari
     let mut asked = exchange(CLOS8, "static", &[[0, 7], [2, 5]], 64, 4);
     asked.traffic.both_ways = true;
     assert_eq!(strip(run(&asked)), strip(run(&by_hand)));
-    // A reverse already listed is not added twice.
+    // A reverse already listed is not added twice, nor the reverse of a
+    // pair listed twice.
     by_hand.traffic.both_ways = true;
     let r = run(&by_hand);
     let w = r.workload.as_ref().unwrap();
     assert_eq!(w.pairs.len(), 4);
+    let mut twice = exchange(CLOS8, "static", &[[0, 7], [0, 7]], 4, 1);
+    twice.traffic.both_ways = true;
+    let pairs = run(&twice).workload.unwrap().pairs;
+    let ends: Vec<(u32, u32)> = pairs.iter().map(|p| (p.src, p.dst)).collect();
+    assert_eq!(ends, [(0, 7), (0, 7), (7, 0)]);
     // The summary is the pairs' mean, least and most bandwidth.
     let bw = bandwidths(&r);
     let mean = bw.iter().sum::<f64>() / bw.len() as f64;

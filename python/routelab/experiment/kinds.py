@@ -237,7 +237,14 @@ def _check_sim_spec(params: dict[str, Any]) -> None:
 )
 def run_sim(params: dict[str, Any]) -> dict[str, Any]:
     KINDS["sim"].check_available()
-    return as_dict(routelab.simulate(params))
+    result = as_dict(routelab.simulate(params))
+    # A closed-loop workload's summary (completion, the pairs' mean, least and
+    # most bandwidth) as columns: ``workload_bandwidth_mean_gbps``; its pairs
+    # stay an artefact. Underscores, as dotted names are parameters.
+    for key, value in (result.get("workload") or {}).items():
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            result[f"workload_{key}"] = value
+    return result
 
 
 @register(
@@ -302,12 +309,6 @@ def execute(kind: str, params: dict[str, Any]) -> dict[str, Any]:
                 metrics[name] = value
             else:
                 artefacts[name] = _plain(value)
-                # A nested summary (a closed-loop workload's completion and
-                # pair bandwidths) is a column too: ``workload.completion_ns``.
-                if isinstance(value, Mapping):
-                    for key, inner in value.items():
-                        if is_scalar(inner):
-                            metrics[f"{name}.{key}"] = inner
         status = "undrained" if metrics.get("drained") is False else "ok"
         if (metrics.get("deadlocks") or 0) > 0:  # a saturation search met a deadlock
             status = "deadlock"

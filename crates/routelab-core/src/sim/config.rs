@@ -426,7 +426,9 @@ pub struct TrafficSpec {
     /// Closed loop: every pair also runs the other way, the receiver
     /// sending to the sender at the same time (MPI's pair-wise exchange:
     /// both partners send). A reverse pair already listed is not added
-    /// twice.
+    /// twice. A NIC sends its messages and acknowledgements from one
+    /// queue, so a pair's acknowledgement follows its partner's own
+    /// messages: a pair completes when both directions have.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub both_ways: bool,
 }
@@ -481,7 +483,8 @@ pub struct NicSpec {
     pub receive_bandwidth: Option<String>,
     /// The rate at which a host hands its NIC what it sends (DMA from host
     /// memory), when below the link's: flits then enter the network no
-    /// faster. Default: the link's rate.
+    /// faster. Everything the NIC injects is held to it, acknowledgements
+    /// and in-transit packets too. Default: the link's rate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub send_bandwidth: Option<String>,
 }

@@ -216,11 +216,11 @@ fn check_closed_loop(t: &super::config::TrafficSpec) -> Result<(), SimError> {
 
 /// `pairs` and, after them, each pair's reverse that is not already there.
 fn both_ways(pairs: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
-    let listed: std::collections::HashSet<(u32, u32)> = pairs.iter().copied().collect();
+    let mut listed: std::collections::HashSet<(u32, u32)> = pairs.iter().copied().collect();
     let reverse: Vec<(u32, u32)> = pairs
         .iter()
         .map(|&(a, b)| (b, a))
-        .filter(|r| !listed.contains(r))
+        .filter(|&r| listed.insert(r))
         .collect();
     let mut out = pairs;
     out.extend(reverse);
@@ -379,6 +379,24 @@ impl Experiment {
         };
         let receive_flit_ps = host_flit_ps("nic.receive_bandwidth", &nic.receive_bandwidth)?;
         let send_flit_ps = host_flit_ps("nic.send_bandwidth", &nic.send_bandwidth)?;
+        // A flit time must fit the event clock's per-hop arithmetic.
+        for (key, ps, rate) in [
+            (
+                "nic.receive_bandwidth",
+                receive_flit_ps,
+                &nic.receive_bandwidth,
+            ),
+            ("nic.send_bandwidth", send_flit_ps, &nic.send_bandwidth),
+        ] {
+            if ps > u64::from(u32::MAX) / 2 {
+                return Err(ConfigError::invalid(
+                    key,
+                    rate.as_deref().unwrap_or_default(),
+                    "a rate that moves a flit in under a millisecond",
+                )
+                .into());
+            }
+        }
         let transit_buffer_flits = match &nic.transit_buffer {
             Some(b) => b.bytes("nic.transit_buffer")? / flit_bytes,
             None => u64::MAX,
