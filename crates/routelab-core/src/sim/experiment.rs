@@ -370,33 +370,24 @@ impl Experiment {
         };
         let transit_delay_ps = picos("nic.transit_delay", &nic.transit_delay)?;
         let spill_delay_ps = picos("nic.spill_delay", &nic.spill_delay)?;
-        // A host rate as a flit time (0: the link's).
-        let host_flit_ps = |key: &str, rate: &Option<String>| match rate {
-            Some(s) => crate::units::Bandwidth::parse(s)
-                .map(|b| b.serialization_ps(flit_bytes))
-                .map_err(|e| ConfigError::invalid(key, s, e.reason)),
-            None => Ok(0),
-        };
-        let receive_flit_ps = host_flit_ps("nic.receive_bandwidth", &nic.receive_bandwidth)?;
-        let send_flit_ps = host_flit_ps("nic.send_bandwidth", &nic.send_bandwidth)?;
-        // A flit time must fit the event clock's per-hop arithmetic.
-        for (key, ps, rate) in [
-            (
-                "nic.receive_bandwidth",
-                receive_flit_ps,
-                &nic.receive_bandwidth,
-            ),
-            ("nic.send_bandwidth", send_flit_ps, &nic.send_bandwidth),
-        ] {
+        // A host rate as a flit time (0: the link's); it must fit the event
+        // clock's per-hop arithmetic.
+        let host_flit_ps = |key: &str, rate: &Option<String>| -> Result<u64, ConfigError> {
+            let Some(s) = rate else { return Ok(0) };
+            let ps = crate::units::Bandwidth::parse(s)
+                .map_err(|e| ConfigError::invalid(key, s, e.reason))?
+                .serialization_ps(flit_bytes);
             if ps > u64::from(u32::MAX) / 2 {
                 return Err(ConfigError::invalid(
                     key,
-                    rate.as_deref().unwrap_or_default(),
+                    s,
                     "a rate that moves a flit in under a millisecond",
-                )
-                .into());
+                ));
             }
-        }
+            Ok(ps)
+        };
+        let receive_flit_ps = host_flit_ps("nic.receive_bandwidth", &nic.receive_bandwidth)?;
+        let send_flit_ps = host_flit_ps("nic.send_bandwidth", &nic.send_bandwidth)?;
         let transit_buffer_flits = match &nic.transit_buffer {
             Some(b) => b.bytes("nic.transit_buffer")? / flit_bytes,
             None => u64::MAX,
