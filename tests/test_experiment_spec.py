@@ -375,3 +375,46 @@ def test_a_spec_too_large_to_expand_is_refused_before_expanding():
     assert len(exp.runs) == 600
     with pytest.raises(routelab.ConfigError, match="max_runs"):
         parse(ROUTE.replace('name = "r"', 'name = "r"\nmax_runs = 0'))
+
+
+VARIED = ROUTE.replace(
+    "max_lanes = 4",
+    """max_lanes = 4
+
+[[zip]]
+"routing.root" = ["s0", "s1"]
+"routing.datelines" = [true, false]
+
+[variants.quick]
+"network.topology" = "torus:4x4"
+"routing.max_lanes" = 2
+"experiment.seeds" = 2
+
+[variants.wrong]
+"routing.root" = "s3"
+""",
+)
+
+
+def test_a_variant_replaces_its_keys_and_is_named_apart():
+    full = specs.parse(VARIED)
+    assert len(full.runs) == 2 * 3 * 2 and full.name == "r"
+    quick = specs.parse(VARIED, variant="quick")
+    assert quick.name == "r-quick"
+    assert len(quick.runs) == 2 * 3 * 2  # seeds 1, 2 x algorithms x the zip
+    assert {r.flat["network.topology"] for r in quick.runs} == {"torus:4x4"}
+    assert {r.flat["routing.max_lanes"] for r in quick.runs} == {2}
+    assert {r.flat["routing.seed"] for r in quick.runs} == {1, 2}
+    # The variant is a spec of its own: what a store keeps reads back the same.
+    again = specs.from_document(quick.document)
+    assert again.canonical() == quick.canonical()
+    assert "variants" not in quick.document
+
+
+def test_a_variant_that_is_missing_or_touches_a_zip_is_refused_by_name():
+    with pytest.raises(routelab.ConfigError, match="no variant 'tiny'; its variants: quick, wrong"):
+        specs.parse(VARIED, variant="tiny")
+    with pytest.raises(routelab.ConfigError, match=r"variants\.wrong\.routing\.root.*\[\[zip\]\]"):
+        specs.parse(VARIED, variant="wrong")
+    with pytest.raises(routelab.ConfigError, match="'variants' must hold tables"):
+        specs.parse(ROUTE + "\n[variants]\nquick = 1\n")

@@ -116,6 +116,25 @@ def test_a_spec_that_changed_is_refused(tmp_path, run_cli):
     assert r.returncode == 2 and "different spec" in r.stderr and "routing.algorithm" in r.stderr
 
 
+def test_a_variant_sweeps_into_a_store_of_its_own_and_resumes(tmp_path, run_cli):
+    text = ENGINES.replace('"dmodk"]', "]") + (
+        '\n[variants.quick]\n"network.topology" = "kary-ntree:k=4,n=2"\n'
+    )
+    spec, out = write(tmp_path, text), tmp_path / "out"
+    r = run_cli("sweep", str(spec), "--variant", "quick", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    df = routelab.results(out)
+    assert set(df["network.topology"]) == {"kary-ntree:k=4,n=2"} and len(df) == 2
+    assert "engines-quick" in (out / "spec.toml").read_text()
+    again = run_cli("sweep", str(spec), "--variant", "quick", "--out", str(out))
+    assert again.returncode == 0 and "2 already done" in again.stderr, again.stderr
+    # The full spec is another experiment: refused in the variant's directory.
+    full = run_cli("sweep", str(spec), "--out", str(out))
+    assert full.returncode == 2 and "different spec" in full.stderr
+    bad = run_cli("sweep", str(spec), "--variant", "tiny", "--out", str(tmp_path / "o2"))
+    assert bad.returncode == 2 and "no variant 'tiny'; its variants: quick" in bad.stderr
+
+
 def test_retries_and_retry_failed(tmp_path):
     spec = write(
         tmp_path,

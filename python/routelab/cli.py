@@ -426,6 +426,7 @@ def _ebb(args: argparse.Namespace) -> int:
             pattern=args.pattern,
             metric=args.metric,
             seed=args.seed or 0,
+            seeding=args.seeding,
         )
     result = {"engine": routes.engine, "network": net.name, **result}
     if args.json:
@@ -779,6 +780,12 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--patterns", type=int, default=1000, help="number of patterns (default 1000)")
     e.add_argument("--pattern", help="bisect (default: random bisections) or any pattern spec")
     e.add_argument("--metric", default="orcs", choices=["orcs", "maxmin"])
+    e.add_argument(
+        "--seeding",
+        choices=["drawn", "consecutive"],
+        help="pattern seeds drawn from --seed (default), or --seed, --seed + 1, ...: "
+        "the patterns of simulations with those run seeds",
+    )
     _add_routing_options(e)
     e.add_argument("--json", action="store_true")
     e.set_defaults(run=_ebb)

@@ -22,6 +22,7 @@ def ebb(
     metric: str = "orcs",
     seed: int = 0,
     capacity: str | None = None,
+    seeding: str | None = None,
 ) -> dict[str, Any]:
     """Effective bandwidth of ``routes`` over ``patterns`` traffic patterns.
 
@@ -32,7 +33,9 @@ def ebb(
     ``per_pattern``, ``pattern_seeds`` (the seed each pattern was drawn with:
     ``routelab.pattern(pattern, net, seed=...)`` gives its pairs again) and
     ``seconds``. The result depends only on the seed, not
-    on the number of threads.
+    on the number of threads. ``seeding="consecutive"`` binds pattern i with
+    ``seed + i`` instead of drawing its seed, so patterns 1..N are those that
+    simulations with ``run.seed`` 1..N draw.
     """
     if routes.network != net:
         raise ValueError("routes were computed for another network")
@@ -41,6 +44,8 @@ def ebb(
         opts["pattern"] = pattern
     if capacity is not None:
         opts["capacity"] = capacity
+    if seeding is not None:
+        opts["seeding"] = seeding
     return json.loads(routes._routes.ebb_json(opts))
 
 

@@ -28,7 +28,8 @@ def sweep(spec: str | Path, out: str | Path | None = None, **options: Any) -> Ou
     """Runs or resumes the sweep of the spec file ``spec`` into ``out`` (default
     ``results/<name>``). Options: ``dask`` (scheduler address), ``slurm``
     (`routelab.experiment.cluster.SlurmOptions`), ``workers`` (local
-    threads), ``retries``, ``retry_failed``, ``quiet`` (default True).
+    threads), ``retries``, ``retry_failed``, ``quiet`` (default True),
+    ``variant`` (the spec's ``[variants.NAME]`` instead of the spec).
     Returns an `routelab.experiment.sweep.Outcome` with the counts."""
     from routelab.experiment.sweep import run_sweep
 

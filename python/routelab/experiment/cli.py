@@ -26,6 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument("spec", metavar="SPEC.toml", help="the experiment spec")
     s.add_argument("--out", metavar="DIR", help="experiment directory (default results/NAME)")
+    s.add_argument(
+        "--variant", metavar="NAME", help="run the spec's [variants.NAME] (e.g. quick) instead"
+    )
     s.add_argument("--dry-run", action="store_true", help="list the runs (key, parameters)")
     s.add_argument("--json", action="store_true", help="with --dry-run: one JSON object per run")
     s.add_argument("--workers", type=int, metavar="N", help="local threads (default: all cores)")
@@ -118,7 +121,7 @@ def _sweep(args: argparse.Namespace) -> int:
     from routelab.experiment import cluster, sweep
     from routelab.experiment import spec as specs
 
-    exp = specs.load(args.spec)
+    exp = specs.load(args.spec, variant=args.variant)
     slurm = None
     if args.slurm or args.job_script:
         slurm = cluster.SlurmOptions(

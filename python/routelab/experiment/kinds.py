@@ -130,6 +130,11 @@ EBB_SCHEMA = Schema(
         "ebb.metric": Field("str", "the bandwidth metric", choices=("orcs", "maxmin")),
         "ebb.capacity": Field("str", "channel capacities of maxmin", choices=("bandwidth", "unit")),
         "ebb.seed": Field("int", "seed of the random patterns", min=0),
+        "ebb.seeding": Field(
+            "str",
+            "drawn: pattern seeds drawn from ebb.seed; consecutive: ebb.seed, ebb.seed + 1, ...",
+            choices=("drawn", "consecutive"),
+        ),
     }
 )
 # The simulator validates its own spec (unknown keys included); these are the
@@ -239,11 +244,13 @@ def run_sim(params: dict[str, Any]) -> dict[str, Any]:
     KINDS["sim"].check_available()
     result = as_dict(routelab.simulate(params))
     # A closed-loop workload's summary (completion, the pairs' mean, least and
-    # most bandwidth) as columns: ``workload_bandwidth_mean_gbps``; its pairs
-    # stay an artefact. Underscores, as dotted names are parameters.
-    for key, value in (result.get("workload") or {}).items():
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            result[f"workload_{key}"] = value
+    # most bandwidth) and the router's counters as columns:
+    # ``workload_bandwidth_mean_gbps``, ``counters_probes``; the pairs stay an
+    # artefact. Underscores, as dotted names are parameters.
+    for table in ("workload", "counters"):
+        for key, value in (result.get(table) or {}).items():
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                result[f"{table}_{key}"] = value
     return result
 
 

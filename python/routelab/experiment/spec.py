@@ -19,13 +19,21 @@
     "traffic.pattern" = ["uniform", "tornado"]
     "traffic.load" = [0.4, 0.2]
 
-Every table other than ``[experiment]`` and ``[[zip]]`` holds the parameters of
+    [variants.quick]               # optional: a smaller version of the study
+    "network.topology" = "torus:4x4x4"
+    "experiment.seeds" = 1
+
+Every table other than ``[experiment]``, ``[[zip]]`` and ``[variants]`` holds the parameters of
 the runs; nested keys are addressed by dotted paths (``traffic.load``). The runs
 are the Cartesian product of the axes (in the order they appear) repeated per
 seed (seeds outermost, so a whole pass over the grid finishes first). A literal
 list value is written as a one-element axis: ``key = [[1, 2, 3]]``. The text
 ``{seed}`` in a string parameter becomes the run's seed, e.g.
 ``topology = "random:switches=64,ports=8,hosts=4,seed={seed}"``.
+
+A variant (``load(path, variant="quick")``, ``routelab sweep --variant quick``)
+replaces the values of the dotted keys it lists, outside ``[[zip]]`` groups,
+and is named ``NAME-quick``; without one, ``[variants]`` is ignored.
 
 Each run has a key: the first 16 hex digits of the SHA-256 of the canonical JSON
 of its kind and normalised parameters, stable across processes and machines.
@@ -52,7 +60,7 @@ EXPERIMENT_KEYS = ("kind", "name", "description", "seeds", "max_runs")
 #: The most runs a spec expands to unless ``experiment.max_runs`` says more: a
 #: run's record takes about a kilobyte in memory and on disk.
 MAX_RUNS = 1_000_000
-RESERVED_TABLES = ("experiment", "zip")
+RESERVED_TABLES = ("experiment", "zip", "variants")
 
 
 @dataclass(frozen=True)
@@ -110,26 +118,70 @@ class Experiment:
 # ---------------------------------------------------------------- loading
 
 
-def load(path: str | Path) -> Experiment:
-    """Reads, validates and expands a spec file."""
+def load(path: str | Path, variant: str | None = None) -> Experiment:
+    """Reads, validates and expands a spec file, or its ``variant``."""
     path = Path(path)
     try:
         text = toml_text.read(path)
     except OSError as e:
         raise ConfigError(f"cannot read the experiment spec {path}: {e.strerror}") from e
-    return parse(text, origin=str(path))
+    return parse(text, origin=str(path), variant=variant)
 
 
-def parse(text: str, *, origin: str = "<spec>") -> Experiment:
+def parse(text: str, *, origin: str = "<spec>", variant: str | None = None) -> Experiment:
     """Parses, validates and expands a spec; errors name the key at fault."""
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{origin} is not valid TOML: {e}") from e
-    return from_document(doc, text=text)
+    return from_document(doc, text=text, variant=variant)
 
 
-def from_document(doc: Mapping[str, Any], *, text: str = "") -> Experiment:
+def variants(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The spec's variants: each one's dotted keys and their values."""
+    table = doc.get("variants", {})
+    if not isinstance(table, Mapping) or not all(isinstance(v, Mapping) for v in table.values()):
+        raise ConfigError("'variants' must hold tables: [variants.NAME] with dotted keys")
+    return {name: flatten(v, f"variants.{name}", dotted_keys=True) for name, v in table.items()}
+
+
+def with_variant(doc: Mapping[str, Any], variant: str) -> dict[str, Any]:
+    """``doc`` with ``variant``'s values in place, named NAME-VARIANT, without
+    ``[variants]``: a spec of its own, as a store keeps it."""
+    table = variants(doc)
+    if variant not in table:
+        known = ", ".join(sorted(table)) or "none"
+        raise ConfigError(f"the spec has no variant '{variant}'; its variants: {known}")
+    zipped = {k for group in _zip_groups(doc.get("zip")) for k in group}
+    out = json.loads(json.dumps({k: v for k, v in doc.items() if k != "variants"}, default=str))
+    meta = out.get("experiment")
+    if isinstance(meta, dict) and isinstance(meta.get("name"), str):
+        meta["name"] = f"{meta['name']}-{variant}"
+    prefix = f"variants.{variant}."
+    for path, value in table[variant].items():
+        key = path.removeprefix(prefix)
+        if key in zipped or key.split(".")[0] in RESERVED_TABLES[1:]:
+            raise ConfigError(
+                f"'{path}': '{key}' varies in a [[zip]] group or is not a parameter; "
+                "a variant replaces plain keys and experiment.*"
+            )
+        node = out
+        *heads, last = key.split(".")
+        for head in heads:
+            node = node.setdefault(head, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"'{path}': '{head}' is a value in the spec, not a table")
+        node[last] = value
+    return out
+
+
+def from_document(
+    doc: Mapping[str, Any], *, text: str = "", variant: str | None = None
+) -> Experiment:
+    if variant is not None:
+        doc, text = with_variant(doc, variant), ""
+    else:
+        variants(doc)  # malformed variants are refused even when none is asked for
     doc = dict(doc)
     meta = doc.get("experiment")
     if not isinstance(meta, Mapping):

@@ -142,9 +142,16 @@ def run_sweep(
     retries: int = 0,
     retry_failed: bool = False,
     quiet: bool = True,
+    variant: str | None = None,
 ) -> Outcome:
-    """Runs (or resumes) the sweep of ``spec`` into the directory ``out``."""
-    exp = spec if isinstance(spec, specs.Experiment) else specs.load(spec)
+    """Runs (or resumes) the sweep of ``spec`` (or its ``variant``) into the
+    directory ``out``."""
+    if isinstance(spec, specs.Experiment):
+        if variant is not None:
+            raise ConfigError("variant applies to a spec file; load the variant's Experiment")
+        exp = spec
+    else:
+        exp = specs.load(spec, variant=variant)
     if retries < 0:
         raise ConfigError(f"--retries takes an integer >= 0, got {retries}")
     kinds.get(exp.kind).check_available()

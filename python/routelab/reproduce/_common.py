@@ -1,5 +1,6 @@
 """Helpers shared by the simulation reproductions: progress bars, a two-worker
-job runner, CSV and Markdown tables, Agg figures and ``run.json``."""
+job runner, the sweeps of a folder of specs, CSV and Markdown tables, Agg
+figures and ``run.json``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import platform
 import threading
 import time
+import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
@@ -136,3 +138,32 @@ def duration(seconds: float) -> str:
     if seconds < 7200:
         return f"{seconds / 60:.1f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+def sweep_specs(
+    folder: Path, parts: Sequence[str], mode: str, out: Path, workers: int, progress: bool
+) -> dict[str, Any]:
+    """Runs (or resumes) each experiment spec ``folder``/PART.toml, its
+    ``[variants.MODE]`` where it has one, into ``out``/PART; returns the run
+    tables by part. A run that did not finish ``ok`` stops here, named with
+    its error, so no table is built from a partial sweep."""
+    from routelab.experiment import spec as specs
+
+    tables = {}
+    for part in parts:
+        path = folder / f"{part}.toml"
+        with path.open("rb") as f:
+            has = mode in specs.variants(tomllib.load(f))
+        exp = specs.load(path, variant=mode if has else None)
+        routelab.sweep(exp, out / part, workers=workers, quiet=not progress)
+        df = routelab.results(out / part)
+        bad = df[df["status"] != "ok"]
+        if len(bad) or len(df) != len(exp.runs):
+            first = bad.iloc[0] if len(bad) else None
+            why = f"{first['status']}: {first['error']}" if first is not None else "runs missing"
+            raise RuntimeError(
+                f"{exp.name}: {len(df)} of {len(exp.runs)} runs recorded, {len(bad)} not ok "
+                f"({why}); see {out / part}"
+            )
+        tables[part] = df
+    return tables

@@ -33,26 +33,27 @@ the hosts' DMA rates), ``baseline.csv``,
 
 from __future__ import annotations
 
+import re
 import statistics
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import routelab
 from routelab.reproduce import expected
 from routelab.reproduce._common import (
-    Progress,
     duration,
     figure,
     fmt,
     md_table,
-    parallel,
+    sweep_specs,
     write_csv,
     write_run_json,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NAME = "geoffray2008"
 TITLE = "Geoffray, Hoefler: Adaptive Routing Strategies for Modern High Performance Networks (2008)"
@@ -61,15 +62,18 @@ BASELINE_MIBS = float(PAPER.statements["baseline_mibs"])
 #: The paper's pair bandwidth as a rate: what its hosts move of a 10 Gb/s
 #: link (PCIe DMA, one message at a time each way, §5.3).
 PAPER_PAIR_BANDWIDTH = f"{BASELINE_MIBS * 2**20 * 8 / 1e9:.4f}Gb/s"
-#: Models of the hosts: (``nic.send_bandwidth``, ``nic.receive_bandwidth``),
-#: None for the link's rate. ``send``: the NIC reads what it sends from host
+#: The link rate the paper's pair rate is a share of (Myri-10G, §2).
+LINK_GBPS = 10.0
+LINK_RATE = "10Gb/s"
+#: Models of the hosts: (``nic.send_bandwidth``, ``nic.receive_bandwidth``)
+#: as the specs give them. ``send``: the NIC reads what it sends from host
 #: memory at the pair rate (PCIe reads, each a request and a completion,
 #: are the slower direction); ``receive``: it writes what it receives at
 #: that rate, so the switch's output to the host backs up behind it.
-HOST_MODELS: dict[str, tuple[str | None, str | None]] = {
-    "send": (PAPER_PAIR_BANDWIDTH, None),
-    "ideal": (None, None),
-    "receive": (None, PAPER_PAIR_BANDWIDTH),
+HOST_MODELS: dict[str, tuple[str, str]] = {
+    "send": (PAPER_PAIR_BANDWIDTH, LINK_RATE),
+    "ideal": (LINK_RATE, LINK_RATE),
+    "receive": (LINK_RATE, PAPER_PAIR_BANDWIDTH),
     "both": (PAPER_PAIR_BANDWIDTH, PAPER_PAIR_BANDWIDTH),
 }
 HOST_TITLES = {
@@ -82,39 +86,17 @@ HOST_TITLES = {
 #: (docs/reproductions/geoffray2008.md) it is the one nearest the paper's
 #: 512-host averages that keeps probing's bridge at the paper's 98%.
 MAIN_HOSTS = "send"
-#: The link rate the paper's pair rate is a share of (Myri-10G, §2).
-LINK_GBPS = 10.0
 
-SPEC: dict[str, Any] = {
-    "network": {
-        "topology": "clos:ports=32,hosts=512",
-        "links": {"bandwidth": "10Gb/s", "latency": "50ns"},
-    },
-    "router": {
-        "switching": "wormhole",
-        "vcs": 1,
-        "flit_bytes": 256,
-        "buffer_packets": 1,
-        "flow_control": "stop-go",
-        "routing_delay": "100ns",
-    },
-    "traffic": {
-        "workload": "exchange",
-        "message_bytes": "1MiB",
-        "packet_bytes": "4KiB",
-        "messages": 50,
-    },
-    "run": {"seed": 1, "max_time": "5s"},
-}
+#: The experiment specs, one per table or figure, each with ``quick`` and
+#: ``tiny`` variants: ``routelab sweep specs/geoffray2008/bisect.toml`` runs
+#: Figs. 2-6 as any user spec would. ``pair`` is the normalisation (one pair
+#: per host model), ``hosts`` the other host models on the first patterns.
+SPECS = Path(__file__).parent / "specs" / NAME
+PARTS = ("pair", "bisect", "bridge", "params", "hosts", "flow")
 
-#: scheme -> (routing algorithm, router options)
-SCHEMES: dict[str, tuple[str, dict[str, Any]]] = {
-    "static": ("dispersive", {"mode": "static"}),
-    "random": ("dispersive", {"mode": "random"}),
-    "adaptive": ("dispersive", {"mode": "adaptive", "threshold": 4, "probability": 0.5}),
-    "probing": ("dispersive", {"mode": "probing", "threshold": 16, "probability": 1.0}),
-    "dmodk": ("dmodk", {}),
-}
+#: Schemes in the order of the tables: the NIC's four modes (routing
+#: ``dispersive``) and D-mod-k, a static routing the paper did not run.
+SCHEMES = ("static", "random", "adaptive", "probing", "dmodk")
 TITLES = {
     "static": "static (per-pair route)",
     "random": "randomized oblivious",
@@ -135,246 +117,140 @@ FIGURES = (
     ("adaptive", "fig4_adaptive.png", "Fig. 4"),
     ("probing", "fig5_probing.png", "Fig. 5"),
 )
-THRESHOLDS = (0, 4, 8, 16)
-PROBABILITIES = (0.5, 1.0)
 
 
 @dataclass(frozen=True)
 class Config:
+    """A mode (``full``, or the specs' ``quick`` or ``tiny`` variant) and the
+    local workers; what the mode runs is in the specs."""
+
+    mode: str
+    workers: int = 2
+
+
+def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
+    return Config("tiny" if tiny else "quick" if quick else "full", workers)
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a mode ran, read off its run tables: the summary's words."""
+
     mode: str
     ports: int
     hosts: tuple[int, ...]
     patterns: int
     messages: int
     message_bytes: str
-    bridge_patterns: int
     params_hosts: int
     params_patterns: int
-    # Sizes and patterns per size of the comparison of host models.
-    compare_sizes: tuple[int, ...] = ()
-    compare_patterns: int = 0
-    workers: int = 2
-    # A key of HOST_MODELS: the hosts' DMA rates.
+    compare_patterns: int
+    thresholds: tuple[int, ...]
+    probabilities: tuple[float, ...]
     host_model: str = MAIN_HOSTS
 
-
-def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
-    """The parameters of a full, ``quick`` or ``tiny`` (test-sized) run."""
-    if tiny:
-        return Config("tiny", 8, (8, 16), 2, 2, "256KiB", 1, 16, 1, (16,), 1, workers)
-    if quick:
-        return Config("quick", 32, (16, 32, 64, 128), 5, 8, "1MiB", 2, 128, 2, (128,), 2, workers)
-    sizes = (16, 32, 64, 128, 256, 512)
-    return Config("full", 32, sizes, 200, 8, "1MiB", 20, 512, 20, (128, 512), 3, workers)
-
-
-def topology(cfg: Config, hosts: int) -> str:
-    return f"clos:ports={cfg.ports},hosts={hosts}"
-
-
-def spec(cfg: Config, hosts: int, scheme: str, pairs: list[list[int]], seed: int) -> dict:
-    algorithm, options = SCHEMES[scheme]
-    return spec_with(cfg, hosts, algorithm, options, pairs, seed)
-
-
-def spec_with(
-    cfg: Config, hosts: int, algorithm: str, options: dict, pairs: list[list[int]], seed: int
-) -> dict[str, Any]:
-    doc = {k: dict(v) for k, v in SPEC.items()}
-    doc["network"]["topology"] = topology(cfg, hosts)
-    # The run's streams (static routes, random choices) follow the pattern;
-    # TOML integers are signed 64-bit, pattern seeds may not be.
-    run_seed = seed % 2**62
-    doc["routing"] = {"algorithm": algorithm, "options": dict(options), "seed": run_seed}
-    doc["traffic"].update(messages=cfg.messages, message_bytes=cfg.message_bytes, pairs=pairs)
-    doc["run"]["seed"] = run_seed
-    send, receive = HOST_MODELS[cfg.host_model]
-    nic = {"send_bandwidth": send, "receive_bandwidth": receive}
-    nic = {k: v for k, v in nic.items() if v is not None}
-    if nic:
-        doc["nic"] = nic
-    return doc
+    @classmethod
+    def of(cls, mode: str, tables: dict[str, pd.DataFrame]) -> Facts:
+        bis, params = tables["bisect"], tables["params"]
+        options = [options_of(r) for r in params.to_dict("records")]
+        return cls(
+            mode=mode,
+            ports=int(re.search(r"ports=(\d+)", bis["network.topology"].iloc[0])[1]),
+            hosts=tuple(sorted({hosts_of(t) for t in bis["network.topology"]})),
+            patterns=bis["run.seed"].nunique(),
+            messages=int(bis["traffic.messages"].iloc[0]),
+            message_bytes=str(bis["traffic.message_bytes"].iloc[0]),
+            params_hosts=hosts_of(params["network.topology"].iloc[0]),
+            params_patterns=params["run.seed"].nunique(),
+            compare_patterns=tables["hosts"]["run.seed"].nunique(),
+            thresholds=tuple(sorted({o["threshold"] for o in options})),
+            probabilities=tuple(sorted({o["probability"] for o in options})),
+        )
 
 
-def pattern_pairs(cfg: Config, hosts: int, pattern: str, seed: int) -> list[list[int]]:
-    """Both directions of every pair of a pattern (each partner sends)."""
-    net = routelab.topology(topology(cfg, hosts))
-    return [[s, d] for s, d in routelab.pattern(pattern, net, seed=seed) if s != d]
+def model_of(send: str, receive: str) -> str:
+    """The host model (a key of `HOST_MODELS`) of a run's NIC rates."""
+    for model, rates in HOST_MODELS.items():
+        if rates == (send, receive):
+            return model
+    raise ValueError(f"nic rates ({send}, {receive}) are none of the host models {HOST_MODELS}")
 
 
-# --------------------------------------------------------------------------
-# Runs
-# --------------------------------------------------------------------------
+def scheme_of(algorithm: str, options: dict[str, Any] | None) -> str:
+    return (options or {}).get("mode", algorithm) if algorithm == "dispersive" else algorithm
 
 
-def measure(doc: dict[str, Any]) -> dict[str, Any]:
-    """One simulation: the mean, least and most pair bandwidth (Gb/s), the
-    router's counters and the wall time."""
-    t0 = time.perf_counter()
-    r = routelab.simulate(doc, progress=False)
-    bw = [p["bandwidth_gbps"] for p in r["workload"]["pairs"]]
+def hosts_of(topology: str) -> int:
+    return int(re.search(r"hosts=(\d+)", topology)[1])
+
+
+def bases_of(pair: pd.DataFrame) -> dict[str, float]:
+    """One pair's bandwidth (Gb/s) per host model: each model's 100%."""
     return {
-        "bw_mean_gbps": statistics.fmean(bw),
-        "bw_min_gbps": min(bw),
-        "bw_max_gbps": max(bw),
-        "counters": dict(r.get("counters") or {}),
-        "seconds": time.perf_counter() - t0,
+        model_of(r["nic.send_bandwidth"], r["nic.receive_bandwidth"]): float(
+            r["workload_bandwidth_mean_gbps"]
+        )
+        for r in pair.to_dict("records")
     }
 
 
-def baseline(cfg: Config) -> float:
-    """The bandwidth of one pair on different leaves, both ways, in Gb/s: the
-    normalisation (the paper's ping-pong baseline)."""
-    leaf = cfg.ports // 2
-    doc = spec(cfg, 2 * leaf, "static", [[0, leaf], [leaf, 0]], 1)
-    return measure(doc)["bw_mean_gbps"]
+def options_of(run: dict[str, Any]) -> dict[str, Any]:
+    """A run's router options: one column of tables where a [[zip]] varies
+    them whole, ``routing.options.KEY`` columns where each is a parameter."""
+    whole = run.get("routing.options")
+    if isinstance(whole, dict):
+        return whole
+    prefix = "routing.options."
+    return {k.removeprefix(prefix): v for k, v in run.items() if k.startswith(prefix)}
 
 
-def run_bisections(cfg: Config, base: float, progress: Progress) -> list[dict[str, Any]]:
-    seeds = {hosts: pattern_seeds(cfg, hosts) for hosts in cfg.hosts}
-    jobs = _jobs(cfg, base, seeds, _bridge_sizes(cfg))
-    return parallel(jobs, cfg.workers, progress.task("geoffray2008: simulations", len(jobs)))
+def _count(value: Any) -> int:
+    return 0 if value is None or value != value else int(value)  # NaN: no such counter
 
 
-def run_host_models(
-    cfg: Config, main_base: float, main_rows: list[dict[str, Any]], progress: Progress
+def rows_of(df: pd.DataFrame, bases: dict[str, float]) -> list[dict[str, Any]]:
+    """A sweep's runs as rows: pattern, scheme, size, seed, host model, the
+    pairs' mean, least and most bandwidth, the mean over the model's pair."""
+    rows = []
+    for r in df.to_dict("records"):
+        model = model_of(r["nic.send_bandwidth"], r["nic.receive_bandwidth"])
+        options = options_of(r)
+        rows.append(
+            {
+                "pattern": r["traffic.pattern"],
+                "scheme": scheme_of(r["routing.algorithm"], options),
+                "hosts": hosts_of(r["network.topology"]),
+                "seed": int(r["run.seed"]),
+                "host_model": model,
+                "bw_mean_gbps": round(r["workload_bandwidth_mean_gbps"], 5),
+                "bw_min_gbps": round(r["workload_bandwidth_min_gbps"], 5),
+                "bw_max_gbps": round(r["workload_bandwidth_max_gbps"], 5),
+                "norm": round(r["workload_bandwidth_mean_gbps"] / bases[model], 5),
+                "threshold": options.get("threshold", ""),
+                "probability": options.get("probability", ""),
+                "dispersions": _count(r.get("counters_dispersions")),
+                "probes": _count(r.get("counters_probes")),
+                "forced_dispersions": _count(r.get("counters_forced_dispersions")),
+                "seconds": round(r["wall_seconds"], 3),
+            }
+        )
+    return rows
+
+
+def host_models(
+    rows: list[dict[str, Any]], other: list[dict[str, Any]], bases: dict[str, float]
 ) -> dict[str, tuple[float, list[dict[str, Any]]]]:
-    """The comparison of host models (`HOST_MODELS`): the first
-    ``compare_patterns`` bisections and bridge runs at ``compare_sizes``
-    under each model, normalised by one pair measured under the same model.
-    The main model's runs are taken from ``main_rows``. Returns, per
-    model, that pair's bandwidth and the rows."""
-    n = cfg.compare_patterns
-    if not set(cfg.compare_sizes) <= set(cfg.hosts) or not 0 < n <= min(
-        cfg.patterns, cfg.bridge_patterns
-    ):
-        raise ValueError(
-            f"compare_sizes {cfg.compare_sizes} must be among hosts {cfg.hosts} and "
-            f"compare_patterns {n} in 1..{min(cfg.patterns, cfg.bridge_patterns)}"
-        )
-    seeds = {h: pattern_seeds(cfg, h)[:n] for h in cfg.compare_sizes}
-    bridge = [h for h in _bridge_sizes(cfg) if h in cfg.compare_sizes]
-    kept = {("bisect", h, s) for h, ss in seeds.items() for s in ss}
-    kept |= {("bridge", h, s) for h in bridge for s in range(1, n + 1)}
-    out = {
-        cfg.host_model: (
-            main_base,
-            [r for r in main_rows if (r["pattern"], r["hosts"], r["seed"]) in kept],
-        )
-    }
-    others = [m for m in HOST_MODELS if m != cfg.host_model]
-    plans = []
-    for model in others:
-        mcfg = replace(cfg, host_model=model, bridge_patterns=n)
-        base = baseline(mcfg)
-        plans.append((model, base, _jobs(mcfg, base, seeds, bridge)))
-    step = progress.task("geoffray2008: host models", sum(len(j) for _, _, j in plans))
-    for model, base, jobs in plans:
-        out[model] = (base, parallel(jobs, cfg.workers, step))
-    return out
-
-
-def _jobs(
-    cfg: Config,
-    base: float,
-    seeds: dict[int, list[int]],
-    bridge_sizes: list[int],
-) -> list[Callable[[], dict[str, Any]]]:
-    """The simulations of random bisections (``seeds`` per size) and of the
-    bridge pattern (``bridge_sizes``), every scheme."""
-    jobs: list[Callable[[], dict[str, Any]]] = []
-    for hosts in sorted(seeds, reverse=True):
-        for seed in seeds[hosts]:
-            pairs = pattern_pairs(cfg, hosts, "bisect", seed)
-            for scheme in SCHEMES:
-                jobs.append(
-                    lambda h=hosts, s=seed, sc=scheme, p=pairs: _row(
-                        "bisect", sc, h, s, measure(spec(cfg, h, sc, p, s)), base
-                    )
-                )
-    for hosts in bridge_sizes:
-        pairs = pattern_pairs(cfg, hosts, "bridge", 1)
-        for seed in range(1, cfg.bridge_patterns + 1):
-            for scheme in SCHEMES:
-                jobs.append(
-                    lambda h=hosts, s=seed, sc=scheme, p=pairs: _row(
-                        "bridge", sc, h, s, measure(spec(cfg, h, sc, p, s)), base
-                    )
-                )
-    return jobs
-
-
-def _bridge_sizes(cfg: Config) -> list[int]:
-    """Sizes with at least two full leaves."""
-    return [h for h in cfg.hosts if h >= cfg.ports]
-
-
-def _row(
-    pattern: str, scheme: str, hosts: int, seed: int, m: dict[str, Any], base: float
-) -> dict[str, Any]:
-    c = m["counters"]
-    return {
-        "pattern": pattern,
-        "scheme": scheme,
-        "hosts": hosts,
-        "seed": seed,
-        "bw_mean_gbps": round(m["bw_mean_gbps"], 5),
-        "bw_min_gbps": round(m["bw_min_gbps"], 5),
-        "bw_max_gbps": round(m["bw_max_gbps"], 5),
-        "norm": round(m["bw_mean_gbps"] / base, 5),
-        "dispersions": c.get("dispersions", 0),
-        "probes": c.get("probes", 0),
-        "forced_dispersions": c.get("forced_dispersions", 0),
-        "seconds": round(m["seconds"], 3),
-    }
-
-
-def run_params(cfg: Config, base: float, progress: Progress) -> list[dict[str, Any]]:
-    """Probing over thresholds x probabilities at one size (§5.3)."""
-    jobs: list[Callable[[], dict[str, Any]]] = []
-    hosts = cfg.params_hosts
-    for seed in pattern_seeds(cfg, hosts)[: cfg.params_patterns]:
-        pairs = pattern_pairs(cfg, hosts, "bisect", seed)
-        for thr in THRESHOLDS:
-            for prob in PROBABILITIES:
-                opts = {"mode": "probing", "threshold": thr, "probability": prob}
-                jobs.append(
-                    lambda s=seed, t=thr, q=prob, o=opts, p=pairs: {
-                        "hosts": hosts,
-                        "seed": s,
-                        "threshold": t,
-                        "probability": q,
-                        "norm": round(
-                            measure(spec_with(cfg, hosts, "dispersive", o, p, s))["bw_mean_gbps"]
-                            / base,
-                            5,
-                        ),
-                    }
-                )
-    step = progress.task("geoffray2008: parameter study", len(jobs))
-    return parallel(jobs, cfg.workers, step)
-
-
-def _flow(cfg: Config, hosts: int, engine: str) -> dict[str, Any]:
-    net = routelab.topology(topology(cfg, hosts))
-    routes = routelab.route(net, engine)
-    return routelab.ebb(net, routes, patterns=cfg.patterns, pattern="bisect", seed=1)
-
-
-def pattern_seeds(cfg: Config, hosts: int) -> list[int]:
-    """The seeds of the bisections simulated at ``hosts``: those the flow-level
-    evaluation draws, so both levels see the same pairs."""
-    return list(_flow(cfg, hosts, "dmodk")["pattern_seeds"])
-
-
-def flow_level(cfg: Config) -> list[dict[str, Any]]:
-    """ORCS-style effective bisection bandwidth (flow level) of the same
-    bisections under D-mod-k and under an even split over all routes."""
-    return [
-        {"routing": engine, "hosts": hosts, "ebb": round(_flow(cfg, hosts, engine)["avg"], 5)}
-        for hosts in cfg.hosts
-        for engine in ("dmodk", "multipath")
-    ]
+    """Per host model, its pair's bandwidth and its rows on the patterns of
+    the comparison: ``other`` (the hosts spec) and the main model's runs of
+    the same sizes and seeds from ``rows``."""
+    shared = {(r["pattern"], r["hosts"], r["seed"]) for r in other}
+    out = {MAIN_HOSTS: (bases[MAIN_HOSTS], [])}
+    for r in rows:
+        if (r["pattern"], r["hosts"], r["seed"]) in shared:
+            out[MAIN_HOSTS][1].append(r)
+    for r in other:
+        out.setdefault(r["host_model"], (bases[r["host_model"]], []))[1].append(r)
+    return {m: out[m] for m in HOST_MODELS if m in out}
 
 
 # --------------------------------------------------------------------------
@@ -529,12 +405,14 @@ def plot_bridge(bst: list[dict[str, Any]], path: Path) -> None:
 def plot_params(prows: list[dict[str, Any]], path: Path) -> None:
     fig = figure(6.0, 4.0)
     ax = fig.subplots()
-    for prob, style in zip(PROBABILITIES, ("--", "-"), strict=True):
+    thresholds = sorted({r["threshold"] for r in prows})
+    probabilities = sorted({r["probability"] for r in prows})
+    for prob, style in zip(probabilities, ("--", "-", ":"), strict=False):
         ys = []
-        for thr in THRESHOLDS:
+        for thr in thresholds:
             sel = [r["norm"] for r in prows if r["threshold"] == thr and r["probability"] == prob]
             ys.append(100 * statistics.fmean(sel) if sel else float("nan"))
-        ax.plot(THRESHOLDS, ys, style, marker="o", label=f"probability {prob:.0%}")
+        ax.plot(thresholds, ys, style, marker="o", label=f"probability {prob:.0%}")
     hosts = prows[0]["hosts"] if prows else 0
     ax.set_xlabel("dispersion threshold (blocked packets)")
     ax.set_ylabel("effective bisection bandwidth (% of one pair's)")
@@ -604,7 +482,7 @@ def _pct(x: Any) -> str:
     return f"{100 * x:.0f}%" if x != "" else "-"
 
 
-def _hosts_md(cfg: Config, bases: dict[str, float], rows: list[dict[str, Any]]) -> list[str]:
+def _hosts_md(cfg: Facts, bases: dict[str, float], rows: list[dict[str, Any]]) -> list[str]:
     models = [m for m in HOST_MODELS if m in bases]
     lines = [
         "## What the hosts move: four models",
@@ -732,7 +610,7 @@ def _stat(st: list[dict[str, Any]], scheme: str, hosts: int, key: str = "norm_av
 
 
 def summarise(
-    cfg: Config,
+    cfg: Facts,
     base: float,
     st: list[dict[str, Any]],
     bst: list[dict[str, Any]],
@@ -746,7 +624,7 @@ def summarise(
     lines = [
         f"# {TITLE}",
         "",
-        f"Mode `{cfg.mode}`: {runs} simulations in {duration(seconds)}. Clos of "
+        f"Mode `{cfg.mode}`: {runs} simulations, {duration(seconds)} of one core's time. Clos of "
         f"{cfg.ports}-port crossbars, {len(hosts)} sizes ({', '.join(map(str, hosts))} hosts), "
         f"{cfg.patterns} random bisections per size, every pair exchanging {cfg.messages} "
         f"messages of {cfg.message_bytes} in both directions (the paper: 5,000 patterns, "
@@ -806,13 +684,13 @@ def summarise(
         "",
     ]
     rows = []
-    for thr in THRESHOLDS:
+    for thr in cfg.thresholds:
         row = [str(thr)]
-        for prob in PROBABILITIES:
+        for prob in cfg.probabilities:
             sel = [r["norm"] for r in prows if r["threshold"] == thr and r["probability"] == prob]
             row.append(f"{100 * statistics.fmean(sel):.0f}%" if sel else "-")
         rows.append(row)
-    lines += md_table(["threshold"] + [f"p = {p:.0%}" for p in PROBABILITIES], rows)
+    lines += md_table(["threshold"] + [f"p = {p:.0%}" for p in cfg.probabilities], rows)
     lines += [
         "",
         "The paper: (16, 100%) best overall; up to 128 hosts all combinations within 10%.",
@@ -859,6 +737,9 @@ def summarise(
         "- `stats.csv`, `bridge_stats.csv`: min, mean and max over patterns per scheme "
         "and size; `params.csv`; `flow.csv`; `baseline.csv`; `hosts.csv` (the "
         "comparison of host models).",
+        "- `pair/`, `bisect/`, `bridge/`, `params/`, `hosts/`, `flow/`: the sweeps of "
+        "the specs in `python/routelab/reproduce/specs/geoffray2008/` (`routelab results "
+        "DIR`, `routelab plot DIR`); running the reproduction again resumes them.",
         "- `fig2_static.png` ... `fig5_probing.png`, `fig6_all.png`, `fig7_bridge.png`, "
         "`params.png`.",
         "",
@@ -921,7 +802,8 @@ def run(
     workers: int = 2,
     progress: bool = True,
 ) -> Path:
-    """Runs the benchmark into ``out``; returns the path of ``summary.md``.
+    """Runs (or resumes) the benchmark into ``out``; returns the path of
+    ``summary.md``.
 
     ``quick``: 16 to 128 hosts, 5 patterns and 8 messages per pair; ``tiny``:
     a seconds-long run on a Clos of 8-port crossbars, for tests.
@@ -931,13 +813,20 @@ def run(
     out.mkdir(parents=True, exist_ok=True)
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.perf_counter()
-    base = baseline(cfg)
-    with Progress(progress) as bar:
-        rows = run_bisections(cfg, base, bar)
-        prows = run_params(cfg, base, bar)
-        models = run_host_models(cfg, base, rows, bar)
-    flow = flow_level(cfg)
-    seconds = time.perf_counter() - t0
+    tables = sweep_specs(SPECS, PARTS, cfg.mode, out, cfg.workers, progress)
+    facts = Facts.of(cfg.mode, tables)
+    bases = bases_of(tables["pair"])
+    base = bases[MAIN_HOSTS]
+    rows = rows_of(tables["bisect"], bases) + rows_of(tables["bridge"], bases)
+    prows = rows_of(tables["params"], bases)
+    models = host_models(rows, rows_of(tables["hosts"], bases), bases)
+    flow = [
+        dict(routing=t["routing.algorithm"], hosts=hosts_of(t["network.topology"]), ebb=t["avg"])
+        for t in tables["flow"].to_dict("records")
+    ]
+    sims = [t for part, t in tables.items() if part != "flow"]
+    seconds = float(sum(t["wall_seconds"].sum() for t in sims))
+    runs = sum(len(t) for t in sims)
     bis = [r for r in rows if r["pattern"] == "bisect"]
     bri = [r for r in rows if r["pattern"] == "bridge"]
     st = stats(rows, "bisect", base)
@@ -961,10 +850,7 @@ def run(
     plot_bridge(bst, out / "fig7_bridge.png")
     plot_params(prows, out / "params.png")
     summary = out / "summary.md"
-    extra = sum(len(r) for m, (_, r) in models.items() if m != cfg.host_model)
-    runs = len(rows) + len(prows) + extra
-    bases = {m: b for m, (b, _) in models.items()}
-    text = summarise(cfg, base, st, bst, prows, flow, seconds, runs, (bases, hrows))
+    text = summarise(facts, base, st, bst, prows, flow, seconds, runs, (bases, hrows))
     summary.write_text(text)
     write_run_json(
         out / "run.json",
@@ -972,13 +858,14 @@ def run(
             "reproduction": NAME,
             "mode": cfg.mode,
             "started": started,
-            "seconds": round(seconds, 2),
-            "simulations": runs + len(models),
-            "hosts": list(cfg.hosts),
-            "patterns": cfg.patterns,
-            "messages": cfg.messages,
+            "seconds": round(time.perf_counter() - t0, 2),
+            "simulation_seconds": round(seconds, 2),
+            "simulations": runs,
+            "hosts": list(facts.hosts),
+            "patterns": facts.patterns,
+            "messages": facts.messages,
             "baseline_gbps": round(base, 5),
-            "host_model": cfg.host_model,
+            "host_model": MAIN_HOSTS,
             "host_models": {m: list(HOST_MODELS[m]) for m in HOST_MODELS},
             "baseline_gbps_per_host_model": {m: round(b, 5) for m, b in bases.items()},
         },

@@ -32,7 +32,10 @@
 //! # Patterns and determinism
 //! Pattern `i` is the pattern spec (default `bisect`) bound with the `i`-th
 //! seed drawn from the stream `flow/ebb/patterns` of the master seed, so a
-//! run is repeatable. Patterns are evaluated in parallel (rayon), each with
+//! run is repeatable. With [`Seeding::Consecutive`] it is bound with
+//! `seed + i` instead: patterns `1..=N` are then those that simulations with
+//! `run.seed` 1 to N draw, so a flow-level and a packet-level study of the
+//! same patterns line up one to one. Patterns are evaluated in parallel (rayon), each with
 //! its own buffers; every value depends only on its seed and the results
 //! are combined in pattern order, so they are identical for any number of
 //! threads.
@@ -98,6 +101,26 @@ impl FromStr for Metric {
     }
 }
 
+/// How the patterns' seeds follow from the master seed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Seeding {
+    /// Drawn from the stream `flow/ebb/patterns` of the master seed.
+    #[default]
+    Drawn,
+    /// The master seed, then the next integers: `seed, seed + 1, ...`.
+    Consecutive,
+}
+
+impl Seeding {
+    pub fn parse(text: &str) -> Option<Seeding> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "drawn" => Some(Seeding::Drawn),
+            "consecutive" => Some(Seeding::Consecutive),
+            _ => None,
+        }
+    }
+}
+
 /// The most patterns one run evaluates.
 pub const MAX_PATTERNS: usize = 10_000_000;
 
@@ -114,6 +137,7 @@ pub struct EbbOptions {
     pub capacity: Capacity,
     /// Master seed of the patterns.
     pub seed: u64,
+    pub seeding: Seeding,
 }
 
 impl Default for EbbOptions {
@@ -124,6 +148,7 @@ impl Default for EbbOptions {
             metric: Metric::Orcs,
             capacity: Capacity::Bandwidth,
             seed: 0,
+            seeding: Seeding::Drawn,
         }
     }
 }
@@ -139,6 +164,7 @@ impl EbbOptions {
         ("metric", "one of orcs, maxmin"),
         ("capacity", "one of bandwidth, unit"),
         ("seed", "a non-negative integer"),
+        ("seeding", "one of drawn, consecutive"),
     ];
 
     fn expected(key: &str) -> &'static str {
@@ -167,6 +193,7 @@ impl EbbOptions {
             "metric" => self.metric = Metric::parse(v)?,
             "capacity" => self.capacity = Capacity::parse(v)?,
             "seed" => self.seed = v.parse().map_err(|_| bad())?,
+            "seeding" => self.seeding = Seeding::parse(v).ok_or_else(bad)?,
             _ => {
                 return Err(FlowError::bad_option(
                     key,
@@ -225,6 +252,14 @@ pub fn pattern_seeds(seed: u64, patterns: usize) -> Vec<u64> {
     (0..patterns).map(|_| r.gen()).collect()
 }
 
+/// The seed of every pattern under `seeding`.
+pub fn seeds_of(seed: u64, patterns: usize, seeding: Seeding) -> Vec<u64> {
+    match seeding {
+        Seeding::Drawn => pattern_seeds(seed, patterns),
+        Seeding::Consecutive => (0..patterns as u64).map(|i| seed.wrapping_add(i)).collect(),
+    }
+}
+
 /// The effective bandwidth of `routes` on `net` over `opts.patterns`
 /// patterns. See the module docs for the definitions.
 pub fn ebb(net: &Network, routes: &Routes, opts: &EbbOptions) -> Result<EbbResult, FlowError> {
@@ -232,7 +267,7 @@ pub fn ebb(net: &Network, routes: &Routes, opts: &EbbOptions) -> Result<EbbResul
     let pattern = opts.validate()?;
     let paths = FlowPaths::new(net, routes)?;
     let caps = maxmin::capacities(net, opts.capacity);
-    let seeds = pattern_seeds(opts.seed, opts.patterns);
+    let seeds = seeds_of(opts.seed, opts.patterns, opts.seeding);
     let values: Vec<Result<f64, FlowError>> = seeds
         .par_iter()
         .map_init(

@@ -32,7 +32,9 @@ pub mod minimal;
 mod paths;
 
 pub use concurrent::{max_concurrent_flow, BoundOptions, ConcurrentFlow, PathRule};
-pub use ebb::{ebb, orcs, orcs_shares, pattern_seeds, EbbOptions, EbbResult, Metric};
+pub use ebb::{
+    ebb, orcs, orcs_shares, pattern_seeds, seeds_of, EbbOptions, EbbResult, Metric, Seeding,
+};
 pub use error::FlowError;
 pub use loads::{all_to_all_loads, channel_loads, max_channel_load, ChannelLoads};
 pub use maxmin::{capacities, link_rate, max_min_rates, Capacity, MaxMin};
