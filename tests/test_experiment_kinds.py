@@ -192,6 +192,78 @@ def test_saturate_runs_keep_their_measured_points(tmp_path):
     ]
 
 
+SEARCH = (
+    SIM.replace('kind = "sim"', 'kind = "saturate"')
+    .replace("load = [0.05, 0.1]", "")
+    .replace("seeds = [1, 2]", "")
+    .replace('algorithm = ["dor", "duato"]', 'algorithm = "dor"')
+)
+
+
+def test_saturate_runs_take_their_search_options_from_the_spec(tmp_path):
+    spec = write(
+        tmp_path,
+        SEARCH + "\n[saturate]\nlow = 0.1\nhigh = [0.5, 0.6]\nresolution = 0.05\n",
+    )
+    out = tmp_path / "out"
+    assert routelab.sweep(spec, out).ok == 2
+    df = routelab.results(out, artefacts=["points"])
+    for row in df.to_dict("records"):
+        loads = sorted(p["offered_target"] for p in row["points"])
+        # The first bracket is the spec's: its two ends are the first loads run.
+        firsts = {p["offered_target"] for p in row["points"][:2]}
+        assert firsts == {0.1, row["saturate.high"]}, loads
+        assert row["bracket_width"] <= 0.05 + 1e-12
+        assert row["bracket_low"] <= row["saturation"] < row["bracket_high"]
+    # Options follow the spec's run: the same spec with another resolution is
+    # another run.
+    keys = set(df["key"])
+    other = specs.load(write(tmp_path, SEARCH + "\n[saturate]\nresolution = 0.1\n"))
+    assert keys.isdisjoint(r.key for r in other.runs)
+
+
+def test_an_unknown_search_option_is_refused_by_name(tmp_path, run_cli):
+    spec = write(tmp_path, SEARCH + "\n[saturate]\nresolutoin = 0.05\n")
+    r = run_cli("sweep", str(spec), "--out", str(tmp_path / "out"))
+    assert r.returncode == 2
+    assert "unknown key 'saturate.resolutoin'" in r.stderr and "saturate.resolution" in r.stderr
+    spec = write(tmp_path, SEARCH + "\n[saturate]\nsteps = 0\n")
+    r = run_cli("sweep", str(spec), "--out", str(tmp_path / "out2"))
+    assert r.returncode == 2 and "'saturate.steps' = 0" in r.stderr
+
+
+def test_a_search_resumes_from_its_journal_with_the_same_answer(tmp_path):
+    # What a sweep killed in the middle of a search leaves: the journal of the
+    # loads measured so far. The run started again takes them from there.
+    exp = specs.load(write(tmp_path, SEARCH + "\n[saturate]\nresolution = 0.05\n"))
+    params = exp.runs[0].params
+    fresh = kinds.execute("saturate", params)
+    assert fresh["status"] == "ok"
+    journal = tmp_path / "j.jsonl"
+    first = kinds.execute("saturate", params, journal=str(journal))
+    lines = journal.read_text().splitlines()
+    assert len(lines) > 2  # a header and the loads
+    journal.write_text("\n".join(lines[:3]) + "\n")  # killed after two loads
+    resumed = kinds.execute("saturate", params, journal=str(journal))
+
+    def measured(outcome):  # all but the wall times
+        def keep(d):
+            return {k: v for k, v in d.items() if "seconds" not in k}
+
+        return keep(outcome["metrics"]), [keep(p) for p in outcome["artefacts"]["points"]]
+
+    assert measured(first) == measured(resumed) == measured(fresh)
+    # The two loads kept were taken, not measured again: the journal holds
+    # each load once.
+    assert journal.read_text().splitlines()[:3] == lines[:3]
+    assert len(journal.read_text().splitlines()) == len(lines)
+    # A sweep gives each search a journal in its store and removes it once
+    # the run's record is written.
+    out = tmp_path / "out"
+    assert routelab.sweep(exp, out).ok == 1
+    assert (out / "journals").is_dir() and not any((out / "journals").iterdir())
+
+
 def test_the_simulator_validates_its_spec_before_anything_runs(tmp_path, run_cli):
     spec = write(tmp_path, SIM + "\n[router]\nvcz = [2, 4]\n")
     assert len(specs.load(spec).runs) == 16  # the sweep layer passes the key through

@@ -411,6 +411,22 @@ def test_a_variant_replaces_its_keys_and_is_named_apart():
     assert "variants" not in quick.document
 
 
+def test_a_variant_may_replace_the_zip_groups_all_together():
+    text = VARIED + textwrap.dedent(
+        """
+        [[variants.small.zip]]
+        "routing.root" = ["s2"]
+        "routing.datelines" = [true]
+        """
+    )
+    small = specs.parse(text, variant="small")
+    assert len(small.runs) == 2 * 3
+    assert {(r.flat["routing.root"], r.flat["routing.datelines"]) for r in small.runs} == {
+        ("s2", True)
+    }
+    assert len(specs.parse(text).runs) == 12  # the spec itself keeps its groups
+
+
 def test_a_variant_that_is_missing_or_touches_a_zip_is_refused_by_name():
     with pytest.raises(routelab.ConfigError, match="no variant 'tiny'; its variants: quick, wrong"):
         specs.parse(VARIED, variant="tiny")

@@ -45,6 +45,9 @@ class Kind:
     requires: tuple[str, ...]
     description: str
     check: Callable[[dict[str, Any]], None] | None = None
+    #: The run function takes ``journal=PATH``: the measurements of a run in
+    #: progress, kept so that a run killed half-way resumes.
+    journaled: bool = False
 
     def validate(self, params: dict[str, Any]) -> None:
         """The kind's own check of one run's parameters (the simulator's spec
@@ -77,11 +80,12 @@ def register(
     description: str,
     requires: tuple[str, ...] = (),
     check: Callable[[dict[str, Any]], None] | None = None,
+    journaled: bool = False,
 ) -> Callable[[RunFunction], RunFunction]:
     """Registers ``run(params) -> metrics`` as the run kind ``name``."""
 
     def wrap(fn: RunFunction) -> RunFunction:
-        KINDS[name] = Kind(name, fn, schema, seed_key, requires, description, check)
+        KINDS[name] = Kind(name, fn, schema, seed_key, requires, description, check, journaled)
         return fn
 
     return wrap
@@ -148,6 +152,17 @@ SIM_SCHEMA = Schema(
     },
     open=True,
 )
+#: The options of one saturation search (`routelab.saturate`), in the spec's
+#: ``[saturate]`` table; the rest of the spec is the simulator's.
+SEARCH_OPTIONS = {
+    "saturate.low": Field("float", "the first bracket's low load (0: none)", min=0),
+    "saturate.high": Field("float", "the first bracket's high load (default: the bound)", min=0),
+    "saturate.tolerance": Field("float", "sustained: accepted within this of offered", min=0),
+    "saturate.resolution": Field("float", "the search stops at a bracket this wide", min=0),
+    "saturate.steps": Field("int", "the most narrowing steps", min=1),
+    "saturate.require_converged": Field("bool", "sustained needs the convergence test"),
+}
+SATURATE_SCHEMA = Schema({**SIM_SCHEMA.fields, **SEARCH_OPTIONS}, open=True)
 
 
 # ---------------------------------------------------------------- run kinds
@@ -232,6 +247,24 @@ def _check_sim_spec(params: dict[str, Any]) -> None:
     routelab.sim.check(params)
 
 
+def search_options(params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A saturate run's simulator spec and its search options (``[saturate]``);
+    an unknown option is refused by name."""
+    spec = dict(params)
+    options = dict(spec.pop("saturate", None) or {})
+    for key in options:
+        if f"saturate.{key}" not in SEARCH_OPTIONS:
+            raise ConfigError(
+                f"unknown key 'saturate.{key}' for a 'saturate' experiment; valid keys: "
+                + ", ".join(SEARCH_OPTIONS)
+            )
+    return spec, options
+
+
+def _check_saturate_spec(params: dict[str, Any]) -> None:
+    routelab.sim.check(search_options(params)[0])
+
+
 @register(
     "sim",
     schema=SIM_SCHEMA,
@@ -256,15 +289,20 @@ def run_sim(params: dict[str, Any]) -> dict[str, Any]:
 
 @register(
     "saturate",
-    schema=SIM_SCHEMA,
+    schema=SATURATE_SCHEMA,
     seed_key="run.seed",
     requires=("saturate",),
     description="the saturation search of the packet simulator",
-    check=_check_sim_spec,
+    check=_check_saturate_spec,
+    journaled=True,
 )
-def run_saturate(params: dict[str, Any]) -> dict[str, Any]:
+def run_saturate(params: dict[str, Any], journal: str | None = None) -> dict[str, Any]:
+    """One search. With ``journal`` (a sweep gives each run its own file) the
+    loads are kept as they are measured, and a run started again after a kill
+    takes them from there: same answer, less time."""
     KINDS["saturate"].check_available()
-    return as_dict(routelab.saturate(params))
+    spec, options = search_options(params)
+    return as_dict(routelab.saturate(spec, **options, progress=False, journal=journal))
 
 
 def as_dict(result: Any) -> dict[str, Any]:
@@ -298,17 +336,19 @@ def is_scalar(value: Any) -> bool:
     return value is None or isinstance(value, bool | int | float | str)
 
 
-def execute(kind: str, params: dict[str, Any]) -> dict[str, Any]:
+def execute(kind: str, params: dict[str, Any], journal: str | None = None) -> dict[str, Any]:
     """Runs one run where it is scheduled and never raises: the outcome is a
     dict with ``status`` (one of `STATUSES`), ``metrics``, ``artefacts``, ``error``,
-    ``wall_seconds``, ``started``, ``finished``, ``host`` and the routelab version."""
+    ``wall_seconds``, ``started``, ``finished``, ``host`` and the routelab version.
+    ``journal``: the run's journal file, for a kind that keeps one."""
     started = datetime.now(UTC)
     t0 = time.perf_counter()
     metrics: dict[str, Any] = {}
     artefacts: dict[str, Any] = {}
     error = None
     try:
-        result = get(kind).run(params)
+        k = get(kind)
+        result = k.run(params, journal=journal) if k.journaled and journal else k.run(params)
         for name, value in as_dict(result).items():
             if isinstance(value, Artefact):
                 artefacts[name] = _plain(value.value)

@@ -32,8 +32,9 @@ list value is written as a one-element axis: ``key = [[1, 2, 3]]``. The text
 ``topology = "random:switches=64,ports=8,hosts=4,seed={seed}"``.
 
 A variant (``load(path, variant="quick")``, ``routelab sweep --variant quick``)
-replaces the values of the dotted keys it lists, outside ``[[zip]]`` groups,
-and is named ``NAME-quick``; without one, ``[variants]`` is ignored.
+replaces the values of the dotted keys it lists, outside ``[[zip]]`` groups
+(``[[variants.quick.zip]]`` tables replace the groups all together), and is
+named ``NAME-quick``; without one, ``[variants]`` is ignored.
 
 Each run has a key: the first 16 hex digits of the SHA-256 of the canonical JSON
 of its kind and normalised parameters, stable across processes and machines.
@@ -158,12 +159,19 @@ def with_variant(doc: Mapping[str, Any], variant: str) -> dict[str, Any]:
     if isinstance(meta, dict) and isinstance(meta.get("name"), str):
         meta["name"] = f"{meta['name']}-{variant}"
     prefix = f"variants.{variant}."
+    groups = table[variant].get(prefix + "zip")
+    if groups is not None:  # [[variants.NAME.zip]]: the variant's own groups
+        out["zip"] = groups
+        zipped = {k for group in _zip_groups(groups) for k in group}
     for path, value in table[variant].items():
         key = path.removeprefix(prefix)
+        if key == "zip":
+            continue
         if key in zipped or key.split(".")[0] in RESERVED_TABLES[1:]:
             raise ConfigError(
                 f"'{path}': '{key}' varies in a [[zip]] group or is not a parameter; "
-                "a variant replaces plain keys and experiment.*"
+                "a variant replaces plain keys and experiment.*, or every [[zip]] group "
+                f"with [[variants.{variant}.zip]]"
             )
         node = out
         *heads, last = key.split(".")

@@ -9,6 +9,9 @@
       runs/<key>.json      the record of each finished run (ok or failed)
       runs.parquet         every record in one table (one row per run)
       artefacts/<key>/     larger per-run data: <name>.json or <name>.parquet
+      journals/<key>.jsonl the measurements of a run in progress (saturate
+                           searches), so a run killed half-way resumes;
+                           removed once the run's record is written
 
 Every file is written to a temporary file in its directory and renamed over
 its name (``os.replace``), so a reader sees the old or the new version, never
@@ -43,6 +46,7 @@ SESSIONS = "sessions.json"
 RUNS = "runs"
 TABLE = "runs.parquet"
 ARTEFACTS = "artefacts"
+JOURNALS = "journals"
 LOCK = ".lock"
 
 # Columns of the run table besides parameters and metrics, in order.
@@ -153,6 +157,8 @@ class Store:
             atomic_write(spec_path, exp.text or _toml_from_document(exp.document))
         (store.root / RUNS).mkdir(exist_ok=True)
         (store.root / ARTEFACTS).mkdir(exist_ok=True)
+        if kinds.get(exp.kind).journaled:
+            (store.root / JOURNALS).mkdir(exist_ok=True)
         _write_json(
             store.root / META,
             {
@@ -283,6 +289,8 @@ class Store:
             "session": session,
         }
         _write_json(self.record_path(run.key), record)
+        if outcome["status"] in kinds.FINISHED:  # a failed run keeps it for its retry
+            self.journal_path(run.key).unlink(missing_ok=True)
         folder = self.root / ARTEFACTS / run.key
         if folder.is_dir():  # a rerun replaces the artefacts of the earlier attempt
             for old in folder.iterdir():
@@ -291,6 +299,10 @@ class Store:
             if not any(folder.iterdir()):
                 folder.rmdir()
         return record
+
+    def journal_path(self, key: str) -> Path:
+        """Where run ``key`` keeps its measurements while it runs."""
+        return self.root / JOURNALS / f"{key}.jsonl"
 
     @staticmethod
     def _write_artefact(folder: Path, name: str, value: Any) -> str:

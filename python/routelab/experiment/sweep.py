@@ -6,7 +6,8 @@ nor one recorded as ``deadlock`` (a result: the same spec and seed deadlock
 again) unless ``retry_failed`` asks. A run without a
 record (it was in flight when the sweep stopped) runs, and so does a run whose
 record file is damaged (not a valid record: the store checks every record it
-reads). A run recorded as
+reads); a saturation search killed half-way takes the loads it had measured
+from its journal (``journals/<key>.jsonl``), same answer. A run recorded as
 ``failed`` runs again with ``retry_failed`` or when ``retries`` allows more
 attempts than it has had. Records are written by this process only, one at a
 time, as futures complete, so the store has one writer (a lock enforces it).
@@ -258,10 +259,12 @@ def _execute(
 
         def submit(run: specs.Run) -> Any:
             attempts[run.key] = attempts.get(run.key, 0) + 1
+            journaled = kinds.get(run.kind).journaled
             fut = client.submit(
                 kinds.execute,
                 run.kind,
                 run.params,
+                str(store.journal_path(run.key)) if journaled else None,
                 key=f"{run.kind}-{run.key}-{session}-{attempts[run.key]}",
                 pure=False,
             )

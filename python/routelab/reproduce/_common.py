@@ -141,12 +141,19 @@ def duration(seconds: float) -> str:
 
 
 def sweep_specs(
-    folder: Path, parts: Sequence[str], mode: str, out: Path, workers: int, progress: bool
+    folder: Path,
+    parts: Sequence[str],
+    mode: str,
+    out: Path,
+    workers: int,
+    progress: bool,
+    accept: Sequence[str] = ("ok",),
 ) -> dict[str, Any]:
     """Runs (or resumes) each experiment spec ``folder``/PART.toml, its
     ``[variants.MODE]`` where it has one, into ``out``/PART; returns the run
-    tables by part. A run that did not finish ``ok`` stops here, named with
-    its error, so no table is built from a partial sweep."""
+    tables by part. A run whose status is not in ``accept`` (``undrained``,
+    ``deadlock`` and ``failed`` may be results too) stops here, named with its
+    error, so no table is built from a partial sweep."""
     from routelab.experiment import spec as specs
 
     tables = {}
@@ -157,7 +164,7 @@ def sweep_specs(
         exp = specs.load(path, variant=mode if has else None)
         routelab.sweep(exp, out / part, workers=workers, quiet=not progress)
         df = routelab.results(out / part)
-        bad = df[df["status"] != "ok"]
+        bad = df[~df["status"].isin(accept)]
         if len(bad) or len(df) != len(exp.runs):
             first = bad.iloc[0] if len(bad) else None
             why = f"{first['status']}: {first['error']}" if first is not None else "runs missing"
