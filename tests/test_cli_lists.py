@@ -74,6 +74,18 @@ def test_saturate_cli_takes_the_python_options(run_cli, tmp_path):
     assert cli["bracket_high"] <= below
     r = run_cli("saturate", str(spec), "--steps", "0")
     assert r.returncode == 2 and "'steps'" in r.stderr and "1..=30" in r.stderr
+    # A scan: the same loads and answer from the command line and Python.
+    args = ("--scan", "0.1,0.3,0.5", "--scan-misses", "1", "--no-drain", "--steps", "1")
+    r = run_cli("saturate", str(spec), *args, "--json")
+    assert r.returncode == 0, r.stderr
+    cli = json.loads(r.stdout)
+    py = routelab.saturate(
+        spec, scan=[0.1, 0.3, 0.5], scan_misses=1, require_drained=False, steps=1
+    )
+    assert [p["load"] for p in cli["points"]] == [p["load"] for p in py["points"]]
+    assert 0.1 in [p["load"] for p in cli["points"]]
+    r = run_cli("saturate", str(spec), "--scan", "0.1,x")
+    assert r.returncode == 2 and "expected loads such as" in r.stderr
 
 
 def test_commands_without_their_input_say_what_they_need(run_cli):

@@ -222,6 +222,27 @@ def test_saturate_runs_take_their_search_options_from_the_spec(tmp_path):
     assert keys.isdisjoint(r.key for r in other.runs)
 
 
+def test_a_saturate_run_may_start_from_a_load_latency_curve(tmp_path):
+    scan = [0.1, 0.2, 0.4, 0.6, 0.8]
+    spec = write(
+        tmp_path,
+        SEARCH + "\n[saturate]\nscan = [[0.1, 0.2, 0.4, 0.6, 0.8]]\nresolution = 0.05\n",
+    )
+    out = tmp_path / "out"
+    assert routelab.sweep(spec, out).ok == 1
+    df = routelab.results(out, artefacts=["points"])
+    for row in df.to_dict("records"):
+        assert list(row["saturate.scan"]) == scan
+        loads = [p["load"] for p in row["points"]]
+        ran = [x for x in loads if x in scan]
+        assert ran == scan[: len(ran)] and len(ran) >= 2  # in order, from the first
+        assert row["bracket_width"] <= 0.05 + 1e-12
+        assert all(p["packets_delivered"] > 0 for p in row["points"] if p["offered"])
+    spec = write(tmp_path, SEARCH + "\n[saturate]\nscan = [[0.4, 0.2]]\n")
+    with pytest.raises(routelab.ConfigError, match="saturate.scan"):
+        kinds.get("saturate").run(specs.load(spec).runs[0].params)
+
+
 def test_an_unknown_search_option_is_refused_by_name(tmp_path, run_cli):
     spec = write(tmp_path, SEARCH + "\n[saturate]\nresolutoin = 0.05\n")
     r = run_cli("sweep", str(spec), "--out", str(tmp_path / "out"))

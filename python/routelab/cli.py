@@ -551,6 +551,15 @@ def _sim(args: argparse.Namespace) -> int:
     return 0
 
 
+def _load_list(text: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected loads such as 0.1,0.2,0.3, got '{text}'"
+        ) from None
+
+
 def _saturate(args: argparse.Namespace) -> int:
     result = routelab.saturate(
         _needs_spec(args),
@@ -562,6 +571,9 @@ def _saturate(args: argparse.Namespace) -> int:
         steps=args.steps,
         require_converged=False if args.no_convergence else None,
         journal=args.journal,
+        scan=args.scan,
+        scan_misses=args.scan_misses,
+        require_drained=False if args.no_drain else None,
     )
     _warn(result)
     if args.json:
@@ -856,6 +868,21 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="count a load sustained when it drains and accepts what it offers, without the "
         "convergence test (for runs with few packets)",
+    )
+    sa.add_argument(
+        "--scan",
+        type=_load_list,
+        metavar="L1,L2,...",
+        help="run these loads first, ascending, until --scan-misses in a row are not "
+        "sustained (a load-latency curve); the bracket follows from them (no --low/--high)",
+    )
+    sa.add_argument(
+        "--scan-misses", type=int, help="loads in a row not sustained that end the scan (2)"
+    )
+    sa.add_argument(
+        "--no-drain",
+        action="store_true",
+        help="judge a load by accepted against offered alone, without the drain",
     )
     sa.add_argument(
         "--journal",

@@ -111,6 +111,9 @@ def saturate(
     require_converged: bool | None = None,
     progress: bool | None = None,
     journal: str | os.PathLike[str] | None = None,
+    scan: Iterable[float] | None = None,
+    scan_misses: int | None = None,
+    require_drained: bool | None = None,
 ) -> SimResult:
     """Finds the highest offered load the network sustains (the run drains,
     accepted is within ``tolerance`` of offered, latency converged) by one
@@ -140,6 +143,15 @@ def saturate(
     for runs that deliver too few packets for their two halves to agree
     within ``run.convergence``.
 
+    ``scan``: loads run first, ascending, until ``scan_misses`` (default 2)
+    in a row are not sustained: a load-latency curve. The bracket is then
+    the highest scan load sustained and the lowest not sustained above it
+    (grown above the last by doubling steps if every one was), narrowed as
+    above; ``low`` and ``high`` are not used with it.
+    ``require_drained=False`` judges a load by accepted against offered
+    alone, without the drain (a grid's rule for curves read to their
+    plateau).
+
     ``journal``: a file that keeps each load as it is measured. A search
     started again with the same file (after a kill, say) takes the loads it
     finds there instead of running them, and reaches the same answer; a
@@ -156,12 +168,15 @@ def saturate(
         "resolution": resolution,
         "steps": steps,
         "require_converged": require_converged,
+        "require_drained": require_drained,
+        "scan_misses": scan_misses,
     }
     options = {k: float(v) for k, v in given.items() if v is not None}
     text, sets = spec_text(spec), _sets(overrides)
     with Progress("searching the saturation load", show=progress):
         path = None if journal is None else os.fspath(journal)
-        return SimResult(json.loads(_core.saturate(text, sets, options, path)))
+        loads = [float(x) for x in scan or ()]
+        return SimResult(json.loads(_core.saturate(text, sets, options, path, loads)))
 
 
 SUSTAINED = 0.95  # accepted / offered at or above which a load counts as sustained

@@ -174,3 +174,25 @@ fn a_journal_of_another_search_or_a_malformed_line_is_refused_by_name() {
     let e = sim::saturate_journaled(&s, &opts, &nowhere).unwrap_err();
     assert!(e.to_string().contains("no/such/folder.jsonl"), "{e}");
 }
+
+#[test]
+fn a_journal_written_before_the_scan_options_existed_is_taken_as_it_is() {
+    // Journals of long searches outlive releases: a header without the
+    // options added since (scan, scan_misses, require_drained) reads as
+    // their defaults, and its loads are taken, not run again.
+    let (s, opts) = search_spec();
+    let path = fresh("older.jsonl");
+    let first = sim::saturate_journaled(&s, &opts, &path).unwrap();
+    let mut text = lines(&path);
+    let mut header: serde_json::Value = serde_json::from_str(&text[0]).unwrap();
+    let options = header["options"].as_object_mut().unwrap();
+    for key in ["scan", "scan_misses", "require_drained"] {
+        assert!(options.remove(key).is_some(), "{key} is in the header");
+    }
+    text[0] = header.to_string();
+    let loads = text.len() - 1;
+    std::fs::write(&path, text.join("\n") + "\n").unwrap();
+    let again = sim::saturate_journaled(&s, &opts, &path).unwrap();
+    assert_eq!(answer(&again), answer(&first));
+    assert_eq!(lines(&path).len(), loads + 1, "nothing was run again");
+}

@@ -680,6 +680,159 @@ fn saturation_search_brackets_the_knee() {
 }
 
 #[test]
+fn a_scan_runs_its_curve_until_two_misses_then_narrows_the_knee() {
+    let s = knee_spec();
+    let scan: Vec<f64> = (1..=9).map(|i| f64::from(i) / 10.0).collect();
+    let opts = sim::SaturateOptions {
+        scan: scan.clone(),
+        resolution: Some(0.02),
+        ..Default::default()
+    };
+    let r = sim::saturate(&s, &opts).unwrap();
+    // The scan's loads were run in order up to its second miss in a row,
+    // and none after it; the narrowing ran only loads inside the bracket.
+    let ran: Vec<&sim::SaturatePoint> =
+        r.points.iter().filter(|p| scan.contains(&p.load)).collect();
+    let n = ran.len();
+    assert!(n >= 2 && n < scan.len(), "{n} scan loads");
+    assert!(ran.iter().zip(&scan).all(|(p, &l)| p.load == l));
+    assert!(!ran[n - 1].sustained && !ran[n - 2].sustained);
+    let misses_before = ran[..n - 2]
+        .windows(2)
+        .any(|w| !w[0].sustained && !w[1].sustained);
+    assert!(
+        !misses_before,
+        "the scan stops at its first two misses in a row"
+    );
+    let top = ran
+        .iter()
+        .filter(|p| p.sustained)
+        .map(|p| p.load)
+        .fold(0.0, f64::max);
+    let hi = r.bracket_high.unwrap();
+    assert!(
+        r.bracket_low >= top && hi <= top + 0.1 + 1e-12,
+        "[{}, {hi}]",
+        r.bracket_low
+    );
+    assert!(r.bracket_width.unwrap() <= 0.02);
+    for p in r.points.iter().filter(|p| !scan.contains(&p.load)) {
+        assert!(
+            p.load > top && p.load < top + 0.1,
+            "{} outside the scan's bracket",
+            p.load
+        );
+    }
+    // The same knee as the search from the bound, within their resolutions.
+    let plain = sim::saturate(
+        &s,
+        &sim::SaturateOptions {
+            resolution: Some(0.02),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let gap = (plain.saturation.unwrap() - r.saturation.unwrap()).abs();
+    assert!(
+        gap <= 0.05,
+        "{} against {}",
+        r.saturation.unwrap(),
+        plain.saturation.unwrap()
+    );
+    // Every measured point carries its delivery and flit-hop counts.
+    assert!(r
+        .points
+        .iter()
+        .all(|p| p.packets_delivered.unwrap() > 0 && p.flit_hops.unwrap() > 0));
+    assert_eq!(r.vcs, 2);
+}
+
+#[test]
+fn a_scan_that_is_all_sustained_grows_above_it_and_bad_scans_are_refused() {
+    let s = knee_spec();
+    let opts = sim::SaturateOptions {
+        scan: vec![0.05, 0.1],
+        resolution: Some(0.05),
+        require_converged: false,
+        ..Default::default()
+    };
+    let r = sim::saturate(&s, &opts).unwrap();
+    assert!(r
+        .points
+        .iter()
+        .filter(|p| p.load <= 0.1)
+        .all(|p| p.sustained));
+    assert!(r.saturated && r.saturation.unwrap() > 0.1);
+    // Above the scan by steps that double from its last step: 0.15, 0.25, ...
+    assert!(r.points.iter().any(|p| (p.load - 0.15).abs() < 1e-12));
+    for bad in [
+        sim::SaturateOptions {
+            scan: vec![0.2, 0.1],
+            ..Default::default()
+        },
+        sim::SaturateOptions {
+            scan: vec![0.1, 2.0],
+            ..Default::default()
+        },
+        sim::SaturateOptions {
+            scan: vec![0.1],
+            low: 0.05,
+            ..Default::default()
+        },
+        sim::SaturateOptions {
+            scan: vec![0.1],
+            scan_misses: 0,
+            ..Default::default()
+        },
+    ] {
+        let e = sim::saturate(&s, &bad).unwrap_err().to_string();
+        assert!(
+            e.contains("saturate.scan") && e.contains("ascending"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn without_the_drain_rule_a_load_is_judged_by_accepted_traffic_alone() {
+    let mut s = knee_spec();
+    s.run.drain_cycles = Some(10);
+    let judge = |require_drained| {
+        sim::saturate(
+            &s,
+            &sim::SaturateOptions {
+                scan: vec![0.1, 0.3, 0.5, 0.7, 0.9],
+                scan_misses: 5,
+                steps: 1,
+                require_drained,
+                require_converged: false,
+                tolerance: 0.1,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    };
+    let (strict, loose) = (judge(true), judge(false));
+    // A 10-cycle drain leaves the packets of a load near the knee
+    // undelivered: with the drain rule it is not sustained; without it,
+    // accepting within 10% of what it offered, it is.
+    let status =
+        |r: &sim::SaturateResult, l: f64| r.points.iter().find(|p| p.load == l).map(|p| p.status);
+    assert!(strict
+        .points
+        .iter()
+        .any(|p| p.status == sim::PointStatus::Undrained
+            && status(&loose, p.load) == Some(sim::PointStatus::Sustained)));
+    assert!(loose
+        .points
+        .iter()
+        .all(|p| p.status != sim::PointStatus::Undrained));
+    let sustained = |p: &sim::SaturatePoint| p.accepted.unwrap() >= 0.9 * p.offered.unwrap();
+    assert!(loose.points.iter().all(|p| p.sustained == sustained(p)));
+    assert!(loose.points.iter().any(|p| p.sustained));
+}
+
+#[test]
 fn skipping_the_drain_of_an_unconverged_run_keeps_the_search_verdicts() {
     // The knee search of the test above, once with every drain and once
     // skipping those after a window that did not converge: the same loads

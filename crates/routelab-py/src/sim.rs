@@ -61,19 +61,24 @@ pub(crate) fn sim_memory(py: Python<'_>, text: &str, sets: Vec<(String, String)>
 
 /// Searches the highest sustained load; returns the result (with every
 /// measured point) as JSON. `options`: low, high, tolerance, resolution,
-/// steps. `journal`: a file that keeps each load as it is measured, and
-/// from which a search started again takes those it finished.
+/// steps, require_converged, require_drained, scan_misses; `scan`: loads
+/// run first, ascending. `journal`: a file that keeps each load as it is
+/// measured, and from which a search started again takes those it finished.
 #[pyfunction]
-#[pyo3(signature = (text, sets = Vec::new(), options = BTreeMap::new(), journal = None))]
+#[pyo3(signature = (text, sets = Vec::new(), options = BTreeMap::new(), journal = None, scan = Vec::new()))]
 pub(crate) fn saturate(
     py: Python<'_>,
     text: &str,
     sets: Vec<(String, String)>,
     options: BTreeMap<String, f64>,
     journal: Option<std::path::PathBuf>,
+    scan: Vec<f64>,
 ) -> PyResult<String> {
     let spec = parse(text, &sets)?;
-    let mut o = SaturateOptions::default();
+    let mut o = SaturateOptions {
+        scan,
+        ..SaturateOptions::default()
+    };
     for (k, v) in options {
         let bad = |range: &str| {
             ConfigError::new_err(format!("saturate option '{k}' = {v}: expected {range}"))
@@ -85,14 +90,19 @@ pub(crate) fn saturate(
             "resolution" if v > 0.0 && v.is_finite() => o.resolution = Some(v),
             "steps" if (1.0..=30.0).contains(&v) => o.steps = v as u32,
             "require_converged" if v == 0.0 || v == 1.0 => o.require_converged = v == 1.0,
-            "require_converged" => return Err(bad("0 or 1 (false or true)")),
+            "require_drained" if v == 0.0 || v == 1.0 => o.require_drained = v == 1.0,
+            "require_converged" | "require_drained" => return Err(bad("0 or 1 (false or true)")),
+            "scan_misses" if (1.0..=1000.0).contains(&v) && v.fract() == 0.0 => {
+                o.scan_misses = v as u32
+            }
+            "scan_misses" => return Err(bad("an integer in 1..=1000")),
             "low" | "high" | "resolution" => return Err(bad("a positive load")),
             "tolerance" => return Err(bad("a fraction in [0, 1)")),
             "steps" => return Err(bad("an integer in 1..=30")),
             _ => {
                 return Err(ConfigError::new_err(format!(
                 "unknown saturate option '{k}'; valid: low, high, tolerance, resolution, steps, \
-                     require_converged"
+                     require_converged, require_drained, scan_misses"
             )))
             }
         }

@@ -161,6 +161,9 @@ SEARCH_OPTIONS = {
     "saturate.resolution": Field("float", "the search stops at a bracket this wide", min=0),
     "saturate.steps": Field("int", "the most narrowing steps", min=1),
     "saturate.require_converged": Field("bool", "sustained needs the convergence test"),
+    "saturate.require_drained": Field("bool", "sustained needs the drain"),
+    "saturate.scan": Field("floats", "loads run first, ascending (a list value: [[0.1, 0.2]])"),
+    "saturate.scan_misses": Field("int", "loads in a row not sustained that end the scan", min=1),
 }
 SATURATE_SCHEMA = Schema({**SIM_SCHEMA.fields, **SEARCH_OPTIONS}, open=True)
 

@@ -20,6 +20,7 @@ _TYPE_WORDS = {
     "int": "an integer",
     "float": "a number",
     "bool": "true or false",
+    "floats": "a list of numbers",
 }
 
 
@@ -111,6 +112,11 @@ def _coerce(kind: str, value: Any) -> tuple[bool, Any]:
         if isinstance(value, bool) or not isinstance(value, int | float):
             return False, value
         return math.isfinite(value), float(value)
+    if kind == "floats":
+        if not isinstance(value, list):
+            return False, value
+        numbers = [_coerce("float", v) for v in value]
+        return all(ok for ok, _ in numbers), [v for _, v in numbers]
     raise ValueError(f"unknown field type {kind}")
 
 

@@ -692,6 +692,11 @@ impl Experiment {
         &self.spec
     }
 
+    /// Virtual channels per link (those the routes need with `router.vcs = 0`).
+    pub fn vcs(&self) -> u8 {
+        self.params.vcs as u8
+    }
+
     /// Settings that are valid but starve the network: buffers shorter
     /// than their channel's credit round trip. Every result carries them.
     pub fn warnings(&self) -> &[String] {

@@ -30,6 +30,13 @@
 //! done, and reports every point it measured, the final bracket and its
 //! width.
 //!
+//! With `scan`, the search first runs those loads in ascending order
+//! (a load-latency curve) until `scan_misses` in a row are not sustained;
+//! the bracket is then the highest scan load sustained and the lowest one
+//! not sustained above it (grown above the last load when every one was
+//! sustained), and the search narrows it as above. `low` and `high` are
+//! not used then.
+//!
 //! With `run.stop_backlog`, a load whose backlog piles up in its warm-up
 //! stops there (status `backlog`, not sustained): loads past saturation
 //! then cost a fraction of a whole run. The upper end of the final
@@ -72,6 +79,14 @@ pub struct SaturateOptions {
     pub steps: u32,
     /// Require the convergence test to pass as well.
     pub require_converged: bool,
+    /// Require the drain: every packet of the window delivered. Without
+    /// it a load is sustained when accepted is within `tolerance` of
+    /// offered (a grid's rule for curves read to their plateau).
+    pub require_drained: bool,
+    /// Loads run first, ascending, until `scan_misses` in a row are not
+    /// sustained; the bracket follows from them (see the module docs).
+    pub scan: Vec<f64>,
+    pub scan_misses: u32,
 }
 
 impl Default for SaturateOptions {
@@ -83,6 +98,9 @@ impl Default for SaturateOptions {
             resolution: None,
             steps: 10,
             require_converged: true,
+            require_drained: true,
+            scan: Vec::new(),
+            scan_misses: 2,
         }
     }
 }
@@ -159,6 +177,18 @@ pub struct SaturatePoint {
     pub drain_skipped: bool,
     #[serde(default)]
     pub wall_seconds: f64,
+    /// Packets delivered and flit-hops over the run, and the in-transit
+    /// buffers' use (see [`SimResult::transits`]).
+    #[serde(default)]
+    pub packets_delivered: Option<u64>,
+    #[serde(default)]
+    pub flit_hops: Option<u64>,
+    #[serde(default)]
+    pub transits: Option<u64>,
+    #[serde(default)]
+    pub transit_peak_bytes: Option<u64>,
+    #[serde(default)]
+    pub transit_spills: Option<u64>,
 }
 
 /// The saturation load, the bracket the search ended with, and the curve
@@ -191,6 +221,8 @@ pub struct SaturateResult {
     /// Points whose run deadlocked.
     pub deadlocks: usize,
     pub terminals: usize,
+    /// Virtual channels per link (those the routes need with `router.vcs = 0`).
+    pub vcs: u8,
     /// Every point measured, by load.
     pub points: Vec<SaturatePoint>,
     pub wall_seconds: f64,
@@ -225,6 +257,11 @@ fn point(
         warmup_periods: 0,
         drain_skipped: false,
         wall_seconds: 0.0,
+        packets_delivered: None,
+        flit_hops: None,
+        transits: None,
+        transit_peak_bytes: None,
+        transit_spills: None,
     };
     match run {
         Ok(r) if r.stopped_backlog => {
@@ -241,7 +278,7 @@ fn point(
             // A skipped drain (`run.drain_unconverged = false`) follows
             // a measurement that did not converge.
             let read_as_unconverged = r.drain_skipped && o.require_converged;
-            p.status = if !(r.drained || read_as_unconverged) {
+            p.status = if o.require_drained && !(r.drained || read_as_unconverged) {
                 PointStatus::Undrained
             } else if o.require_converged && !r.converged {
                 PointStatus::Unconverged
@@ -264,6 +301,11 @@ fn point(
             p.warmup_periods = r.warmup_periods;
             p.drain_skipped = r.drain_skipped;
             p.wall_seconds = r.wall_seconds;
+            p.packets_delivered = Some(r.packets_delivered);
+            p.flit_hops = Some(r.flit_hops);
+            p.transits = Some(r.transits);
+            p.transit_peak_bytes = Some(r.transit_peak_bytes);
+            p.transit_spills = Some(r.transit_spills);
             p.counters = r.counters;
         }
         Err(e @ SimError::Deadlock(_)) => {
@@ -285,7 +327,7 @@ fn grow_up(
     from: f64,
     mut step: f64,
     bound: f64,
-    run: &dyn Fn(f64) -> Result<SaturatePoint, SimError>,
+    run: Run<'_>,
 ) -> Result<(Option<usize>, Option<f64>), SimError> {
     let (mut top, mut lo) = (from, None);
     while top < bound {
@@ -300,6 +342,95 @@ fn grow_up(
         step *= 2.0;
     }
     Ok((lo, None))
+}
+
+type Run<'a> = &'a dyn Fn(f64) -> Result<SaturatePoint, SimError>;
+type Pair<'a> = &'a dyn Fn(f64, f64) -> Result<(SaturatePoint, SaturatePoint), SimError>;
+
+/// The first bracket from `low` and `high`: each end on the wrong side of
+/// the knee moves it by steps that double from `first_width`.
+fn first_bracket(
+    points: &mut Vec<SaturatePoint>,
+    opts: &SaturateOptions,
+    high: f64,
+    first_width: f64,
+    bound: f64,
+    run: Run<'_>,
+    pair: Pair<'_>,
+) -> Result<(Option<usize>, Option<f64>), SimError> {
+    let (low_ok, high_ok) = if opts.low > 0.0 {
+        let (pl, ph) = pair(opts.low, high)?;
+        let ok = (pl.sustained, ph.sustained);
+        points.push(pl);
+        points.push(ph);
+        ok
+    } else {
+        let ph = run(high)?;
+        let ok = ph.sustained;
+        points.push(ph);
+        (true, ok)
+    };
+    let last = |points: &[SaturatePoint]| Some(points.len() - 1);
+    if !low_ok {
+        // Below `low`, down to 0 (sustained: it offers nothing).
+        let mut hi = Some(opts.low);
+        let (mut bottom, mut step) = (opts.low, first_width);
+        while bottom - step > 0.0 {
+            bottom -= step;
+            let p = run(bottom)?;
+            let ok = p.sustained;
+            points.push(p);
+            if ok {
+                return Ok((last(points), hi));
+            }
+            hi = Some(bottom);
+            step *= 2.0;
+        }
+        Ok((None, hi))
+    } else if high_ok {
+        // Above `high`, up to the bound.
+        let lo = last(points);
+        let grown = grow_up(points, high, first_width, bound, run)?;
+        Ok((grown.0.or(lo), grown.1))
+    } else {
+        Ok(((opts.low > 0.0).then_some(0), Some(high)))
+    }
+}
+
+/// The bracket from `opts.scan`: its loads in order until `scan_misses`
+/// in a row are not sustained; then the highest sustained and the lowest
+/// not sustained above it, grown above the last load by steps that double
+/// from `step` if all were.
+fn scan(
+    points: &mut Vec<SaturatePoint>,
+    opts: &SaturateOptions,
+    step: f64,
+    bound: f64,
+    run: Run<'_>,
+) -> Result<(Option<usize>, Option<f64>), SimError> {
+    let mut misses = 0;
+    for &load in &opts.scan {
+        let p = run(load)?;
+        misses = if p.sustained { 0 } else { misses + 1 };
+        points.push(p);
+        if misses >= opts.scan_misses {
+            break;
+        }
+    }
+    let lo = (0..points.len())
+        .filter(|&i| points[i].sustained)
+        .max_by(|&a, &b| points[a].load.total_cmp(&points[b].load));
+    let floor = lo.map_or(0.0, |i| points[i].load);
+    let hi = points
+        .iter()
+        .filter(|p| !p.sustained && p.load > floor)
+        .map(|p| p.load)
+        .min_by(f64::total_cmp);
+    if hi.is_some() {
+        return Ok((lo, hi));
+    }
+    let grown = grow_up(points, floor, step, bound, run)?;
+    Ok((grown.0.or(lo), grown.1))
 }
 
 /// Finds the saturation load of `spec`. See the module docs.
@@ -365,6 +496,23 @@ fn search(
         )
         .into());
     }
+    let ascending = opts.scan.windows(2).all(|w| w[0] < w[1]);
+    let alone = opts.scan.is_empty() || (opts.low == 0.0 && opts.high.is_none());
+    if !(ascending
+        && alone
+        && opts.scan.iter().all(|&l| l > 0.0 && l <= bound)
+        && opts.scan_misses >= 1)
+    {
+        return Err(ConfigError::invalid(
+            "saturate.scan",
+            format!("{:?} (scan_misses = {})", opts.scan, opts.scan_misses),
+            format!(
+                "loads in (0, {bound}] in ascending order, scan_misses >= 1, and no low or \
+                 high beside them (the scan makes the first bracket)"
+            ),
+        )
+        .into());
+    }
     let journal = match journal {
         Some((path, spec)) => Some(Journal::open(path, spec, opts)?),
         None => None,
@@ -395,51 +543,20 @@ fn search(
     let mut points: Vec<SaturatePoint> = Vec::new();
     // The bracket: `lo` the highest load measured sustained (an index into
     // `points`; none: 0), `hi` the lowest measured not sustained.
-    let mut lo: Option<usize> = None;
-    let mut hi: Option<f64>;
     let load_of = |points: &[SaturatePoint], lo: Option<usize>| lo.map_or(0.0, |i| points[i].load);
     // A first end on the wrong side of the knee moves the bracket by steps
-    // that double, starting from the first bracket's width.
-    let first_width = (high - opts.low).max(resolution);
-    let (low_ok, high_ok) = if opts.low > 0.0 {
-        let (pl, ph) = pair(opts.low, high)?;
-        let ok = (pl.sustained, ph.sustained);
-        points.push(pl);
-        points.push(ph);
-        ok
-    } else {
-        let ph = run(high)?;
-        let ok = ph.sustained;
-        points.push(ph);
-        (true, ok)
+    // that double, starting from the first bracket's width (a scan's last
+    // step when every scan load was sustained).
+    let first_width = match opts.scan.as_slice() {
+        [] => (high - opts.low).max(resolution),
+        [only] => *only,
+        [.., a, b] => b - a,
     };
-    let last = |points: &[SaturatePoint]| Some(points.len() - 1);
-    if !low_ok {
-        // Below `low`, down to 0 (sustained: it offers nothing).
-        hi = Some(opts.low);
-        let (mut bottom, mut step) = (opts.low, first_width);
-        while bottom - step > 0.0 {
-            bottom -= step;
-            let p = run(bottom)?;
-            let ok = p.sustained;
-            points.push(p);
-            if ok {
-                lo = last(&points);
-                break;
-            }
-            hi = Some(bottom);
-            step *= 2.0;
-        }
-    } else if high_ok {
-        // Above `high`, up to the bound.
-        lo = last(&points);
-        let grown = grow_up(&mut points, high, first_width, bound, &run)?;
-        lo = grown.0.or(lo);
-        hi = grown.1;
+    let (mut lo, mut hi) = if opts.scan.is_empty() {
+        first_bracket(&mut points, opts, high, first_width, bound, &run, &pair)?
     } else {
-        lo = (opts.low > 0.0).then_some(0);
-        hi = Some(high);
-    }
+        scan(&mut points, opts, first_width, bound, &run)?
+    };
     let mut steps = 0;
     loop {
         while let Some(h) = hi {
@@ -510,6 +627,7 @@ fn search(
         bound,
         deadlocks,
         terminals: exp.network().terminals().len(),
+        vcs: exp.vcs(),
         points,
         wall_seconds: wall.elapsed().as_secs_f64(),
         warnings: exp.warnings().to_vec(),
