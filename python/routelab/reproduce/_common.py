@@ -148,12 +148,14 @@ def sweep_specs(
     workers: int,
     progress: bool,
     accept: Sequence[str] = ("ok",),
+    artefacts: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Runs (or resumes) each experiment spec ``folder``/PART.toml, its
     ``[variants.MODE]`` where it has one, into ``out``/PART; returns the run
     tables by part. A run whose status is not in ``accept`` (``undrained``,
     ``deadlock`` and ``failed`` may be results too) stops here, named with its
-    error, so no table is built from a partial sweep."""
+    error, so no table is built from a partial sweep. ``artefacts``: per-run
+    artefacts to read into the tables (a search's ``points``)."""
     from routelab.experiment import spec as specs
 
     tables = {}
@@ -163,7 +165,7 @@ def sweep_specs(
             has = mode in specs.variants(tomllib.load(f))
         exp = specs.load(path, variant=mode if has else None)
         routelab.sweep(exp, out / part, workers=workers, quiet=not progress)
-        df = routelab.results(out / part)
+        df = routelab.results(out / part, artefacts=artefacts)
         bad = df[~df["status"].isin(accept)]
         if len(bad) or len(df) != len(exp.runs):
             first = bad.iloc[0] if len(bad) else None

@@ -44,28 +44,28 @@ factor), ``factors.png``, ``summary.md`` and ``run.json``.
 
 from __future__ import annotations
 
-import json
-import random
+import re
 import statistics
-import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import routelab
 from routelab.reproduce import expected
 from routelab.reproduce._common import (
-    Progress,
     duration,
     figure,
     fmt,
     md_table,
-    parallel,
+    sweep_specs,
     write_csv,
     write_run_json,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NAME = "flich2000"
 TITLE = (
@@ -79,39 +79,30 @@ HOSTS_PER_SWITCH = 4
 #: flits/cycle/host -> flits/ns/switch
 TO_FNS = HOSTS_PER_SWITCH / FLIT_NS
 
-SPEC: dict[str, Any] = {
-    "network": {
-        "topology": "random:switches=16,ports=8,hosts=4,seed=1",
-        "links": {"bandwidth": "160MB/s", "latency": "49.2ns"},
-    },
-    "router": {
-        "switching": "wormhole",
-        "vcs": 1,
-        "buffer_flits": 80,
-        "flit_bytes": 1,
-        "routing_delay": "150ns",
-        "flow_control": "stop-go",
-        "stop_threshold": 56,
-        "go_threshold": 40,
-    },
-    "nic": {"transit_delay": "475ns", "transit_buffer": "512KiB"},
-    "traffic": {"pattern": "uniform", "load": 0.1, "packet_bytes": "512B"},
-    "run": {"seed": 1},
+#: The experiment specs, one per pair of the paper's tables, each a
+#: saturation search per network, pattern, message size and routing: the
+#: load-latency curve on a grid, then the knee (see specs/flich2000/*.toml).
+#: ``routelab sweep specs/flich2000/uniform.toml`` runs Tables 1-2 as any
+#: user spec would.
+SPECS = Path(__file__).parent / "specs" / NAME
+#: The specs each mode runs.
+PARTS = {
+    "full": ("uniform", "bitrev", "local", "hotspot", "beyond"),
+    "quick": ("uniform", "bitrev", "beyond"),
+    "tiny": ("uniform", "beyond"),
 }
-
-#: routing -> (engine, virtual channels: 1, or 0 for what the routes need)
-ROUTINGS: dict[str, tuple[str, int]] = {
-    "UD": ("updown-source", 1),
-    "ITB": ("itb", 1),
-    "ITB-any": ("itb-any", 1),
-    "DFSSSP": ("dfsssp", 0),
-    "LASH": ("lash", 0),
+#: engine -> the routing's name in the tables
+ROUTING_NAMES: dict[str, str] = {
+    "updown-source": "UD",
+    "itb": "ITB",
+    "itb-any": "ITB-any",
+    "dfsssp": "DFSSSP",
+    "lash": "LASH",
 }
+ROUTINGS = tuple(ROUTING_NAMES.values())
 PAPER_ROUTINGS = ("UD", "ITB")
 #: sweeps a routing could not run, with why (reset per run)
 SKIPPED: list[str] = []
-#: lanes the routings beyond the paper may use (DFSSSP spreads over all of them)
-MAX_LANES = 8
 HOTSPOT = {8: 0.30, 16: 0.20, 32: 0.15, 64: 0.05}
 FIGURES = {
     "uniform": ("fig6_uniform.png", "Fig. 6"),
@@ -126,90 +117,80 @@ COLORS = {
     "DFSSSP": "tab:blue",
     "LASH": "tab:purple",
 }
+PATTERNS = ("uniform", "bit-reverse", "local:l=3", "local:l=5", "hotspot")
 
 
 @dataclass(frozen=True)
 class Config:
+    """A mode (``full``, or the specs' ``quick`` or ``tiny`` variant) and the
+    local workers; what a mode runs is in the specs."""
+
+    mode: str
+    workers: int = 2
+
+
+def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
+    return Config("tiny" if tiny else "quick" if quick else "full", workers)
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a mode ran, read off its run tables: the summary's words."""
+
     mode: str
     switches: tuple[int, ...]
     topologies: int
     patterns: tuple[str, ...]
     sizes: tuple[int, ...]
-    #: routings beyond the paper's, run at these message sizes only
-    beyond_sizes: tuple[int, ...]
-    #: offered loads, flits/cycle/host (a cycle is one flit time, 6.25 ns)
     loads: tuple[float, ...]
-    warmup_cycles: int
-    measure_cycles: int
+    resolution: float
     workers: int = 2
-    routings: tuple[str, ...] = tuple(ROUTINGS)
-    #: the knee search's resolution (flits/cycle/host)
-    resolution: float = 0.003
 
-
-LOADS = (0.01, 0.03, 0.06, 0.09, 0.12, 0.16, 0.2, 0.25, 0.32, 0.4, 0.5, 0.7)
-PATTERNS = ("uniform", "bit-reverse", "local:l=3", "local:l=5", "hotspot")
-
-
-def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
-    """The parameters of a full, ``quick`` or ``tiny`` (test-sized) run."""
-    if tiny:
-        return Config(
-            "tiny",
-            (8,),
-            2,
-            ("uniform",),
-            (512,),
-            (512,),
-            (0.01, 0.1, 0.4),
-            5_000,
-            30_000,
-            workers,
-            resolution=0.05,
+    @classmethod
+    def of(cls, cfg: Config, tables: dict[str, pd.DataFrame]) -> Facts:
+        first = tables["uniform"].iloc[0]
+        runs = [r for t in tables.values() for r in t.to_dict("records")]
+        patterns = {pattern_of(r["traffic.pattern"]) for r in runs}
+        return cls(
+            mode=cfg.mode,
+            switches=tuple(sorted({switches_of(r["network.topology"]) for r in runs})),
+            topologies=max(int(r["run.seed"]) for r in runs),
+            patterns=tuple(p for p in PATTERNS if p in patterns),
+            sizes=tuple(sorted({bytes_of(r["traffic.packet_bytes"]) for r in runs})),
+            loads=tuple(first["saturate.scan"]),
+            resolution=float(first["saturate.resolution"]),
+            workers=cfg.workers,
         )
-    if quick:
-        return Config(
-            "quick",
-            (16, 32),
-            3,
-            ("uniform", "bit-reverse"),
-            (512,),
-            (512,),
-            LOADS,
-            20_000,
-            200_000,
-            workers,
-            resolution=0.005,
-        )
-    return Config(
-        "full",
-        (8, 16, 32, 64),
-        10,
-        PATTERNS,
-        (32, 512, 1024),
-        (512,),
-        LOADS,
-        20_000,
-        200_000,
-        workers,
-    )
 
 
 def topology(switches: int, seed: int) -> str:
     return f"random:switches={switches},ports=8,hosts={HOSTS_PER_SWITCH},seed={seed}"
 
 
-def hotspot_host() -> int:
-    """The hot host: drawn once, the same host number on every network (§4.2)."""
-    return random.Random(2000).randrange(HOSTS_PER_SWITCH * min(HOTSPOT))
+def switches_of(topology: str) -> int:
+    return int(re.search(r"switches=(\d+)", topology)[1])
 
 
-def pattern_spec(pattern: str, switches: int) -> str:
-    """The traffic spec of a paper pattern. Local distances are counted along
-    the up*/down* routes (see the summary's notes: the paper's 0.008 and 0.381
-    in-transit buffers per message fit that reading, not shortest paths)."""
+def bytes_of(size: str) -> int:
+    return int(str(size).removesuffix("B"))
+
+
+def pattern_of(spec: str) -> str:
+    """The paper's name of a pattern spec: ``local:l=3`` for
+    ``local:l=3,along=updown``, ``hotspot`` for any hot-spot."""
+    if spec.startswith("hotspot"):
+        return "hotspot"
+    return spec.split(",")[0]
+
+
+def pattern_spec(pattern: str, switches: int, host: int = 28) -> str:
+    """The traffic spec of a paper pattern, as the specs write it. Local
+    distances are counted along the up*/down* routes (see the summary's
+    notes: the paper's 0.008 and 0.381 in-transit buffers per message fit
+    that reading, not shortest paths); the hot host is drawn once, the same
+    host number on every network (§4.2)."""
     if pattern == "hotspot":
-        return f"hotspot:f={HOTSPOT[switches]},host={hotspot_host()}"
+        return f"hotspot:f={HOTSPOT[switches]},host={host}"
     if pattern.startswith("local:"):
         return f"{pattern},along=updown"
     return pattern
@@ -221,222 +202,81 @@ def applies(pattern: str, switches: int) -> bool:
     return not (pattern == "local:l=5" and switches == 8)
 
 
-def spec(
-    cfg: Config, switches: int, seed: int, pattern: str, size: int, routing: str, load: float
-) -> dict:
-    engine, vcs = ROUTINGS[routing]
-    doc = {k: dict(v) for k, v in SPEC.items()}
-    doc["network"]["topology"] = topology(switches, seed)
-    doc["router"]["vcs"] = vcs
-    doc["routing"] = {"algorithm": engine, "seed": seed}
-    if vcs == 0:
-        doc["routing"]["max_lanes"] = MAX_LANES
-    doc["traffic"] = {
-        "pattern": pattern_spec(pattern, switches),
-        "load": load,
-        "packet_bytes": f"{size}B",
-    }
-    doc["run"] = {
-        "seed": seed,
-        "warmup_cycles": cfg.warmup_cycles,
-        "measure_cycles": cfg.measure_cycles,
-    }
-    return doc
-
-
 # --------------------------------------------------------------------------
 # Runs
 # --------------------------------------------------------------------------
 
 
-def sweep(
-    cfg: Config, switches: int, seed: int, pattern: str, size: int, routing: str
-) -> list[dict[str, Any]]:
-    """One load-latency curve, from low load until two loads in a row are not
-    sustained (accepted under 90 % of offered): the rest would only repeat
-    the plateau."""
-    rows: list[dict[str, Any]] = []
-    misses = 0
-    for load in cfg.loads:
-        t0 = time.perf_counter()
-        try:
-            r = routelab.simulate(
-                spec(cfg, switches, seed, pattern, size, routing, load), progress=False
-            )
-        except (routelab.RoutingError, routelab.DeadlockError) as e:
-            # A routing beyond the paper that needs more lanes than allowed.
-            SKIPPED.append(f"{routing} on {topology(switches, seed)}: {e}")
-            return []
-        delivered = max(1, r["packets_delivered"])
-        rows.append(
-            {
-                "switches": switches,
-                "seed": seed,
-                "pattern": pattern,
-                "bytes": size,
-                "routing": routing,
-                "load": load,
-                "offered_fns": round(r["offered"] * TO_FNS, 5),
-                "accepted_fns": round(r["accepted"] * TO_FNS, 5),
-                "latency_ns": round(r["network_latency_mean"], 1),
-                "itb_per_message": round(r["transits"] / delivered, 5),
-                "transit_peak_bytes": r["transit_peak_bytes"],
-                "transit_spills": r["transit_spills"],
-                "vcs": r["vcs"],
-                "flit_hops": r["flit_hops"],
-                "seconds": round(time.perf_counter() - t0, 3),
-            }
-        )
-        misses = misses + 1 if r["accepted"] < 0.9 * r["offered"] else 0
-        if misses == 2:
-            break
-    return rows
-
-
-def _sustained(r: dict[str, Any]) -> bool:
-    return r["accepted_fns"] >= 0.9 * r["offered_fns"]
-
-
-def knee(
-    cfg: Config,
-    switches: int,
-    seed: int,
-    pattern: str,
-    size: int,
-    routing: str,
-    rows: list[dict[str, Any]],
-) -> list[dict[str, Any]]:
-    """The knee of one sweep: ``routelab.saturate`` between the grid's
-    highest load sustained (accepted within 10% of offered) and the lowest
-    one above it that is not, to ``cfg.resolution``. Returns the loads it
-    measured inside that bracket as rows like the grid's (``search`` true;
-    the in-transit statistics are the grid's alone)."""
-    ok = [r["load"] for r in rows if _sustained(r)]
-    if not ok:
-        return []
-    lo = max(ok)
-    above = [r["load"] for r in rows if r["load"] > lo and not _sustained(r)]
-    if not above or min(above) - lo <= cfg.resolution:
-        return []
-    hi = min(above)
-    found = routelab.saturate(
-        spec(cfg, switches, seed, pattern, size, routing, lo),
-        low=lo,
-        high=hi,
-        tolerance=0.1,
-        resolution=cfg.resolution,
-        # The grid's rule: drained and accepted within 10% of offered. Runs
-        # of large messages at low load hold a few hundred packets, too few
-        # for the two halves of the window to agree within 5%.
-        require_converged=False,
-        progress=False,
+def sweep(cfg: Config, out: Path, progress: bool) -> dict[str, pd.DataFrame]:
+    """Runs (or resumes) the mode's specs into ``out``/PART. A routing that
+    needs more lanes than allowed is a failed run that is listed, not an
+    error; any other failure stops here."""
+    tables = sweep_specs(
+        SPECS,
+        PARTS[cfg.mode],
+        cfg.mode,
+        out,
+        cfg.workers,
+        progress,
+        accept=("ok", "failed", "deadlock"),
+        artefacts=("points",),
     )
-    grid = {r["load"] for r in rows}
-    out = []
-    for p in found["points"]:
-        if p["load"] in grid or p["accepted"] is None or p["offered"] is None:
+    for part, df in tables.items():
+        for r in df[df["status"] != "ok"].to_dict("records"):
+            why = (r["error"] or "").splitlines()[0]
+            if r["status"] == "failed" and not why.startswith("RoutingError"):
+                raise RuntimeError(
+                    f"flich2000-{part} run {r['key']} failed: {why}; see {out / part}"
+                )
+    return tables
+
+
+def rows_of(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """Every load every search measured, as rows of ``runs.csv``: offered
+    and accepted traffic in flits/ns/switch, latency from injection to
+    delivery, in-transit buffers per message; ``search`` marks the knee's
+    loads, the others are the grid's curve."""
+    rows = []
+    for r in df.to_dict("records"):
+        routing = ROUTING_NAMES[r["routing.algorithm"]]
+        where = f"{routing} on {r['network.topology']}"
+        if r["status"] == "failed":
+            SKIPPED.append(f"{where}: {(r['error'] or '').splitlines()[0]}")
             continue
-        out.append(
-            {
-                "switches": switches,
-                "seed": seed,
-                "pattern": pattern,
-                "bytes": size,
-                "routing": routing,
-                "load": round(p["load"], 6),
-                "offered_fns": round(p["offered"] * TO_FNS, 5),
-                "accepted_fns": round(p["accepted"] * TO_FNS, 5),
-                "latency_ns": round(p["network_latency_mean"] or 0.0, 1),
-                "itb_per_message": None,
-                "transit_peak_bytes": None,
-                "transit_spills": None,
-                "vcs": rows[0]["vcs"],
-                "flit_hops": 0,
-                "seconds": round(p["wall_seconds"], 3),
-                "search": True,
-            }
-        )
-    return out
+        if r["status"] == "deadlock":
+            SKIPPED.append(f"{where} deadlocked at a load: {(r['error'] or '').splitlines()[0]}")
+        grid = set(r["saturate.scan"])
+        # VCs per link: the table keeps the result apart only where it
+        # differs from router.vcs (0: as many as the routes need).
+        vcs = r.get("result.vcs")
+        vcs = int(r["router.vcs"] if vcs is None or vcs != vcs else vcs)
+        for p in r["points"]:
+            if p["offered"] is None or p["accepted"] is None:
+                continue
+            rows.append(
+                {
+                    "switches": switches_of(r["network.topology"]),
+                    "seed": int(r["run.seed"]),
+                    "pattern": pattern_of(r["traffic.pattern"]),
+                    "bytes": bytes_of(r["traffic.packet_bytes"]),
+                    "routing": routing,
+                    "load": round(p["load"], 6),
+                    "offered_fns": round(p["offered"] * TO_FNS, 5),
+                    "accepted_fns": round(p["accepted"] * TO_FNS, 5),
+                    "latency_ns": round(p["network_latency_mean"] or 0.0, 1),
+                    "itb_per_message": round(p["transits"] / max(1, p["packets_delivered"]), 5),
+                    "transit_peak_bytes": p["transit_peak_bytes"],
+                    "transit_spills": p["transit_spills"],
+                    "vcs": vcs,
+                    "flit_hops": p["flit_hops"],
+                    "seconds": round(p["wall_seconds"], 3),
+                    "search": "" if p["load"] in grid else True,
+                }
+            )
+    return sorted(rows, key=lambda x: (_order(tuple(x[k] for k in KEY)), x["routing"], x["load"]))
 
 
-JOURNAL = "sweeps.jsonl"
-#: each sweep's knee search, kept apart so that sweeps journaled before the
-#: search existed are searched without being run again
-SEARCHES = "searches.jsonl"
-
-
-def run_all(cfg: Config, progress: Progress, out: Path | None = None) -> list[dict[str, Any]]:
-    """Every load sweep, two at a time. With ``out``, each finished sweep is
-    appended to ``out/sweeps.jsonl`` as it ends, and sweeps already there are
-    not run again: a run that is stopped resumes where it was, losing only the
-    sweeps under way."""
-    journal = None if out is None else Path(out) / JOURNAL
-    searches = None if out is None else Path(out) / SEARCHES
-    done = _journal_read(journal, cfg)
-    searched = _journal_read(searches, cfg)
-    lock = threading.Lock()
-
-    def record(path: Path | None, key: tuple, rows: list[dict[str, Any]], skipped: list[str]):
-        if path is not None:
-            line = json.dumps({"key": list(key), "rows": rows, "skipped": skipped})
-            with lock, path.open("a") as f:
-                f.write(line + "\n")
-
-    def job(key: tuple) -> list[dict[str, Any]]:
-        if key in done:
-            rows = done[key][0]
-        else:
-            before = len(SKIPPED)
-            rows = sweep(cfg, *key)
-            record(journal, key, rows, SKIPPED[before:])
-        if key in searched:
-            return rows + searched[key][0]
-        extra = knee(cfg, *key, rows)
-        record(searches, key, extra, [])
-        return rows + extra
-
-    keys: list[tuple] = []
-    # The largest networks first: the two workers finish together.
-    for switches in sorted(cfg.switches, reverse=True):
-        for seed in range(1, cfg.topologies + 1):
-            for pattern in cfg.patterns:
-                if not applies(pattern, switches):
-                    continue
-                for size in cfg.sizes:
-                    for routing in cfg.routings:
-                        if routing not in PAPER_ROUTINGS and size not in cfg.beyond_sizes:
-                            continue
-                        keys.append((switches, seed, pattern, size, routing))
-    todo = [k for k in keys if k not in done or k not in searched]
-    for k in keys:
-        if k in done:
-            SKIPPED.extend(done[k][1])
-    step = progress.task("flich2000: load sweeps and knee searches", len(todo))
-    fresh = parallel([lambda k=k: job(k) for k in todo], cfg.workers, step)
-    by_key = {k: done[k][0] + searched[k][0] for k in keys if k in done and k in searched}
-    by_key.update(zip(todo, fresh, strict=True))
-    return [row for k in keys for row in by_key.get(k, [])]
-
-
-def _journal_read(
-    journal: Path | None, cfg: Config
-) -> dict[tuple, tuple[list[dict[str, Any]], list[str]]]:
-    """The sweeps a journal holds, by key; a torn last line (a run killed
-    while writing) is ignored."""
-    done: dict[tuple, tuple[list[dict[str, Any]], list[str]]] = {}
-    if journal is None or not journal.exists():
-        return done
-    for line in journal.read_text().splitlines():
-        try:
-            entry = json.loads(line)
-            key = tuple(entry["key"])
-            done[key] = (list(entry["rows"]), list(entry.get("skipped", [])))
-        except (ValueError, KeyError, TypeError):
-            continue
-    return done
-
-
-def transits_per_message(cfg: Config, samples: int = 20) -> list[dict[str, Any]]:
+def transits_per_message(cfg: Facts, samples: int = 20) -> list[dict[str, Any]]:
     """In-transit hosts per message of ITB's routes, per size and pattern: the
     mean over the networks of the mean over messages drawn from the pattern
     (``samples`` draws per source). Read from the routes, no simulation, so
@@ -733,13 +573,12 @@ def _published(table: str, metric: str, pattern: str, switches: int, size: int) 
 
 @dataclass(frozen=True)
 class Timing:
-    """How long a run took: this process, the simulations it holds (their
-    wall times summed, journalled ones included) and the sweeps it found
-    already in the journal."""
+    """How long a run took: this process, and the searches it holds (their
+    wall times summed, those of earlier runs it resumed included)."""
 
     seconds: float
     sim_seconds: float
-    kept: int = 0
+    searches: int = 0
 
 
 #: How far (relative) an average ITB/UD factor may sit from the paper's before
@@ -811,20 +650,17 @@ def _gap_to_paper(factors) -> list[str]:
 
 
 def summarise(
-    cfg: Config, factors, latency, timing: Timing, sims: int, flit_hops: int, transits=()
+    cfg: Facts, factors, latency, timing: Timing, sims: int, flit_hops: int, transits=()
 ) -> str:
-    resumed = (
-        f"; this report was made from the {timing.kept} sweeps kept in `sweeps.jsonl` "
-        f"by earlier runs and {duration(timing.seconds)} of new simulation"
-        if timing.kept
-        else f" on {cfg.workers} workers, {duration(timing.seconds)} in all"
-    )
+    resumed = f"; this run {duration(timing.seconds)} on {cfg.workers} workers (a run resumed "
+    resumed += "from its stores counts only what it simulated)"
     lines = [
         f"# {TITLE}",
         "",
         f"Mode `{cfg.mode}`: {', '.join(map(str, cfg.switches))} switches, {cfg.topologies} random "
         f"networks per size, patterns {', '.join(cfg.patterns)}, messages of "
-        f"{', '.join(map(str, cfg.sizes))} bytes; {sims} simulations, "
+        f"{', '.join(map(str, cfg.sizes))} bytes; {timing.searches} saturation searches of "
+        f"{sims} simulations in all, "
         f"{duration(timing.sim_seconds)} of simulation (their wall times summed){resumed}; "
         f"{flit_hops / max(timing.sim_seconds, 1e-9):.3g} flit-hops/s per simulation.",
         "",
@@ -938,7 +774,11 @@ def summarise(
         "## Outputs",
         "",
         "- `runs.csv`: every simulation (offered and accepted flits/ns/switch, latency, "
-        "in-transit buffers per message, peak in-transit buffer use, spills).",
+        "in-transit buffers per message, peak in-transit buffer use, spills; `search`: a "
+        "load of the knee, not of the grid).",
+        "- `uniform/`, `bitrev/`, `local/`, `hotspot/`, `beyond/`: the sweeps of the specs "
+        "in `python/routelab/reproduce/specs/flich2000/`; running the reproduction again "
+        "resumes them.",
         "- `throughput.csv`, `factors.csv`, `latency.csv`, `beyond.csv`; `factors.png`; "
         "`fig6_uniform.png` ... latency against accepted traffic for the network whose ITB "
         "factor is closest to the average.",
@@ -953,11 +793,12 @@ def summarise(
         "- ITB picks, per pair, a random minimal path among those needing the fewest "
         "in-transit hosts (so none where a legal minimal path exists), splits it as late as "
         "possible, and spreads the in-transit work over a switch's hosts in turn.",
-        "- Throughput is the most traffic accepted over a sweep of offered loads "
-        "(flits/cycle/host: " + ", ".join(f"{x:g}" for x in cfg.loads) + "), stopped after two "
-        "unsustained loads, and over a search of the knee (`routelab.saturate` between the "
-        f"last sustained load and the next, to {cfg.resolution:g} flits/cycle/host); latency "
-        "is measured at the lowest load.",
+        "- Throughput is the most traffic accepted over one saturation search per network, "
+        "pattern, size and routing (`routelab.saturate` with a scan): a curve of offered "
+        "loads (flits/cycle/host: " + ", ".join(f"{x:g}" for x in cfg.loads) + ") stopped "
+        "after two loads in a row accept under 90% of what they offer, then the knee between "
+        f"the last such load sustained and the next, to {cfg.resolution:g} flits/cycle/host; "
+        "latency is measured at the lowest load.",
     ]
     lines += _gap_to_paper(factors)
     lines += [
@@ -1028,24 +869,23 @@ def run(
     tiny: bool = False,
     workers: int = 2,
     progress: bool = True,
-    cfg: Config | None = None,
 ) -> Path:
-    """Runs the reproduction into ``out``; returns the path of ``summary.md``.
+    """Runs (or resumes) the reproduction into ``out``; returns the path of
+    ``summary.md``.
 
     ``quick``: 16 and 32 switches, three networks, 512-byte messages, uniform
-    and bit-reversal; ``tiny``: seconds, for tests; ``cfg``: any other
-    `Config` (e.g. ``dataclasses.replace(config(), patterns=...)``)."""
-    cfg = config(quick=quick, tiny=tiny, workers=workers) if cfg is None else cfg
+    and bit-reversal; ``tiny``: seconds, for tests."""
+    cfg = config(quick=quick, tiny=tiny, workers=workers)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     SKIPPED.clear()
-    kept = len(_journal_read(out / JOURNAL, cfg))
-    with Progress(progress) as bar:
-        rows = run_all(cfg, bar, out)
+    tables = sweep(cfg, out, progress)
+    facts = Facts.of(cfg, tables)
+    rows = [row for df in tables.values() for row in rows_of(df)]
     seconds = time.perf_counter() - t0
-    transits = transits_per_message(cfg)
+    transits = transits_per_message(facts)
     tp = throughput(rows)
     per_net = [r for routing in ROUTINGS if routing != "UD" for r in ratios(tp, routing)]
     factors, latency = summarise_ratios(per_net)
@@ -1081,9 +921,11 @@ def run(
         plot_curves(rows, chosen, pattern, 512, out / name, fig_name)
     plot_factors(factors, out / "factors.png")
     flit_hops = sum(r["flit_hops"] for r in rows)
+    searches = sum(len(t) for t in tables.values())
+    sim_seconds = float(sum(t["wall_seconds"].sum() for t in tables.values()))
     summary = out / "summary.md"
-    timing = Timing(seconds, sum(r["seconds"] for r in rows), kept)
-    summary.write_text(summarise(cfg, factors, latency, timing, len(rows), flit_hops, transits))
+    timing = Timing(seconds, sim_seconds, searches)
+    summary.write_text(summarise(facts, factors, latency, timing, len(rows), flit_hops, transits))
     write_run_json(
         out / "run.json",
         {
@@ -1091,10 +933,12 @@ def run(
             "mode": cfg.mode,
             "started": started,
             "seconds": round(seconds, 2),
+            "simulation_seconds": round(sim_seconds, 2),
+            "searches": searches,
             "simulations": len(rows),
             "flit_hops": flit_hops,
-            "switches": list(cfg.switches),
-            "topologies": cfg.topologies,
+            "switches": list(facts.switches),
+            "topologies": facts.topologies,
         },
         cfg.workers,
     )
