@@ -13,12 +13,26 @@ import time
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import routelab
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Config:
+    """A reproduction's mode (``full``, or its specs' ``quick`` or ``tiny``
+    variant) and the local workers; what a mode runs is in the specs."""
+
+    mode: str
+    workers: int = 2
+
+
+def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
+    return Config("tiny" if tiny else "quick" if quick else "full", workers)
 
 
 class Progress:

@@ -55,6 +55,8 @@ from typing import TYPE_CHECKING, Any
 import routelab
 from routelab.reproduce import expected
 from routelab.reproduce._common import (
+    Config,
+    config,
     duration,
     figure,
     fmt,
@@ -118,19 +120,6 @@ COLORS = {
     "LASH": "tab:purple",
 }
 PATTERNS = ("uniform", "bit-reverse", "local:l=3", "local:l=5", "hotspot")
-
-
-@dataclass(frozen=True)
-class Config:
-    """A mode (``full``, or the specs' ``quick`` or ``tiny`` variant) and the
-    local workers; what a mode runs is in the specs."""
-
-    mode: str
-    workers: int = 2
-
-
-def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
-    return Config("tiny" if tiny else "quick" if quick else "full", workers)
 
 
 @dataclass(frozen=True)

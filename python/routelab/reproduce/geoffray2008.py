@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from routelab.reproduce import expected
 from routelab.reproduce._common import (
+    config,
     duration,
     figure,
     fmt,
@@ -117,19 +118,6 @@ FIGURES = (
     ("adaptive", "fig4_adaptive.png", "Fig. 4"),
     ("probing", "fig5_probing.png", "Fig. 5"),
 )
-
-
-@dataclass(frozen=True)
-class Config:
-    """A mode (``full``, or the specs' ``quick`` or ``tiny`` variant) and the
-    local workers; what the mode runs is in the specs."""
-
-    mode: str
-    workers: int = 2
-
-
-def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
-    return Config("tiny" if tiny else "quick" if quick else "full", workers)
 
 
 @dataclass(frozen=True)
