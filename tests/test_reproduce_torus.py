@@ -369,20 +369,32 @@ def test_parker_writes_every_output(parker_out: Path) -> None:
     assert "2 GB/s" in (parker_out / "summary.md").read_text()
 
 
-def test_parker_pairs_are_disjoint_and_seeded() -> None:
-    p = parker.pairs(1000, 250, 1)
-    assert len(p) == 125
+def test_parker_pairs_are_disjoint_and_seeded(parker_out: Path) -> None:
+    # bisect:dir=one,active=N: N/2 senders each to its own receiver, all N
+    # distinct; a placement (run.seed) draws the same pairs for every router
+    # and trial, another placement other pairs.
+    net = routelab.topology("torus:10x10x10")
+    p = routelab.pattern("bisect:dir=one,active=250", net, seed=1)
     nodes = [n for pair in p for n in pair]
-    assert len(set(nodes)) == 250 and all(0 <= n < 1000 for n in nodes)
-    assert parker.pairs(1000, 250, 1) == p
-    assert parker.pairs(1000, 250, 2) != p
+    assert len(p) == 125 and len(set(nodes)) == 250 and all(0 <= n < 1000 for n in nodes)
+    assert routelab.pattern("bisect:dir=one,active=250", net, seed=1) == p
+    assert routelab.pattern("bisect:dir=one,active=250", net, seed=2) != p
+    pairs = {}
+    for name in ("latency.csv", "bandwidth.csv"):
+        for r in _rows(parker_out / name):
+            key = (r["active"], r["placement"])
+            pairs.setdefault(key, {}).setdefault(r["router"] + name, set()).add(
+                (r["src"], r["dst"])
+            )
+    for key, by_run in pairs.items():
+        first = next(iter(by_run.values()))
+        assert all(v == first for v in by_run.values()), key
 
 
 def test_parker_latencies_are_positive_and_cdfs_monotone(parker_out: Path) -> None:
     lat = _rows(parker_out / "latency.csv")
-    cfg = parker.config(tiny=True)
-    for router in cfg.routers:
-        for active in cfg.active:
+    for router in parker.ROUTERS:
+        for active in (16, 64):
             xs = [
                 float(r["latency_us"])
                 for r in lat

@@ -808,10 +808,17 @@ def run(
     rows = rows_of(tables["bisect"], bases) + rows_of(tables["bridge"], bases)
     prows = rows_of(tables["params"], bases)
     models = host_models(rows, rows_of(tables["hosts"], bases), bases)
-    flow = [
-        dict(routing=t["routing.algorithm"], hosts=hosts_of(t["network.topology"]), ebb=t["avg"])
-        for t in tables["flow"].to_dict("records")
-    ]
+    flow = sorted(
+        (
+            dict(
+                routing=t["routing.algorithm"], hosts=hosts_of(t["network.topology"]), ebb=t["avg"]
+            )
+            for t in tables["flow"].to_dict("records")
+        ),
+        key=lambda f: (f["hosts"], f["routing"]),
+    )
+    for f in flow:
+        f["ebb"] = round(f["ebb"], 5)
     sims = [t for part, t in tables.items() if part != "flow"]
     seconds = float(sum(t["wall_seconds"].sum() for t in sims))
     runs = sum(len(t) for t in sims)

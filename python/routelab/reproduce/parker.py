@@ -34,27 +34,30 @@ four packets per port. "8 KB" is 8,192 bytes.
 
 from __future__ import annotations
 
-import random
+import re
 import statistics
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import routelab
 from routelab.reproduce import expected
 from routelab.reproduce._common import (
-    Progress,
+    Config,
+    config,
     duration,
     figure,
     fmt,
     md_table,
-    parallel,
+    sweep_specs,
     write_csv,
     write_run_json,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NAME = "parker"
 TITLE = (
@@ -64,31 +67,10 @@ TITLE = (
 MESSAGE_BYTES = 8192
 LINK_GBYTES = 2.0
 
-SPEC: dict[str, Any] = {
-    "network": {
-        "topology": "torus:10x10x10",
-        "classes": {
-            "switch": {"bandwidth": "2GB/s", "latency": "50ns"},
-            "terminal": {"bandwidth": "12GB/s", "latency": "10ns"},
-        },
-    },
-    "router": {
-        "switching": "cut-through",
-        "vcs": 3,
-        "buffer_packets": 4,
-        "flit_bytes": 64,
-        "speedup": 6,
-    },
-    "routing": {"algorithm": "dor"},
-    "traffic": {
-        "workload": "ping-pong",
-        "message_bytes": MESSAGE_BYTES,
-        "packet_bytes": "512B",
-        "rounds": 10,
-        "messages": 10,
-    },
-    "run": {"seed": 1, "max_time": "50ms"},
-}
+#: The experiment specs: the latency and the bandwidth trial, each with
+#: ``quick`` and ``tiny`` variants (``routelab sweep specs/parker/latency.toml``).
+SPECS = Path(__file__).parent / "specs" / NAME
+PARTS = ("latency", "bandwidth")
 
 ROUTERS = ("dor", "rdr", "abr", "ofr")
 ROUTER_TITLES = {"dor": "DOR", "rdr": "RDR", "abr": "ABR", "ofr": "OFR"}
@@ -103,7 +85,9 @@ PAPER_RDR_MAX_GBYTES = PAPER.find("stats", "bandwidth_max_gbytes", router="rdr")
 
 
 @dataclass(frozen=True)
-class Config:
+class Facts:
+    """What a mode ran, read off its run tables: the figures' and summary's words."""
+
     mode: str
     topology: str
     nodes: int
@@ -114,39 +98,26 @@ class Config:
     routers: tuple[str, ...] = ROUTERS
     workers: int = 2
 
-
-def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
-    """The parameters of a full, ``quick`` or ``tiny`` (test-sized) run."""
-    if tiny:
-        return Config("tiny", "torus:4x4x4", 64, (16, 64), (1,), 3, 3, workers=workers)
-    if quick:
-        return Config(
-            "quick", "torus:10x10x10", 1000, (100, 500, 1000), (1,), 10, 10, workers=workers
+    @classmethod
+    def of(cls, cfg: Config, tables: dict[str, pd.DataFrame]) -> Facts:
+        df = tables["latency"]
+        topology = str(df["network.topology"].iloc[0])
+        return cls(
+            mode=cfg.mode,
+            topology=topology,
+            nodes=len(routelab.topology(topology).terminals),
+            active=tuple(sorted({active_of(p) for p in df["traffic.pattern"]})),
+            placements=tuple(sorted(int(x) for x in df["run.seed"].unique())),
+            rounds=int(df["traffic.rounds"].iloc[0]),
+            messages=int(df["traffic.messages"].iloc[0]),
+            routers=tuple(r for r in ROUTERS if r in set(df["routing.algorithm"])),
+            workers=cfg.workers,
         )
-    return Config("full", "torus:10x10x10", 1000, PAPER_ACTIVE, (1, 2, 3), 10, 10, workers=workers)
 
 
-def pairs(nodes: int, active: int, placement: int) -> list[list[int]]:
-    """``active`` of ``nodes`` chosen at random (seeded by ``placement``), split
-    into senders and receivers and paired one to one at random."""
-    rng = random.Random(f"parker:{nodes}:{active}:{placement}")
-    on = rng.sample(range(nodes), active)
-    half = active // 2
-    return [[s, d] for s, d in zip(on[:half], on[half : 2 * half], strict=True)]
-
-
-def spec(router: str, workload: str, cfg: Config, placement: int, active: int) -> dict[str, Any]:
-    doc = {k: dict(v) for k, v in SPEC.items()}
-    doc["network"]["topology"] = cfg.topology
-    doc["routing"] = {"algorithm": router}
-    doc["traffic"].update(
-        workload=workload,
-        rounds=cfg.rounds,
-        messages=cfg.messages,
-        pairs=pairs(cfg.nodes, active, placement),
-    )
-    doc["run"]["seed"] = placement
-    return doc
+def active_of(pattern: str) -> int:
+    """The active nodes of ``bisect:dir=one,active=N``."""
+    return int(re.search(r"active=(\d+)", pattern)[1])
 
 
 # --------------------------------------------------------------------------
@@ -166,51 +137,29 @@ PAIR_FIELDS = (
 )
 
 
-def trial(router: str, workload: str, active: int, placement: int, cfg: Config) -> dict[str, Any]:
-    """One simulation: every pair's numbers, and the run's."""
-    t0 = time.perf_counter()
-    r = routelab.simulate(spec(router, workload, cfg, placement, active))
-    name = "latency" if workload == "ping-pong" else "bandwidth"
+def rows_of(part: str, df: pd.DataFrame) -> list[dict[str, Any]]:
+    """Every pair of every run of a trial: its latency (the latency trial's
+    mean round trip) or bandwidth (80 KB over the time to the ack)."""
     rows = []
-    for p in r["workload"]["pairs"]:
-        row = {
-            "trial": name,
-            "router": router,
-            "active": active,
-            "placement": placement,
-            "src": p["src"],
-            "dst": p["dst"],
-            "completion_us": round(p["completion_ns"] / 1e3, 4),
-            "latency_us": "",
-            "bandwidth_gbytes": "",
-        }
-        if workload == "ping-pong":
-            row["latency_us"] = round(p["round_trip_ns"] / 1e3, 4)
-        else:
-            row["bandwidth_gbytes"] = round(p["bandwidth_gbps"] / 8, 4)
-        rows.append(row)
-    return {
-        "trial": name,
-        "router": router,
-        "active": active,
-        "placement": placement,
-        "rows": rows,
-        "avg_hops": r.avg_hops,
-        "seconds": time.perf_counter() - t0,
-    }
-
-
-def run_trials(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
-    jobs: list[Callable[[], dict[str, Any]]] = []
-    for active in sorted(cfg.active, reverse=True):
-        for placement in cfg.placements:
-            for router in cfg.routers:
-                for workload in ("ping-pong", "exchange"):
-                    jobs.append(
-                        lambda r=router, w=workload, a=active, p=placement: trial(r, w, a, p, cfg)
-                    )
-    step = progress.task("parker: trials", len(jobs))
-    return parallel(jobs, cfg.workers, step)
+    for r in df.to_dict("records"):
+        for p in r["workload"]["pairs"]:
+            row = {
+                "trial": part,
+                "router": r["routing.algorithm"],
+                "active": active_of(r["traffic.pattern"]),
+                "placement": int(r["run.seed"]),
+                "src": p["src"],
+                "dst": p["dst"],
+                "completion_us": round(p["completion_ns"] / 1e3, 4),
+                "latency_us": "",
+                "bandwidth_gbytes": "",
+            }
+            if part == "latency":
+                row["latency_us"] = round(p["round_trip_ns"] / 1e3, 4)
+            else:
+                row["bandwidth_gbytes"] = round(p["bandwidth_gbps"] / 8, 4)
+            rows.append(row)
+    return rows
 
 
 # --------------------------------------------------------------------------
@@ -249,7 +198,7 @@ def values(rows: list[dict[str, Any]], key: str, router: str, active: int) -> li
     ]
 
 
-def stats(rows: list[dict[str, Any]], cfg: Config) -> list[dict[str, Any]]:
+def stats(rows: list[dict[str, Any]], cfg: Facts) -> list[dict[str, Any]]:
     out = []
     for router in cfg.routers:
         for active in cfg.active:
@@ -309,7 +258,7 @@ def _shades(n: int) -> list[str]:
     return ["tab:green", "tab:orange", "tab:red", "tab:brown", "tab:blue"][:n]
 
 
-def plot_latency_by_active(rows, cfg: Config, router: str, path: Path, fig_name: str) -> None:
+def plot_latency_by_active(rows, cfg: Facts, router: str, path: Path, fig_name: str) -> None:
     fig = figure()
     ax = fig.add_subplot()
     series = [
@@ -328,7 +277,7 @@ def plot_latency_by_active(rows, cfg: Config, router: str, path: Path, fig_name:
     fig.savefig(path)
 
 
-def plot_compare(rows, cfg: Config, routers: tuple[str, ...], path: Path, title: str) -> None:
+def plot_compare(rows, cfg: Facts, routers: tuple[str, ...], path: Path, title: str) -> None:
     shown = [a for a in (500, 1000) if a in cfg.active] or list(cfg.active[-2:])
     fig = figure(11, 4.2)
     axes = fig.subplots(1, len(shown), squeeze=False)[0]
@@ -348,7 +297,7 @@ def plot_compare(rows, cfg: Config, routers: tuple[str, ...], path: Path, title:
     fig.savefig(path)
 
 
-def plot_bandwidth(rows, cfg: Config, path: Path) -> None:
+def plot_bandwidth(rows, cfg: Facts, path: Path) -> None:
     fig = figure(11, 7)
     axes = fig.subplots(2, 2).flatten()
     for ax, router in zip(axes, cfg.routers, strict=False):
@@ -375,7 +324,7 @@ def plot_bandwidth(rows, cfg: Config, path: Path) -> None:
 # --------------------------------------------------------------------------
 
 
-def summarise(cfg: Config, st: list[dict[str, Any]], seconds: float, sims: int) -> str:
+def summarise(cfg: Facts, st: list[dict[str, Any]], seconds: float, sims: int) -> str:
     by = {(s["router"], s["active"]): s for s in st}
     lo, hi = min(cfg.active), max(cfg.active)
     lines = [
@@ -384,7 +333,7 @@ def summarise(cfg: Config, st: list[dict[str, Any]], seconds: float, sims: int) 
         f"Mode `{cfg.mode}`: {cfg.topology}, {', '.join(map(str, cfg.active))} active "
         f"nodes, {len(cfg.placements)} random placement(s) each (pooled), "
         f"{cfg.rounds} ping-pong rounds, {cfg.messages} messages per bandwidth trial; "
-        f"{sims} simulations in {duration(seconds)} on {cfg.workers} workers.",
+        f"{sims} simulations, {duration(seconds)} of simulation (their wall times summed).",
         "",
         "Switch links 2 GB/s and 50 ns; node links 12 GB/s (a CODES node injects into "
         "its six links directly) with crossbar input speedup 6; cut-through, 512-byte "
@@ -512,42 +461,44 @@ def run(
     workers: int = 2,
     progress: bool = True,
 ) -> Path:
-    """Runs the trials into ``out``; returns the path of ``summary.md``.
-
-    ``quick`` runs 100, 500 and 1,000 active nodes, one placement each;
-    ``tiny`` is a seconds-long configuration on 4x4x4 for tests.
-    """
+    """Runs (or resumes) the trials into ``out``; returns the path of
+    ``summary.md``. ``quick`` runs 100, 500 and 1,000 active nodes with one
+    placement; ``tiny`` is a seconds-long configuration on 4x4x4 for tests."""
     cfg = config(quick=quick, tiny=tiny, workers=workers)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.perf_counter()
-    with Progress(progress) as bar:
-        trials = run_trials(cfg, bar)
-    seconds = time.perf_counter() - t0
-    rows = [r for t in trials for r in t["rows"]]
+    tables = sweep_specs(
+        SPECS, PARTS, cfg.mode, out, cfg.workers, progress, artefacts=("workload",)
+    )
+    facts = Facts.of(cfg, tables)
+    seconds = float(sum(t["wall_seconds"].sum() for t in tables.values()))
+    sims = sum(len(t) for t in tables.values())
+    rows = [r for part, t in tables.items() for r in rows_of(part, t)]
     lat = [r for r in rows if r["trial"] == "latency"]
     bw = [r for r in rows if r["trial"] == "bandwidth"]
-    st = stats(rows, cfg)
+    st = stats(rows, facts)
     write_csv(out / "latency.csv", PAIR_FIELDS, lat)
     write_csv(out / "bandwidth.csv", PAIR_FIELDS, bw)
     write_csv(out / "stats.csv", STATS_FIELDS, st)
-    if "dor" in cfg.routers:
-        plot_latency_by_active(rows, cfg, "dor", out / "fig2_latency_dor.png", "Fig. 2")
-    if "rdr" in cfg.routers:
-        plot_latency_by_active(rows, cfg, "rdr", out / "fig3_latency_rdr.png", "Fig. 3")
+    if "dor" in facts.routers:
+        plot_latency_by_active(rows, facts, "dor", out / "fig2_latency_dor.png", "Fig. 2")
+    if "rdr" in facts.routers:
+        plot_latency_by_active(rows, facts, "rdr", out / "fig3_latency_rdr.png", "Fig. 3")
     plot_compare(
         rows,
-        cfg,
-        cfg.routers,
+        facts,
+        facts.routers,
         out / "fig4_latency_dor_rdr.png",
         "Fig. 4: latency CDFs, DOR against RDR (and ABR, OFR)",
     )
-    plot_bandwidth(rows, cfg, out / "fig5_bandwidth.png")
+    plot_bandwidth(rows, facts, out / "fig5_bandwidth.png")
     fig = figure(11, 4.2)
     for ax, router in zip(fig.subplots(1, 2), ("abr", "ofr"), strict=True):
         series = [
-            (router, a, c, "-") for a, c in zip(cfg.active, _shades(len(cfg.active)), strict=True)
+            (router, a, c, "-")
+            for a, c in zip(facts.active, _shades(len(facts.active)), strict=True)
         ]
         _cdf_axes(
             ax,
@@ -561,19 +512,20 @@ def run(
     fig.tight_layout()
     fig.savefig(out / "latency_abr_ofr.png")
     summary = out / "summary.md"
-    summary.write_text(summarise(cfg, st, seconds, len(trials)))
+    summary.write_text(summarise(facts, st, seconds, sims))
     write_run_json(
         out / "run.json",
         {
             "reproduction": NAME,
             "mode": cfg.mode,
             "started": started,
-            "seconds": round(seconds, 2),
-            "simulations": len(trials),
-            "active": list(cfg.active),
-            "placements": list(cfg.placements),
-            "rounds": cfg.rounds,
-            "messages": cfg.messages,
+            "seconds": round(time.perf_counter() - t0, 2),
+            "simulation_seconds": round(seconds, 2),
+            "simulations": sims,
+            "active": list(facts.active),
+            "placements": list(facts.placements),
+            "rounds": facts.rounds,
+            "messages": facts.messages,
         },
         cfg.workers,
     )

@@ -94,11 +94,26 @@ impl Pattern {
                     host: host as u32,
                 }
             }
-            Pattern::Bisect { dir } => Kind::Table(matching::bisection(
-                t,
-                dir == BisectDir::Both,
-                &mut random("table"),
-            )),
+            Pattern::Bisect { dir, active } => {
+                let n = match active {
+                    Some(n) if n as usize > t => {
+                        return Err(TrafficError::bad_param(
+                            name,
+                            "active",
+                            n,
+                            format!("at most the {t} terminals of the network"),
+                        ))
+                    }
+                    Some(n) => n as usize,
+                    None => t,
+                };
+                Kind::Table(matching::bisection(
+                    t,
+                    n,
+                    dir == BisectDir::Both,
+                    &mut random("table"),
+                ))
+            }
             Pattern::Bridge => Kind::Table(matching::bridge(net)?),
             Pattern::GroupShift { by, any: false } => Kind::Table(groups::group_shift(net, by)?),
             Pattern::GroupShift { by, any: true } => {

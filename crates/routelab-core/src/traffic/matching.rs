@@ -24,16 +24,17 @@ pub(crate) fn derangement(t: usize, rng: &mut Rng) -> Vec<u32> {
     }
 }
 
-/// A random bisection: a random order of the terminals, its first half
-/// paired with its second (`order[i] <-> order[h + i]`), which splits them
-/// into random halves joined by a uniformly random perfect matching. With an
-/// odd `t` the last terminal of the order stays idle. Without `both` only
-/// the first half sends (`order[i] -> order[h + i]`) and the second is idle.
-pub(crate) fn bisection(t: usize, both: bool, rng: &mut Rng) -> Vec<u32> {
+/// A random bisection: a random order of the terminals, the first half of
+/// its first `active` paired with their second half (`order[i] <-> order[h +
+/// i]`, `h = active / 2`), which splits them into random halves joined by a
+/// uniformly random perfect matching. The rest of the order, and with an odd
+/// `active` its last one, stay idle. Without `both` only the first half sends
+/// (`order[i] -> order[h + i]`) and the second is idle.
+pub(crate) fn bisection(t: usize, active: usize, both: bool, rng: &mut Rng) -> Vec<u32> {
     let mut order: Vec<u32> = (0..t as u32).collect();
     order.shuffle(rng);
     let mut table: Vec<u32> = (0..t as u32).collect();
-    let h = t / 2;
+    let h = active.min(t) / 2;
     for i in 0..h {
         let (a, b) = (order[i], order[h + i]);
         table[a as usize] = b;
@@ -102,13 +103,36 @@ mod tests {
 
     #[test]
     fn odd_bisection_leaves_one_idle() {
-        let b = bisection(7, true, &mut stream(1, "t"));
+        let b = bisection(7, 7, true, &mut stream(1, "t"));
         assert_eq!(
             b.iter()
                 .enumerate()
                 .filter(|&(s, &d)| s == d as usize)
                 .count(),
             1
+        );
+    }
+
+    #[test]
+    fn a_bisection_of_some_active_terminals_pairs_them_and_idles_the_rest() {
+        // 10 of 64 terminals: 5 senders, each to a distinct receiver, the
+        // other 54 idle; both ways, 10 busy. All active: the full bisection
+        // from the same seed, bit for bit.
+        for both in [false, true] {
+            let b = bisection(64, 10, both, &mut stream(3, "t"));
+            let senders: Vec<usize> = (0..64).filter(|&s| b[s] as usize != s).collect();
+            assert_eq!(senders.len(), if both { 10 } else { 5 });
+            let mut receivers: Vec<u32> = senders.iter().map(|&s| b[s]).collect();
+            receivers.sort_unstable();
+            receivers.dedup();
+            assert_eq!(receivers.len(), senders.len());
+            assert!(senders
+                .iter()
+                .all(|&s| !both || b[b[s] as usize] as usize == s));
+        }
+        assert_eq!(
+            bisection(64, 64, true, &mut stream(3, "t")),
+            bisection(64, usize::MAX, true, &mut stream(3, "t"))
         );
     }
 

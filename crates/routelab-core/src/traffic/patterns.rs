@@ -90,10 +90,14 @@ pub enum Pattern {
     /// `dir = one` (ORCS's `bisect`, as domke2011 used it) only the first
     /// half sends and the second is idle, so half as many flows share the
     /// links. The same seed draws the same pairs either way. With an odd `T`
-    /// one random terminal is left idle.
+    /// one random terminal is left idle. With `active = n` only `n`
+    /// terminals drawn at random take part (the others idle), paired the same
+    /// way: parker's senders and receivers among the active nodes.
     Bisect {
         #[serde(default)]
         dir: BisectDir,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        active: Option<u32>,
     },
     /// Bridge (geoffray2008 §5.4): terminals grouped by the switch they hang
     /// off (a Clos leaf, a line card), groups ordered by their lowest terminal
@@ -211,8 +215,8 @@ pub const PATTERNS: &[PatternInfo] = &[
     },
     PatternInfo {
         name: "bisect",
-        usage: "bisect[:dir=both|one]  (random bisection; pairs exchange, or one way as ORCS)",
-        keys: &["dir"],
+        usage: "bisect[:dir=both|one,active=N]  (random bisection, of N random terminals if given; pairs exchange, or one way as ORCS)",
+        keys: &["dir", "active"],
         positional: Some("dir"),
     },
     info(
@@ -279,53 +283,57 @@ impl Pattern {
                 ),
             })?;
         let args = Args::parse(info, args)?;
-        let pattern =
-            match info.name {
-                "uniform" => Pattern::Uniform,
-                "permutation" => Pattern::Permutation,
-                "bit-reverse" => Pattern::BitReverse,
-                "bit-complement" => Pattern::BitComplement,
-                "shuffle" => Pattern::Shuffle,
-                "transpose" => Pattern::Transpose,
-                "rotate3d" => Pattern::Rotate3d,
-                "butterfly" => Pattern::Butterfly,
-                "tornado" => Pattern::Tornado,
-                "neighbor" => Pattern::Neighbor,
-                "local" => Pattern::Local {
-                    l: args.u32("l", 0, MAX_L, "the largest number of switch hops")?,
-                    along: match args.raw("along").unwrap_or("shortest") {
-                        "shortest" => LocalAlong::Shortest,
-                        "updown" => LocalAlong::Updown,
-                        other => {
-                            return Err(TrafficError::bad_param(
-                                "local",
-                                "along",
-                                other,
-                                "shortest or updown",
-                            ))
-                        }
-                    },
+        let pattern = match info.name {
+            "uniform" => Pattern::Uniform,
+            "permutation" => Pattern::Permutation,
+            "bit-reverse" => Pattern::BitReverse,
+            "bit-complement" => Pattern::BitComplement,
+            "shuffle" => Pattern::Shuffle,
+            "transpose" => Pattern::Transpose,
+            "rotate3d" => Pattern::Rotate3d,
+            "butterfly" => Pattern::Butterfly,
+            "tornado" => Pattern::Tornado,
+            "neighbor" => Pattern::Neighbor,
+            "local" => Pattern::Local {
+                l: args.u32("l", 0, MAX_L, "the largest number of switch hops")?,
+                along: match args.raw("along").unwrap_or("shortest") {
+                    "shortest" => LocalAlong::Shortest,
+                    "updown" => LocalAlong::Updown,
+                    other => {
+                        return Err(TrafficError::bad_param(
+                            "local",
+                            "along",
+                            other,
+                            "shortest or updown",
+                        ))
+                    }
                 },
-                "hotspot" => Pattern::Hotspot {
-                    f: args.fraction("f")?,
-                    host: args.index("host")?.unwrap_or(0),
+            },
+            "hotspot" => Pattern::Hotspot {
+                f: args.fraction("f")?,
+                host: args.index("host")?.unwrap_or(0),
+            },
+            "bisect" => Pattern::Bisect {
+                dir: match args.raw("dir").unwrap_or("both") {
+                    "both" => BisectDir::Both,
+                    "one" => BisectDir::One,
+                    other => {
+                        return Err(TrafficError::bad_param(
+                            "bisect",
+                            "dir",
+                            other,
+                            "both (pairs exchange) or one (first half sends, as ORCS)",
+                        ))
+                    }
                 },
-                "bisect" => Pattern::Bisect {
-                    dir: match args.raw("dir").unwrap_or("both") {
-                        "both" => BisectDir::Both,
-                        "one" => BisectDir::One,
-                        other => {
-                            return Err(TrafficError::bad_param(
-                                "bisect",
-                                "dir",
-                                other,
-                                "both (pairs exchange) or one (first half sends, as ORCS)",
-                            ))
-                        }
-                    },
+                active: match args.raw("active") {
+                    None => None,
+                    Some(_) => Some(args.u32("active", 2, u32::MAX, "terminals taking part")?),
                 },
-                "bridge" => Pattern::Bridge,
-                "group-shift" => Pattern::GroupShift {
+            },
+            "bridge" => Pattern::Bridge,
+            "group-shift" => {
+                Pattern::GroupShift {
                     by: match args.raw("by") {
                         None => 1,
                         Some(_) => args.u32("by", 1, u32::MAX, "groups further")?,
@@ -340,10 +348,11 @@ impl Pattern {
                             "slot (the same slot in the group) or any (a random terminal of it)",
                         )),
                     },
-                },
-                "group-permutation" => Pattern::GroupPermutation,
-                other => unreachable!("pattern '{other}' is registered but not parsed"),
-            };
+                }
+            }
+            "group-permutation" => Pattern::GroupPermutation,
+            other => unreachable!("pattern '{other}' is registered but not parsed"),
+        };
         Ok(pattern)
     }
 
@@ -400,9 +409,14 @@ impl fmt::Display for Pattern {
             } => write!(out, "local:l={l},along=updown"),
             Pattern::Hotspot { f, host: 0 } => write!(out, "hotspot:f={f}"),
             Pattern::Hotspot { f, host } => write!(out, "hotspot:f={f},host={host}"),
-            Pattern::Bisect {
-                dir: BisectDir::One,
-            } => out.write_str("bisect:dir=one"),
+            Pattern::Bisect { dir, active } if *dir == BisectDir::One || active.is_some() => {
+                out.write_str("bisect:")?;
+                match (*dir == BisectDir::One, active) {
+                    (true, Some(n)) => write!(out, "dir=one,active={n}"),
+                    (false, Some(n)) => write!(out, "active={n}"),
+                    _ => out.write_str("dir=one"),
+                }
+            }
             Pattern::GroupShift { by, any } if *by != 1 || *any => {
                 out.write_str("group-shift:")?;
                 match (*by != 1, *any) {
@@ -540,11 +554,24 @@ mod tests {
             "group-shift:by=2",
             "group-shift:to=any",
             "group-shift:by=3,to=any",
+            "bisect",
+            "bisect:dir=one",
+            "bisect:active=100",
+            "bisect:dir=one,active=100",
         ] {
             let p = Pattern::parse(spec).unwrap();
             assert_eq!(p.to_string(), spec);
             assert_eq!(Pattern::parse(&p.to_string()).unwrap(), p);
         }
+        let e = Pattern::parse("bisect:active=1").unwrap_err().to_string();
+        assert!(e.contains("active") && e.contains("2.."), "{e}");
+        let net = crate::network::spec::build("torus:4x4").unwrap();
+        let e = Pattern::parse("bisect:active=17")
+            .unwrap()
+            .bind(&net, 1)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("active") && e.contains("16 terminals"), "{e}");
     }
 
     #[test]
