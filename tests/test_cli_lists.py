@@ -31,7 +31,7 @@ def test_every_list_has_one_line_per_name(run_cli):
     assert routers["minhop"].startswith("tables:") and not routers["dor"].startswith("tables:")
     patterns = _rows(run_cli("pattern", "--list").stdout)
     assert patterns["bitrev"] == "= bit-reverse" and patterns["randperm"] == "= permutation"
-    assert "bisect[:dir=both|one]" in patterns and "hotspot:f=0.1[,host=0]" in patterns
+    assert "bisect[:dir=both|one,active=N]" in patterns and "hotspot:f=0.1[,host=0]" in patterns
     families = _rows(run_cli("topo", "--list").stdout)
     assert len(families) == len(routelab.families())
 

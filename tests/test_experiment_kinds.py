@@ -251,6 +251,19 @@ def test_an_unknown_search_option_is_refused_by_name(tmp_path, run_cli):
     spec = write(tmp_path, SEARCH + "\n[saturate]\nsteps = 0\n")
     r = run_cli("sweep", str(spec), "--out", str(tmp_path / "out2"))
     assert r.returncode == 2 and "'saturate.steps' = 0" in r.stderr
+    # Ranges the search checks are checked before anything runs.
+    for table, key in (
+        ("scan = [[0.4, 0.2]]", "'saturate.scan'"),
+        ("scan = [[0.2]]\nlow = 0.1", "'saturate.scan'"),
+        ("tolerance = 1.0", "'saturate.tolerance'"),
+        ("low = 0.5\nhigh = 0.4", "'saturate.high'"),
+    ):
+        spec = write(tmp_path, SEARCH + f"\n[saturate]\n{table}\n")
+        r = run_cli("sweep", str(spec), "--out", str(tmp_path / "out3"))
+        assert r.returncode == 2 and key in r.stderr, (table, r.stderr)
+        assert not (tmp_path / "out3" / "runs").exists() or not any(
+            (tmp_path / "out3" / "runs").iterdir()
+        )
 
 
 def test_a_search_resumes_from_its_journal_with_the_same_answer(tmp_path):
@@ -278,6 +291,15 @@ def test_a_search_resumes_from_its_journal_with_the_same_answer(tmp_path):
     # each load once.
     assert journal.read_text().splitlines()[:3] == lines[:3]
     assert len(journal.read_text().splitlines()) == len(lines)
+    # A journal the search refuses (another spec's) is set aside, named, and
+    # the search runs afresh to the same answer.
+    other = specs.load(write(tmp_path, SEARCH.replace("4x4", "6x6"))).runs[0].params
+    kinds.execute("saturate", other, journal=str(tmp_path / "o.jsonl"))
+    (tmp_path / "o.jsonl").replace(journal)
+    again = kinds.execute("saturate", params, journal=str(journal))
+    assert measured(again) == measured(fresh)
+    assert (tmp_path / "j.refused").is_file()
+    assert "set aside" in again["artefacts"]["warnings"][-1]
     # A sweep gives each search a journal in its store and removes it once
     # the run's record is written.
     out = tmp_path / "out"

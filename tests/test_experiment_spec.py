@@ -432,5 +432,8 @@ def test_a_variant_that_is_missing_or_touches_a_zip_is_refused_by_name():
         specs.parse(VARIED, variant="tiny")
     with pytest.raises(routelab.ConfigError, match=r"variants\.wrong\.routing\.root.*\[\[zip\]\]"):
         specs.parse(VARIED, variant="wrong")
+    nested = VARIED.replace('"routing.root" = "s3"', '"routing.root.x" = "s3"')
+    with pytest.raises(routelab.ConfigError, match=r"\[\[zip\]\]"):
+        specs.parse(nested, variant="wrong")
     with pytest.raises(routelab.ConfigError, match="'variants' must hold tables"):
         specs.parse(ROUTE + "\n[variants]\nquick = 1\n")

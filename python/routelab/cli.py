@@ -882,7 +882,8 @@ def _parser() -> argparse.ArgumentParser:
     sa.add_argument(
         "--no-drain",
         action="store_true",
-        help="judge a load by accepted against offered alone, without the drain",
+        help="judge a load without the drain (with --no-convergence: by accepted against "
+        "offered alone)",
     )
     sa.add_argument(
         "--journal",

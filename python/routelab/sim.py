@@ -147,7 +147,7 @@ def saturate(
     in a row are not sustained: a load-latency curve. The bracket is then
     the highest scan load sustained and the lowest not sustained above it
     (grown above the last by doubling steps if every one was), narrowed as
-    above; ``low`` and ``high`` are not used with it.
+    above; ``low`` and ``high`` are refused beside it.
     ``require_drained=False`` judges a load by accepted against offered
     alone, without the drain (a grid's rule for curves read to their
     plateau).

@@ -19,6 +19,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import routelab
@@ -252,7 +253,8 @@ def _check_sim_spec(params: dict[str, Any]) -> None:
 
 def search_options(params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """A saturate run's simulator spec and its search options (``[saturate]``);
-    an unknown option is refused by name."""
+    an unknown option or a value out of its range is refused by name, before
+    anything runs."""
     spec = dict(params)
     options = dict(spec.pop("saturate", None) or {})
     for key in options:
@@ -261,6 +263,24 @@ def search_options(params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, An
                 f"unknown key 'saturate.{key}' for a 'saturate' experiment; valid keys: "
                 + ", ".join(SEARCH_OPTIONS)
             )
+
+    def bad(key: str, expected: str) -> ConfigError:
+        return ConfigError(f"'saturate.{key}' = {options[key]!r} is not valid: expected {expected}")
+
+    if not 0 <= options.get("tolerance", 0) < 1:
+        raise bad("tolerance", "a fraction in [0, 1)")
+    if not 1 <= options.get("steps", 1) <= 30:
+        raise bad("steps", "an integer in 1..=30")
+    if not 1 <= options.get("scan_misses", 1) <= 1000:
+        raise bad("scan_misses", "an integer in 1..=1000")
+    if "high" in options and options["high"] <= options.get("low", 0):
+        raise bad("high", "a load above saturate.low")
+    scan = options.get("scan", [])
+    ascending = all(a < b for a, b in zip(scan, scan[1:], strict=False))
+    if scan and not (all(x > 0 for x in scan) and ascending):
+        raise bad("scan", "loads above 0 in ascending order")
+    if scan and ("low" in options or "high" in options):
+        raise bad("scan", "no saturate.low or saturate.high beside it (the scan makes the bracket)")
     return spec, options
 
 
@@ -305,7 +325,18 @@ def run_saturate(params: dict[str, Any], journal: str | None = None) -> dict[str
     takes them from there: same answer, less time."""
     KINDS["saturate"].check_available()
     spec, options = search_options(params)
-    return as_dict(routelab.saturate(spec, **options, progress=False, journal=journal))
+    try:
+        return as_dict(routelab.saturate(spec, **options, progress=False, journal=journal))
+    except routelab.RoutelabError as e:
+        if journal is None or not str(e).startswith("journal "):
+            raise
+    # A journal the search refuses (another version's spec text, a damaged
+    # line) is set aside, named, and the search runs afresh.
+    refused = Path(journal).with_suffix(".refused")
+    Path(journal).replace(refused)
+    result = as_dict(routelab.saturate(spec, **options, progress=False, journal=journal))
+    result.setdefault("warnings", []).append(f"a refused journal was set aside as {refused}")
+    return result
 
 
 def as_dict(result: Any) -> dict[str, Any]:

@@ -33,8 +33,9 @@ list value is written as a one-element axis: ``key = [[1, 2, 3]]``. The text
 
 A variant (``load(path, variant="quick")``, ``routelab sweep --variant quick``)
 replaces the values of the dotted keys it lists, outside ``[[zip]]`` groups
-(``[[variants.quick.zip]]`` tables replace the groups all together), and is
-named ``NAME-quick``; without one, ``[variants]`` is ignored.
+(``[[variants.quick.zip]]`` tables replace the groups all together; a table
+value is merged key by key), and is named ``NAME-quick``; without one,
+``[variants]`` is ignored.
 
 Each run has a key: the first 16 hex digits of the SHA-256 of the canonical JSON
 of its kind and normalised parameters, stable across processes and machines.
@@ -167,7 +168,8 @@ def with_variant(doc: Mapping[str, Any], variant: str) -> dict[str, Any]:
         key = path.removeprefix(prefix)
         if key == "zip":
             continue
-        if key in zipped or key.split(".")[0] in RESERVED_TABLES[1:]:
+        inside = any(key == z or key.startswith(z + ".") or z.startswith(key + ".") for z in zipped)
+        if inside or key.split(".")[0] in RESERVED_TABLES[1:]:
             raise ConfigError(
                 f"'{path}': '{key}' varies in a [[zip]] group or is not a parameter; "
                 "a variant replaces plain keys and experiment.*, or every [[zip]] group "

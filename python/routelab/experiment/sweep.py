@@ -7,7 +7,8 @@ again) unless ``retry_failed`` asks. A run without a
 record (it was in flight when the sweep stopped) runs, and so does a run whose
 record file is damaged (not a valid record: the store checks every record it
 reads); a saturation search killed half-way takes the loads it had measured
-from its journal (``journals/<key>.jsonl``), same answer. A run recorded as
+from its journal (``journals/<key>.jsonl``, kept by local workers), same
+answer. A run recorded as
 ``failed`` runs again with ``retry_failed`` or when ``retries`` allows more
 attempts than it has had. Records are written by this process only, one at a
 time, as futures complete, so the store has one writer (a lock enforces it).
@@ -256,15 +257,22 @@ def _execute(
         _progress(exp.name, len(todo) + skipped, skipped, quiet) as progress,
     ):
         pending: dict[Any, specs.Run] = {}
+        # Journals on local workers only: they die with the sweep, so a
+        # journal has one writer, and they share the store's file system.
+        local = client_options.get("address") is None and client_options.get("slurm") is None
+
+        def journal(run: specs.Run) -> str | None:
+            if local and kinds.get(run.kind).journaled:
+                return str(store.journal_path(run.key).resolve())
+            return None
 
         def submit(run: specs.Run) -> Any:
             attempts[run.key] = attempts.get(run.key, 0) + 1
-            journaled = kinds.get(run.kind).journaled
             fut = client.submit(
                 kinds.execute,
                 run.kind,
                 run.params,
-                str(store.journal_path(run.key)) if journaled else None,
+                journal(run),
                 key=f"{run.kind}-{run.key}-{session}-{attempts[run.key]}",
                 pure=False,
             )

@@ -164,8 +164,8 @@ def sweep_specs(
     accept: Sequence[str] = ("ok",),
     artefacts: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Runs (or resumes) each experiment spec ``folder``/PART.toml, its
-    ``[variants.MODE]`` where it has one, into ``out``/PART; returns the run
+    """Runs (or resumes) each experiment spec ``folder``/PART.toml, or its
+    ``[variants.MODE]`` unless MODE is ``full``, into ``out``/PART; returns the run
     tables by part. A run whose status is not in ``accept`` (``undrained``,
     ``deadlock`` and ``failed`` may be results too) stops here, named with its
     error, so no table is built from a partial sweep. ``artefacts``: per-run
@@ -177,6 +177,8 @@ def sweep_specs(
         path = folder / f"{part}.toml"
         with path.open("rb") as f:
             has = mode in specs.variants(tomllib.load(f))
+        if mode != "full" and not has:
+            raise ValueError(f"{path} has no [variants.{mode}]: a {mode} run would run it whole")
         exp = specs.load(path, variant=mode if has else None)
         routelab.sweep(exp, out / part, workers=workers, quiet=not progress)
         df = routelab.results(out / part, artefacts=artefacts)

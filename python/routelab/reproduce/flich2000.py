@@ -119,6 +119,7 @@ COLORS = {
     "DFSSSP": "tab:blue",
     "LASH": "tab:purple",
 }
+MARKERS = {"UD": "s", "ITB": "o", "ITB-any": "^", "DFSSSP": "D", "LASH": "v"}
 PATTERNS = ("uniform", "bit-reverse", "local:l=3", "local:l=5", "hotspot")
 
 
@@ -469,8 +470,8 @@ def plot_curves(rows, chosen, pattern: str, size: int, path: Path, fig_name: str
                 ax.plot(
                     [r["accepted_fns"] for r in pts],
                     [r["latency_ns"] for r in pts],
-                    marker="o",
-                    ms=3,
+                    marker=MARKERS[routing],
+                    ms=3.5,
                     color=COLORS[routing],
                     label=routing,
                 )

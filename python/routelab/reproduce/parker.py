@@ -8,7 +8,9 @@ receivers and paired one to one at random; the same pairs serve every router.
 - Latency trial (Figs. 2-4): each sender sends an 8 KB ping, its receiver
   answers with a pong of the same size once the ping has arrived; ten rounds;
   a sender's latency is its mean round trip. The simulator's closed-loop
-  ``ping-pong`` workload with explicit ``traffic.pairs``.
+  ``ping-pong`` workload on the pattern ``bisect:dir=one,active=N`` (the
+  active nodes and their pairs, drawn from ``run.seed``: one placement per
+  seed).
 - Bandwidth trial (Fig. 5): each sender sends ten 8 KB messages back to back,
   the receiver acknowledges the last with a one-flit packet; bandwidth is 80 KB
   over the time from the start to the acknowledgement. The ``exchange``

@@ -35,7 +35,7 @@
 //! the bracket is then the highest scan load sustained and the lowest one
 //! not sustained above it (grown above the last load when every one was
 //! sustained), and the search narrows it as above. `low` and `high` are
-//! not used then.
+//! refused beside a scan.
 //!
 //! With `run.stop_backlog`, a load whose backlog piles up in its warm-up
 //! stops there (status `backlog`, not sustained): loads past saturation
