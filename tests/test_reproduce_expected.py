@@ -4,7 +4,6 @@ reproduction report."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from pathlib import Path
@@ -98,10 +97,25 @@ def test_every_reproduction_has_its_published_values() -> None:
     assert (parker.PAPER_DOR_MAX_GBYTES, parker.PAPER_RDR_MAX_GBYTES) == (2.0, 4.0)
 
 
-def test_the_bandwidth_grid_is_a_resumable_sweep(tmp_path: Path) -> None:
-    cfg = dataclasses.replace(
-        domke2011.config(tiny=True), max_endpoints=64, multipath_max_endpoints=64, patterns=5
-    )
+def test_the_bandwidth_grid_is_a_resumable_sweep(tmp_path: Path, monkeypatch) -> None:
+    # The spec files cut to the 64-endpoint networks and 5 patterns.
+    import tomllib
+
+    from routelab.experiment import spec as specs
+
+    def small(cfg):
+        out = {}
+        for sub in domke2011.EBB_SPECS:
+            doc = tomllib.loads((domke2011.SPECS / "domke2011" / f"{sub}.toml").read_text())
+            doc.pop("variants")
+            doc["network"]["topology"] = [t for t in doc["network"]["topology"] if "=64" in t]
+            doc["ebb"]["patterns"] = 5
+            doc["experiment"]["name"] += "-small"
+            out[sub] = specs.from_document(doc)
+        return out
+
+    monkeypatch.setattr(domke2011, "ebb_experiments", small)
+    cfg = domke2011.config(tiny=True)
     first = domke2011.sweep_ebb(cfg, tmp_path)
     # 3 networks of 64 endpoints: 7 engines each, and multipath beside
     assert [(o.total, o.ran, o.skipped) for o in first] == [(21, 21, 0), (3, 3, 0)]
@@ -126,6 +140,11 @@ def test_the_full_mode_runs_the_spec_files_unchanged() -> None:
     quick = domke2011.ebb_experiments(domke2011.config(quick=True))
     assert quick["ebb"].name == "domke2011-ebb-quick" and len(quick["ebb"].runs) == 7 * 15
     assert {r.flat["ebb.patterns"] for r in quick["ebb"].runs} == {300}
+    tiny = domke2011.ebb_experiments(domke2011.config(tiny=True))
+    ends = {
+        sub: {int(t.split("=")[-1]) for t in e.axes[0].values for t in t} for sub, e in tiny.items()
+    }
+    assert max(ends["ebb"]) == 512 and max(ends["ebb-multipath"]) == 256
 
 
 def test_the_report_of_a_reproduction_without_sweeps(tmp_path: Path) -> None:

@@ -41,7 +41,6 @@ import statistics
 import subprocess
 import sys
 import time
-import tomllib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -293,44 +292,20 @@ def _first_line(e: BaseException) -> str:
     return str(e).splitlines()[0] if str(e) else type(e).__name__
 
 
-# The bandwidth grid is a sweep spec (specs/domke2011-ebb.toml, with multipath
-# in a companion kept to smaller networks), run with routelab.sweep into
-# OUT/ebb/ and OUT/ebb-multipath/: a second run resumes and skips what is done.
-EBB_SPECS = {"ebb": "domke2011-ebb", "ebb-multipath": "domke2011-ebb-multipath"}
-
-
-def _terminals(spec: str) -> int:
-    m = re.search(r"terminals=(\d+)", spec)
-    if m is None:
-        raise ValueError(f"{spec}: no terminals=N")
-    return int(m.group(1))
+# The bandwidth grid is a sweep spec (specs/domke2011/ebb.toml, with multipath
+# in a companion kept to smaller networks; each with quick and tiny variants),
+# run with routelab.sweep into OUT/ebb/ and OUT/ebb-multipath/: a second run
+# resumes and skips what is done.
+EBB_SPECS = ("ebb", "ebb-multipath")
 
 
 def ebb_experiments(cfg: Config) -> dict[str, Any]:
     """The bandwidth sweeps of ``cfg`` by output subdirectory: the spec files
-    themselves in full mode; in quick and tiny mode, their networks up to the
-    mode's sizes and its number of patterns, under a name of their own."""
+    in full mode, their ``quick`` or ``tiny`` variants in the other modes."""
     from routelab.experiment import spec as specs
 
-    out: dict[str, Any] = {}
-    for sub, name in EBB_SPECS.items():
-        path = SPECS / f"{name}.toml"
-        doc = tomllib.loads(path.read_text())
-        limit = cfg.max_endpoints
-        if "multipath" in name:
-            limit = min(limit, cfg.multipath_max_endpoints)
-        listed = doc["network"]["topology"]
-        topologies = [t for t in listed if _terminals(t) <= limit]
-        if not topologies:
-            continue
-        if topologies == listed and doc["ebb"]["patterns"] == cfg.patterns:
-            out[sub] = specs.load(path)
-            continue
-        doc["network"]["topology"] = topologies
-        doc["ebb"]["patterns"] = cfg.patterns
-        doc["experiment"]["name"] = f"{name}-{cfg.mode}"
-        out[sub] = specs.from_document(doc)
-    return out
+    variant = None if cfg.mode == "full" else cfg.mode
+    return {sub: specs.load(SPECS / NAME / f"{sub}.toml", variant=variant) for sub in EBB_SPECS}
 
 
 def sweep_ebb(cfg: Config, out: Path, quiet: bool = True) -> list[Any]:
