@@ -213,12 +213,14 @@ def test_audit_takes_sls_from_opensm_path_records(tools, tmp_path):
         with sn.sm("dfsssp", "dfsssp") as d:
             lst = routelab.load(d / "opensm-subnet.lst")
             records = tmp_path / "opensm-path-records.dump"
-            # The SA may answer before the SM's SLs are in place (every
-            # pair on SL 0) or time out on a busy machine: ask again.
-            for _ in range(5):
-                text = sn.path_records(lst, switches=True)
+            # The SA may answer before the SM's SLs are all in place (every
+            # pair on SL 0, or some pairs still on their first SL) or time
+            # out on a busy machine: ask until two answers in a row agree.
+            text = ""
+            for _ in range(8):
+                previous, text = text, sn.path_records(lst, switches=True)
                 sls = {int(sl) for sl in re.findall(r"^0x[0-9a-f]+ : (\d+)", text, re.M)}
-                if "UNREACHABLE" not in text and len(sls) > 1:
+                if "UNREACHABLE" not in text and len(sls) > 1 and text == previous:
                     break
                 time.sleep(2)
             records.write_text(text)
