@@ -159,14 +159,7 @@ def test_registry_and_command_line(run_cli, tmp_path: Path) -> None:
     r = run_cli("reproduce", "nope")
     assert r.returncode == 2 and "domke2011" in r.stderr
     r = run_cli("reproduce", "domke2011", "--help")
-    assert r.returncode == 0 and "--quick" in r.stdout and "--sizes" in r.stdout
-    # Network sizes are a choice of the reproductions that have several.
-    r = run_cli("reproduce", "domke2011", "--sizes", "8", "--out", str(tmp_path))
-    assert r.returncode == 2 and "no choice of network sizes" in r.stderr, r.stderr
-    r = run_cli("reproduce", "versaci2013", "--sizes", "32", "--out", str(tmp_path))
-    assert r.returncode == 2 and "expected some of [8, 16]" in r.stderr, r.stderr
-    r = run_cli("reproduce", "versaci2013", "--sizes", "eight", "--out", str(tmp_path))
-    assert r.returncode == 2 and "--sizes eight" in r.stderr, r.stderr
+    assert r.returncode == 0 and "--quick" in r.stdout
 
 
 def test_the_report_puts_measured_beside_published(tiny: Path) -> None:

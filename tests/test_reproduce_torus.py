@@ -4,14 +4,13 @@ tori): every output is written and the numbers obey the physics."""
 from __future__ import annotations
 
 import csv
-import dataclasses
-import json
 from pathlib import Path
 
 import pytest
 
 import routelab
 from routelab import reproduce
+from routelab.experiment import spec
 from routelab.reproduce import parker, versaci2013
 
 
@@ -151,11 +150,12 @@ def test_derouted_ratios_are_fractions(versaci: Path) -> None:
 
 def test_both_readings_of_eq_15_are_run_beside_table_3(versaci: Path) -> None:
     rows = _rows(versaci / "table3_readings.csv")
+    patterns = ("uniform", "butterfly")
     assert {(r["router"], r["pattern"], r["reading"]) for r in rows} == {
         (router, pattern, reading)
         for router in ("por", "ofr")
-        for pattern in versaci2013.READING_LOADS
-        for reading in versaci2013.READINGS
+        for pattern in patterns
+        for reading in versaci2013.READINGS.values()
     }
     for r in rows:
         derouted = float(r["ratio_derouted"])
@@ -168,22 +168,26 @@ def test_both_readings_of_eq_15_are_run_beside_table_3(versaci: Path) -> None:
     # the reading as written never deroutes more.
     by = {(r["router"], r["pattern"], r["reading"]): float(r["ratio_derouted"]) for r in rows}
     for router in ("por", "ofr"):
-        for pattern in versaci2013.READING_LOADS:
+        for pattern in patterns:
             assert by[(router, pattern, "as written")] <= by[(router, pattern, "minimal")] + 0.02
 
 
-def test_searches_bisect_gamma_star_from_the_expected_value(versaci: Path) -> None:
+def _runs(part: str, variant: str | None = None) -> list[dict]:
+    return [r.flat for r in spec.load(versaci2013.SPECS / f"{part}.toml", variant=variant).runs]
+
+
+def test_searches_bisect_gamma_star_from_their_first_bracket(versaci: Path) -> None:
     walks: dict[tuple[str, str], list[dict[str, str]]] = {}
     for r in _rows(versaci / "loads.csv"):
         walks.setdefault((r["router"], r["pattern"]), []).append(r)
-    cfg = versaci2013.config(tiny=True)
+    runs = {(r["routing.algorithm"], r["traffic.pattern"]): r for r in _runs("searches", "tiny")}
+    assert set(walks) == set(runs)
     assert len(walks) == len(versaci2013.ROUTERS) * len(versaci2013.PATTERNS)
-    for (router, pattern), rows in walks.items():
+    for key, rows in walks.items():
         loads = [float(r["load"]) for r in rows]
-        # The first bracket lies either side of the expected gamma*.
-        start = versaci2013.expected_gamma(router, pattern, cfg.sizes[0])
-        assert round(start + cfg.span, 4) in loads, rows
-        assert round(max(cfg.resolution, start - cfg.span, start / 2), 4) in loads, rows
+        # The search ran both ends of the spec's first bracket.
+        assert runs[key]["saturate.low"] in loads and runs[key]["saturate.high"] in loads, rows
+        resolution = runs[key]["saturate.resolution"]
         ordered = [
             {
                 "load": float(r["load"]),
@@ -200,7 +204,7 @@ def test_searches_bisect_gamma_star_from_the_expected_value(versaci: Path) -> No
         # load above it that was not lies within the resolution.
         assert g == 0 or next(r for r in ordered if r["load"] == g)["sustained"], rows
         above = [r["load"] for r in ordered if r["load"] > g and not r["sustained"]]
-        assert above and min(above) - g <= cfg.resolution + 1e-9, rows
+        assert above and min(above) - g <= resolution + 1e-9, rows
         assert versaci2013.bracket_high(ordered) == min(above)
         # Verdicts out of order with the bracket are counted, never taken.
         out = [
@@ -211,83 +215,48 @@ def test_searches_bisect_gamma_star_from_the_expected_value(versaci: Path) -> No
         assert versaci2013.inverted(ordered) == out
 
 
-def test_search_is_one_saturation_search_kept_whole(monkeypatch, tmp_path: Path) -> None:
-    cfg = versaci2013.config(quick=True)
-    cfg = dataclasses.replace(cfg, store=versaci2013.PointStore(tmp_path / "points.jsonl"))
-    calls: list[dict] = []
-
-    def fake(doc, progress=None, **options):
-        calls.append(dict(options, doc=doc))
-        point = {
-            "status": "sustained",
-            "sustained": True,
-            "drained": True,
-            "converged": True,
-            "offered": 0.1,
-            "accepted": 0.1,
-            "accepted_normalised": 0.5,
-            "latency_mean": 2000.0,
-            "latency_p99": 4000.0,
-            "network_latency_mean": 1000.0,
-            "avg_hops": 6.0,
-            "counters": {"minimal": 3, "derouted": 1},
-            "wall_seconds": 1.0,
-        }
-        bad = dict(point, load=0.55, status="unconverged", sustained=False)
-        return {"points": [dict(point, load=0.5), bad], "bracket_low": 0.5, "bracket_high": 0.55}
-
-    monkeypatch.setattr(versaci2013.routelab, "saturate", fake)
-    rows = versaci2013.search("por", "uniform", 8, cfg, start=0.7)
-    (call,) = calls
-    assert (call["low"], call["high"], call["resolution"]) == (0.5, 0.9, cfg.resolution)
-    assert call["doc"]["run"]["drain_unconverged"] is False
-    assert call["doc"]["run"]["warmup_periods"] == cfg.warmup_periods
-    assert call["doc"]["run"]["stop_backlog"] == cfg.stop_backlog == 0.1
-    assert call["journal"].parent == tmp_path / "journals"
-    assert versaci2013.gamma_star(rows) == 0.5
-    assert rows[0]["lifetime_us"] == 2.0 and rows[0]["ratio_derouted"] == 0.25
-    # Kept whole: asked again, nothing runs.
-    again = versaci2013.search("por", "uniform", 8, cfg, start=0.7)
-    assert len(calls) == 1 and [r["load"] for r in again] == [0.5, 0.55]
-    assert all(r["kept"] for r in again)
+@pytest.mark.parametrize(
+    ("variant", "sizes", "span"), [(None, (16, 8), 0.08), ("quick", (8,), 0.2)]
+)
+def test_every_search_starts_around_the_papers_gamma_star(variant, sizes, span) -> None:
+    # One search per size, pattern and router; its first bracket `span`
+    # either side of Table 2's gamma* and not below half of it; DOR, not in
+    # the paper, around 0.3, or its 8x8x8 gamma* at k = 16.
+    runs = _runs("searches", variant)
+    assert len(runs) == len(sizes) * len(versaci2013.PATTERNS) * len(versaci2013.ROUTERS)
+    seen = set()
+    for r in runs:
+        k = versaci2013.size_of(r["network.topology"])
+        router, pattern = r["routing.algorithm"], r["traffic.pattern"]
+        assert r["network.topology"] == versaci2013.topology(pattern, k)
+        seen.add((k, router, pattern))
+        paper = versaci2013.PAPER_TABLE2.get((pattern, router, k))
+        if paper is None:
+            assert router == "dor"
+            continue
+        low = round(max(r["saturate.resolution"], paper - span, paper / 2), 4)
+        assert (r["saturate.low"], r["saturate.high"]) == (low, round(paper + span, 4)), r
+    assert len(seen) == len(runs)
 
 
-def test_a_search_killed_half_way_resumes_from_its_journal(monkeypatch, tmp_path: Path) -> None:
-    # One tiny search, its journal read before the search removes it; then
-    # the same search into a fresh directory holding that journal cut after
-    # two loads: those two are not run again, and the rows and the answer
-    # are the whole search's.
-    cfg = versaci2013.config(tiny=True)
-    real = routelab.saturate
-    journals: list[list[str]] = []
-
-    def keep_journal(doc, **options):
-        found = real(doc, **options)
-        journals.append(options["journal"].read_text().splitlines())
-        return found
-
-    monkeypatch.setattr(versaci2013.routelab, "saturate", keep_journal)
-    first = dataclasses.replace(cfg, store=versaci2013.PointStore(tmp_path / "a" / "points.jsonl"))
-    (tmp_path / "a").mkdir()
-    whole = versaci2013.search("ofr", "uniform", 4, first, start=0.5)
-    assert not any((tmp_path / "a" / "journals").iterdir())
-    (lines,) = journals
-    assert len(lines) >= 1 + len(whole)
-    assert json.loads(lines[0])["journal"] == "routelab saturation search"
-    (tmp_path / "b" / "journals").mkdir(parents=True)
-    # The journal is named by the search's key in the store.
-    (name,) = versaci2013.PointStore(tmp_path / "a" / "points.jsonl").rows
-    (tmp_path / "b" / "journals" / f"{name}.jsonl").write_text("\n".join(lines[:3]) + "\n")
-    second = dataclasses.replace(cfg, store=versaci2013.PointStore(tmp_path / "b" / "points.jsonl"))
-    resumed = versaci2013.search("ofr", "uniform", 4, second, start=0.5)
-    drop = ("wall_seconds",)
-    assert [{k: v for k, v in r.items() if k not in drop} for r in resumed] == [
-        {k: v for k, v in r.items() if k not in drop} for r in whole
-    ]
-    for line in lines[1:3]:
-        kept = json.loads(line)
-        (row,) = [r for r in resumed if r["load"] == round(kept["load"], 4)]
-        assert row["wall_seconds"] == round(kept["wall_seconds"], 2)
+def test_the_specs_are_table_1_with_the_routers_and_patterns_of_the_paper() -> None:
+    for part in versaci2013.PARTS:
+        for variant in (None, "quick", "tiny"):
+            for r in _runs(part, variant):
+                assert r["router.switching"] == "store-and-forward" and r["router.vcs"] == 3
+                assert (r["router.buffer_packets"], r["router.flit_bytes"]) == (8, 512)
+                assert r["traffic.message_packets"] == 96 and r["traffic.injection_limit"] == 2.4
+                assert r["network.classes.switch.bandwidth"] == "20Gb/s"
+                assert r["network.classes.terminal.bandwidth"] == "64Gb/s"
+                # Butterfly's stages in step, measured over whole rounds.
+                butterfly = r["traffic.pattern"] == "butterfly"
+                assert (r.get("traffic.arrivals") == "periodic") == butterfly, r
+                assert bool(r.get("run.whole_rounds")) == butterfly, r
+                options = r.get("routing.options") or {}
+                if r["routing.algorithm"] != "dor":
+                    assert options["one_way_ties"] is True and options["adaptive_vcs"] == 1
+                if part == "searches":
+                    assert r["run.drain_unconverged"] is False and r["run.stop_backlog"] == 0.1
 
 
 def test_a_second_run_into_the_same_directory_simulates_nothing_again(
@@ -295,35 +264,15 @@ def test_a_second_run_into_the_same_directory_simulates_nothing_again(
 ) -> None:
     before = _rows(versaci / "loads.csv")
     stages = _rows(versaci / "butterfly_stages.csv")
-    kept = (versaci / "points.jsonl").read_text().splitlines()
-    # One line per search, per load of butterfly's lifetime sweep and per run
-    # of the readings of eq. (15).
-    searches = len(versaci2013.ROUTERS) * len(versaci2013.PATTERNS)
-    readings = len(_rows(versaci / "table3_readings.csv"))
-    assert searches + readings <= len(kept) <= searches + len(stages) + readings
 
     def refuse(*_args, **_kwargs):
         raise AssertionError("a finished simulation ran again")
 
-    monkeypatch.setattr(versaci2013.routelab, "simulate", refuse)
-    monkeypatch.setattr(versaci2013.routelab, "saturate", refuse)
+    monkeypatch.setattr(routelab, "simulate", refuse)
+    monkeypatch.setattr(routelab, "saturate", refuse)
     versaci2013.run(versaci, tiny=True, progress=False)
     assert _rows(versaci / "loads.csv") == before
     assert _rows(versaci / "butterfly_stages.csv") == stages
-    assert (versaci / "points.jsonl").read_text().splitlines() == kept
-
-
-def test_a_subset_of_routers_runs_only_those(tmp_path: Path) -> None:
-    versaci2013.run(tmp_path, tiny=True, progress=False, routers=("abr",))
-    assert {r["router"] for r in _rows(tmp_path / "table2.csv")} == {"abr"}
-    with pytest.raises(ValueError, match="unknown routers"):
-        versaci2013.run(tmp_path, tiny=True, progress=False, routers=("xyz",))
-
-
-def test_expected_gamma_starts_from_the_paper_or_the_smaller_network() -> None:
-    assert versaci2013.expected_gamma("abr", "uniform", 16) == 0.70
-    assert versaci2013.expected_gamma("dor", "uniform", 16, 0.4) == 0.4
-    assert versaci2013.expected_gamma("dor", "uniform", 16) == versaci2013.DEFAULT_START
 
 
 def test_transposition_runs_on_a_square_number_of_nodes() -> None:
@@ -434,18 +383,13 @@ def test_versaci_butterfly_stages_bound_abr_one_way_and_ofr_both_ways() -> None:
     past 0.3 (the paper's gamma*), OFR's not before 0.4; beyond its knee ABR's
     lifetime stays bounded over whole rounds (the backlog drains in the light
     stages), so 0.4 is still sustained."""
-    cfg = versaci2013.config(quick=True)
     assert versaci2013.stage_capacity(8, 1) == pytest.approx(0.25, rel=0.03)
     assert versaci2013.stage_capacity(8, 2) == pytest.approx(0.5, rel=0.03)
-    # Butterfly in whole rounds of its stages at any load; the others not.
-    for pattern in versaci2013.PATTERNS:
-        doc = versaci2013.spec("abr", pattern, "torus:8x8x8", 0.3, cfg)
-        assert doc["run"]["whole_rounds"] is (pattern == "butterfly")
+    runs = {(r["routing.algorithm"], r["traffic.load"]): r for r in _runs("stages", "quick")}
 
     def run(router: str, load: float):
-        doc = versaci2013.spec(router, "butterfly", "torus:8x8x8", load, cfg)
-        r = routelab.simulate(doc)
-        ok = versaci2013.sustained(r.drained, r.converged, r.offered, r.accepted, cfg)
+        r = routelab.simulate(spec.unflatten(runs[(router, load)]))
+        ok = r.drained and r.converged and r.accepted >= 0.95 * r.offered
         return r.latency_mean, ok
 
     abr_low, _ = run("abr", 0.1)
@@ -464,7 +408,7 @@ def test_versaci_butterfly_stages_are_told_per_size() -> None:
 
     def rows(k: int, router: str, knee: float, top: float) -> list[dict]:
         out = []
-        for load in versaci2013.STAGE_LOADS:
+        for load in (0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7):
             ratio = 1.0 if load <= knee else 3.0
             out.append(
                 dict(
@@ -499,8 +443,13 @@ def test_versaci_butterfly_stages_are_told_per_size() -> None:
 
 
 def test_versaci_stage_sweep_runs_every_router_on_the_smallest_network_only() -> None:
-    full = versaci2013.config()
-    assert versaci2013.stage_routers(8, full) == versaci2013.ROUTERS
-    assert versaci2013.stage_routers(16, full) == ("abr", "ofr")
-    quick = versaci2013.config(quick=True)
-    assert versaci2013.stage_routers(8, quick) == versaci2013.ROUTERS
+    def routers(variant: str | None) -> dict[int, set[str]]:
+        out: dict[int, set[str]] = {}
+        for r in _runs("stages", variant):
+            out.setdefault(versaci2013.size_of(r["network.topology"]), set()).add(
+                r["routing.algorithm"]
+            )
+        return out
+
+    assert routers(None) == {8: set(versaci2013.ROUTERS), 16: {"abr", "ofr"}}
+    assert routers("quick") == {8: set(versaci2013.ROUTERS)}

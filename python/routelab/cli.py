@@ -691,13 +691,7 @@ def _reproduce(args: argparse.Namespace) -> int:
     from routelab import reproduce
 
     out = Path(args.out or f"reproduce-{args.name}")
-    try:
-        sizes = tuple(int(k) for k in args.sizes.split(",")) if args.sizes else None
-        summary = reproduce.run(args.name, out, quick=args.quick, sizes=sizes)
-    except ValueError as e:
-        # A size the mode does not have, or one that is not a number.
-        print(f"routelab: error: --sizes {args.sizes}: {e}", file=sys.stderr)
-        return 2
+    summary = reproduce.run(args.name, out, quick=args.quick)
     print(f"wrote {out}/ (summary: {summary}, report: {out / 'report.html'})")
     return 0
 
@@ -941,11 +935,6 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("name", choices=reproductions(), help="the reproduction")
     rp.add_argument("--quick", action="store_true", help="smaller networks and fewer samples")
     rp.add_argument("--out", metavar="DIR", help="output directory (default: reproduce-NAME)")
-    rp.add_argument(
-        "--sizes",
-        metavar="K,K",
-        help="run only these network sizes of the mode (versaci2013: 8,16)",
-    )
     rp.set_defaults(run=_reproduce)
 
     d = sub.add_parser("demo", help="run the main job on an embedded default")

@@ -196,3 +196,36 @@ fn a_journal_written_before_the_scan_options_existed_is_taken_as_it_is() {
     assert_eq!(answer(&again), answer(&first));
     assert_eq!(lines(&path).len(), loads + 1, "nothing was run again");
 }
+
+#[test]
+fn the_spec_s_own_load_does_not_tell_searches_apart() {
+    // The search sets every load itself: a search whose spec was left at
+    // another traffic.load takes the same journal, and so does a journal
+    // whose header still names the load its caller started from.
+    let (s, opts) = search_spec();
+    let path = fresh("load.jsonl");
+    let first = sim::saturate_journaled(&s, &opts, &path).unwrap();
+    let written = lines(&path);
+    let mut moved = s.clone();
+    moved.traffic.load = 0.37;
+    let again = sim::saturate_journaled(&moved, &opts, &path).unwrap();
+    assert_eq!(answer(&again), answer(&first));
+    assert_eq!(lines(&path), written, "nothing was run again");
+
+    let mut header: serde_json::Value = serde_json::from_str(&written[0]).unwrap();
+    let spec = header["spec"].as_str().unwrap().to_string();
+    assert!(spec.contains("load = 0.0\n"), "{spec}");
+    header["spec"] = spec.replace("load = 0.0\n", "load = 0.37\n").into();
+    let mut older = written.clone();
+    older[0] = header.to_string();
+    std::fs::write(&path, older.join("\n") + "\n").unwrap();
+    let again = sim::saturate_journaled(&s, &opts, &path).unwrap();
+    assert_eq!(answer(&again), answer(&first));
+    assert_eq!(lines(&path).len(), written.len(), "nothing was run again");
+
+    // Another spec is still refused.
+    let mut other = s.clone();
+    other.run.seed += 1;
+    let e = sim::saturate_journaled(&other, &opts, &path).unwrap_err();
+    assert!(e.to_string().contains("another spec"), "{e}");
+}

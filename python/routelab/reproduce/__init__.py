@@ -13,7 +13,6 @@ tables. Fixed grids of runs are sweep specs (``specs/``) run with
 from __future__ import annotations
 
 import importlib
-import inspect
 from pathlib import Path
 from types import ModuleType
 
@@ -40,20 +39,12 @@ def module(name: str) -> ModuleType:
     return importlib.import_module(REGISTRY[name])
 
 
-def run(
-    name: str, out: str | Path, quick: bool = False, sizes: tuple[int, ...] | None = None
-) -> Path:
+def run(name: str, out: str | Path, quick: bool = False) -> Path:
     """Runs reproduction ``name`` into directory ``out`` and writes its
-    ``report.html`` there; returns its ``summary.md``. ``sizes``: a subset
-    of the network sizes of a reproduction that has several (versaci2013's
-    k); refused by one that has not."""
-    mod = module(name)
-    if sizes is None:
-        summary = mod.run(Path(out), quick=quick)
-    elif "sizes" in inspect.signature(mod.run).parameters:
-        summary = mod.run(Path(out), quick=quick, sizes=tuple(sizes))
-    else:
-        raise ValueError(f"{name} has no choice of network sizes (--sizes)")
+    ``report.html`` there; returns its ``summary.md``. A subset of a
+    reproduction (one network size, one table) is a variant of its specs,
+    run with ``routelab sweep``."""
+    summary = module(name).run(Path(out), quick=quick)
     write_report(name, out)
     return summary
 

@@ -1,80 +1,66 @@
 """Versaci and Bilardi (2013), "OutFlank Routing: Increasing Throughput in
 Toroidal Interconnection Networks": the simulations of Section 4.
 
-Every run is the Table 1 spec (`TABLE1`) with a network, a router, a
-pattern and a load put in; the paper's numbers are typed in below
-(`PAPER_TABLE2`, `PAPER_TABLE3`) and ``summary.md`` puts them
-beside the measured ones.
+The runs are three experiment specs in ``specs/versaci2013/``, run with
+``routelab.sweep`` into subdirectories of the output directory (a second
+run resumes there):
 
-Outputs:
+- ``searches.toml``: one saturation search (Rust's ``saturate``) per
+  network, router and pattern: Table 2's gamma*, and every load it measured
+  (Table 3's derouting ratios, Figs. 4-5).
+- ``stages.toml``: butterfly's lifetime against gamma per router, beside the
+  loads up to which its k/2 stages fit in their period one way and both ways
+  (`stage_capacity`): where the paper's butterfly gamma* comes from.
+- ``readings.toml``: POR's and OFR's derouting under both readings of
+  eq. (15), beside Table 3.
 
-1. ``loads.csv``: one row per (network, router, pattern, load) simulated:
-   offered and accepted load, average packet lifetime (generation to
-   delivery), whether the load was sustained, derouted packets by kind.
-2. ``table2.csv``: the maximum sustained throughput gamma* per router,
-   pattern and network size (Table 2), beside the paper's.
-3. ``table3.csv``: the ratio of derouted packets by kind, OFR (OIDN, WIDN)
-   and POR (Table 3), beside the paper's.
-4. ``fig4_lifetime.png``: average packet lifetime against gamma per pattern
-   (Fig. 4); ``fig5_derouted_butterfly.png``: derouted ratio against gamma
-   for butterfly (Fig. 5).
-5. ``butterfly_stages.csv``, ``fig_butterfly_stages.png``: butterfly's
-   lifetime against gamma on the smallest network for every router, beside
-   the loads up to which its k/2 stages fit in their period one way and both
-   ways (`stage_capacity`): where the paper's butterfly gamma* comes
-   from.
+Each has a ``quick`` (8x8x8, short windows) and a ``tiny`` (4x4x4, for
+tests) variant. This module turns their tables into the outputs, beside the
+paper's values (``papers/versaci2013.toml``):
 
-How a load counts as sustained: a load gamma is simulated (warm-up periods
-until two in a row agree, then a measurement window), and sustained when
-every packet generated in the window is delivered within the drain limit
-(twice the window), accepted throughput is within 5% of offered and the mean
-latency and throughput of the window's two halves agree within 10% (the test
-``routelab.saturate`` applies, with a looser convergence: messages of 96
-packets make short windows noisy). For each router, pattern and size one
-bisection (`search`, Rust's saturation search) finds gamma*: its first
-bracket lies either side of the expected gamma* (the paper's Table 2 value
-when it has one, else gamma* on the smaller network, else 0.3), and it
-narrows by thirds to the mode's resolution; while an end is on the wrong
-side of gamma* the bracket moves by steps that double. gamma* is the highest
+1. ``loads.csv``: every load every search measured: offered and accepted
+   load, average packet lifetime (generation to delivery), whether it was
+   sustained, derouted packets by kind.
+2. ``table2.csv``: gamma* per router, pattern and size, with the bounds of
+   minimal routing (`even_split`, `routing_bound`).
+3. ``table3.csv``, ``table3_readings.csv``: the ratios of derouted packets.
+4. ``fig4_lifetime.png``, ``fig5_derouted_butterfly.png``,
+   ``butterfly_stages.csv``, ``fig_butterfly_stages.png``.
+
+A load is sustained when every packet generated in its window is delivered
+within the drain limit, accepted throughput is within 5% of offered and the
+window's halves agree within 10% (messages of 96 packets make short windows
+noisy). gamma* is the low end of the search's final bracket: the highest
 load sustained below the lowest one that was not (the paper: "the largest
-shown offered load ... is its maximum sustained throughput"). A window that
-does not converge ends the run without its drain (`run.drain_unconverged =
-false`): it cannot be sustained. Butterfly, whose stages run in step, is
-measured over an even number of whole rounds of them at every load
-(`run.whole_rounds`).
-
-The load unit is the paper's: gamma = 1 is the per-node rate at which uniform
-traffic saturates the bisection (``load_unit = "bisection"``). Transposition
-needs a square number of nodes: 8x8x8 has 512, so its k = 8 column runs on
-16x8x8 (1,024 nodes, a 32 x 32 matrix) as the paper's did; 16x16x16 has
-4,096 = 64 x 64.
+shown offered load ... is its maximum sustained throughput"). The load unit
+is the paper's: gamma = 1 is the per-node rate at which uniform traffic
+saturates the bisection (``load_unit = "bisection"``).
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import math
 import re
 import statistics
-import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+import tomllib
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 import routelab
 from routelab.reproduce import expected
 from routelab.reproduce._common import (
-    Progress,
     duration,
     figure,
     fmt,
     md_table,
-    parallel,
+    sweep_specs,
     write_csv,
     write_run_json,
 )
@@ -84,89 +70,8 @@ TITLE = (
     "Versaci, Bilardi: OutFlank Routing: Increasing Throughput in Toroidal "
     "Interconnection Networks (2013)"
 )
-SEED = 1
-
-# --------------------------------------------------------------------------
-# The spec (Table 1) and what the paper reports
-# --------------------------------------------------------------------------
-
-# Table 1: 512-byte packets, queues of 8 packets, messages of 96 packets,
-# internal (node to router) links 64 Gb/s and 80 ns, external links 20 Gb/s
-# and 200 ns; store-and-forward, three VCs per link, message packets offered
-# to the router at 2.4 gamma0; gamma in bisection units; messages arrive by
-# Bernoulli trials per cycle.
-TABLE1: dict[str, Any] = {
-    "network": {
-        "topology": "torus:8x8x8",
-        "classes": {
-            "terminal": {"bandwidth": "64Gb/s", "latency": "80ns"},
-            "switch": {"bandwidth": "20Gb/s", "latency": "200ns"},
-        },
-    },
-    "router": {
-        "switching": "store-and-forward",
-        "vcs": 3,
-        "buffer_packets": 8,
-        "flit_bytes": 512,
-    },
-    "routing": {"algorithm": "dor"},
-    "traffic": {
-        "pattern": "uniform",
-        "load": 0.5,
-        "load_unit": "bisection",
-        "packet_bytes": "512B",
-        "message_packets": 96,
-        "injection_limit": 2.4,
-    },
-    "run": {"warmup_cycles": 5000, "measure_cycles": 20000, "seed": SEED},
-}
-
-# Router options: the paper's values. Its links carry three VCs, "one
-# adaptive and two escape ones" (§4): OFR's escape VCs are VS1 and VS2; ABR
-# and POR need one escape network, and their second escape VC buffers it
-# (`escape_vcs = 2`: each escape ring gets a second VC under the same bubble
-# rule). One minimal way per dimension (`one_way_ties`): §3.1 calls every
-# dimension with s_i != t_i "mu nu", one mu-link and one nu-link, also at
-# distance k/2, so the paper's minimal routing never splits a half-ring tie
-# both ways; POR and OFR may still take the other half-ring, at no extra hop,
-# as an orthant or IDN like any other (`zero_dilation`). The profit of eq.
-# (15) is read with u* the least used of the links minimal towards the
-# destination (`u_star = "minimal"`, the routers' default); `readings` runs
-# both readings side by side against Table 3's derouting ratios.
-ROUTER_OPTIONS: dict[str, dict[str, Any]] = {
-    "dor": {},
-    "abr": {"adaptive_vcs": 1, "escape_vcs": 2, "one_way_ties": True},
-    "por": {
-        "eta": 1.0,
-        "adaptive_vcs": 1,
-        "escape_vcs": 2,
-        "u_star": "minimal",
-        "fraction": "unbounded",
-        "one_way_ties": True,
-        "zero_dilation": True,
-    },
-    "ofr": {
-        "eta": 2.0,
-        "delta": 2,
-        "split": True,
-        "adaptive_vcs": 1,
-        "u_star": "minimal",
-        "fraction": "unbounded",
-        "one_way_ties": True,
-        "zero_dilation": True,
-    },
-}
-
-# Traffic per pattern beyond Table 1: the stages of an FFT run in step (all
-# nodes flip the same bit at once), so butterfly messages arrive periodically,
-# every node's i-th message within one period of the others'; with Bernoulli
-# arrivals the nodes drift apart and every link sees a mix of all stages,
-# which is another pattern (kept as `arrivals = "bernoulli"`).
-PATTERN_TRAFFIC: dict[str, dict[str, Any]] = {"butterfly": {"arrivals": "periodic"}}
-# Patterns measured in whole rounds of their stages (`run.whole_rounds`): the
-# warm-up at least one round, the window an even number of rounds, at any
-# load, so that the window's halves hold the same stages.
-PHASED = ("butterfly",)
+SPECS = Path(__file__).parent / "specs" / NAME
+PARTS = ("searches", "stages", "readings")
 ROUTERS = ("dor", "abr", "por", "ofr")
 ROUTER_TITLES = {"dor": "DOR", "abr": "ABR", "por": "POR", "ofr": "OFR"}
 
@@ -203,14 +108,15 @@ PAPER_OFR_OVER_POR_16 = PAPER.statements["ofr_over_por_16"]
 # Full mode on 2 cores, measured: k = 8 whole, and single 16x16x16 loads.
 FULL_MODE_TIME = (
     "34 minutes on 2 cores for k = 8 alone (146 simulations, 39 of them "
-    "stopped for their backlog; the searches, the stage sweep and both "
-    "readings, measured while the cores were partly busy with other work); "
-    "the 16x16x16 searches cost most: a load there took 70 to 340 s of one "
-    "core of a 16-core machine running 16 at once, more on the 2 shared "
-    "cores, and a search runs 6 to 10 loads, so the whole mode takes most "
-    "of a day on 2 cores; every load is kept in its search's journal as it "
+    "stopped for their backlog); the 16x16x16 searches cost most: a load "
+    "there takes 70 to 340 s of one core of a fast machine, more on 2 shared "
+    "cores, and a search runs 4 to 19 loads, so the whole mode takes more "
+    "than a day on 2 cores; every load is kept in its search's journal as it "
     "finishes, and a stopped run resumes there"
 )
+
+with (SPECS / "searches.toml").open("rb") as _f:
+    _CLASSES = tomllib.load(_f)["network"]["classes"]
 
 
 def _bps(text: str) -> float:
@@ -222,11 +128,8 @@ def _bps(text: str) -> float:
 
 
 #: Links of Table 1, bit/s: between routers, and from a node to its router.
-ROUTER_LINK_BPS = _bps(TABLE1["network"]["classes"]["switch"]["bandwidth"])
-NODE_LINK_BPS = _bps(TABLE1["network"]["classes"]["terminal"]["bandwidth"])
-#: Bits of a packet (one flit) and the cycle: one flit on the node link.
-PACKET_BITS = 8 * TABLE1["router"]["flit_bytes"]
-CYCLE_S = PACKET_BITS / NODE_LINK_BPS
+ROUTER_LINK_BPS = _bps(_CLASSES["switch"]["bandwidth"])
+NODE_LINK_BPS = _bps(_CLASSES["terminal"]["bandwidth"])
 
 
 def stages(topology: str) -> int:
@@ -244,35 +147,6 @@ def gamma0_bps(topology: str) -> float:
     return (net.gamma0_bps() or 0.0) * ROUTER_LINK_BPS / built
 
 
-def spec(
-    router: str, pattern: str, topology: str, load: float, cfg: Config, search: bool = False
-) -> dict[str, Any]:
-    """The Table 1 spec for one run. Warm-up runs until the lifetime of two
-    consecutive periods agrees (at most ``cfg.warmup_periods`` periods); in a
-    ``search`` a run whose window did not converge skips its drain, which
-    could not make it sustained."""
-    doc = {k: dict(v) for k, v in TABLE1.items()}
-    doc["network"]["topology"] = topology
-    doc["routing"] = {"algorithm": router}
-    if ROUTER_OPTIONS[router]:
-        doc["routing"]["options"] = dict(ROUTER_OPTIONS[router])
-    doc["traffic"].update(pattern=pattern, load=round(load, 4))
-    doc["traffic"].update(PATTERN_TRAFFIC.get(pattern, {}))
-    doc["run"] = {
-        "warmup_cycles": cfg.warmup_cycles,
-        "warmup_periods": cfg.warmup_periods,
-        "measure_cycles": cfg.measure_cycles,
-        "whole_rounds": pattern in PHASED,
-        "convergence": cfg.convergence,
-        "seed": SEED,
-    }
-    if search:
-        doc["run"]["drain_unconverged"] = False
-        if cfg.stop_backlog is not None:
-            doc["run"]["stop_backlog"] = cfg.stop_backlog
-    return doc
-
-
 def topology(pattern: str, k: int) -> str:
     """The k x k x k torus, or for transposition the 2k x k x k one when k^3 is
     not a square (the paper's 16x8x8)."""
@@ -282,104 +156,48 @@ def topology(pattern: str, k: int) -> str:
     return f"torus:{k}x{k}x{k}"
 
 
-class PointStore:
-    """Finished simulations, one JSON line each in ``points.jsonl`` of the
-    output directory, keyed by a digest of the whole spec: a run that is
-    killed and started again simulates only what it had not finished, and a
-    spec that changed (another router option, window or seed) runs anew."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.rows: dict[str, dict[str, Any]] = {}
-        self.lock = threading.Lock()
-        if path.exists():
-            for line in path.read_text().splitlines():
-                try:
-                    entry = json.loads(line)
-                    self.rows[entry["key"]] = entry["row"]
-                except (ValueError, KeyError, TypeError):
-                    continue  # a line cut short when the run was killed
-
-    @staticmethod
-    def key(doc: dict[str, Any]) -> str:
-        text = json.dumps(doc, sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-    def get(self, key: str) -> dict[str, Any] | None:
-        with self.lock:
-            row = self.rows.get(key)
-        return dict(row, kept=True) if row is not None else None
-
-    def put(self, key: str, row: dict[str, Any]) -> None:
-        with self.lock:
-            self.rows[key] = dict(row)
-            with self.path.open("a") as f:
-                f.write(json.dumps({"key": key, "row": row}) + "\n")
-                f.flush()
-
-
-# --------------------------------------------------------------------------
-# Configuration
-# --------------------------------------------------------------------------
-
-
-#: Loads of the lifetime sweep of butterfly (gamma0 units).
-STAGE_LOADS = (0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7)
+def size_of(topology: str) -> int:
+    """k of a run's torus (16x8x8 is transposition's k = 8)."""
+    return min(int(x) for x in topology.split(":")[1].split("x"))
 
 
 @dataclass(frozen=True)
 class Config:
+    """What a mode ran, read from its specs' tables (the text cites it)."""
+
     mode: str
     sizes: tuple[int, ...]
-    warmup_cycles: int
-    measure_cycles: int
     figure_size: int
-    routers: tuple[str, ...] = ROUTERS
-    patterns: tuple[str, ...] = tuple(PATTERNS)
-    # The saturation search: its first bracket `span` either side of the
-    # expected gamma*, narrowed to `resolution` (gamma0 units); at most
-    # 4.5 resolutions, so that two steps of thirds narrow it. An end on the
-    # wrong side of gamma* moves the bracket by doubling steps.
-    resolution: float = 0.02
-    span: float = 0.2
-    # Warm-up periods of `warmup_cycles` at most, until the lifetime of two
-    # in a row agrees within `convergence`.
-    warmup_periods: int = 4
-    stage_loads: tuple[float, ...] = STAGE_LOADS
-    # Butterfly's stage sweep on the networks above the smallest: the paper's
-    # headline pair only (a 16x16x16 point costs minutes).
-    stage_routers_larger: tuple[str, ...] = ("abr", "ofr")
-    tolerance: float = 0.05
-    convergence: float = 0.1
-    # A search's load whose backlog grows by more than this share of the
-    # flits generated, in two warm-up periods running, stops there as not
-    # sustained (`run.stop_backlog`; loads past the knee cost a fraction
-    # of a run). The search runs its final upper end again whole.
-    stop_backlog: float | None = 0.1
+    routers: tuple[str, ...]
+    patterns: tuple[str, ...]
+    resolution: float
+    tolerance: float
+    convergence: float
+    warmup_cycles: int
+    warmup_periods: int
+    measure_cycles: int
     workers: int = 2
-    store: PointStore | None = field(default=None, compare=False)
 
 
-def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
-    """The parameters of a full, ``quick`` or ``tiny`` (test-sized) run."""
-    if tiny:
-        return Config(
-            "tiny",
-            (4,),
-            2000,
-            12000,
-            4,
-            resolution=0.1,
-            span=0.15,
-            warmup_periods=2,
-            stage_loads=(0.1, 0.3),
-            convergence=0.5,
-            workers=workers,
-        )
-    if quick:
-        return Config("quick", (8,), 2000, 6000, 8, resolution=0.05, workers=workers)
-    # The paper's three routers and the DOR baseline.
-    return Config("full", (8, 16), 5000, 20000, 16, span=0.08, workers=workers)
+def config_of(mode: str, searches: pd.DataFrame, workers: int) -> Config:
+    first = searches.iloc[0]
+    sizes = tuple(sorted({size_of(t) for t in searches["network.topology"]}))
+    ran = set(searches["routing.algorithm"])
+    shown = set(searches["traffic.pattern"])
+    return Config(
+        mode,
+        sizes,
+        max(sizes),
+        tuple(r for r in ROUTERS if r in ran),
+        tuple(p for p in PATTERNS if p in shown),
+        float(first["saturate.resolution"]),
+        float(first["saturate.tolerance"]),
+        float(first["run.convergence"]),
+        int(first["run.warmup_cycles"]),
+        int(first["run.warmup_periods"]),
+        int(first["run.measure_cycles"]),
+        workers,
+    )
 
 
 # --------------------------------------------------------------------------
@@ -442,154 +260,30 @@ def _derouted(router: str, counters: dict[str, int]) -> dict[str, Any]:
     return out
 
 
-def sustained(drained: bool, converged: bool, offered: float, accepted: float, cfg: Config) -> bool:
-    """The one test of a sustained load: every packet of the window delivered
-    within the drain limit, the window's two halves in agreement, and accepted
-    throughput within ``cfg.tolerance`` of offered."""
-    return bool(drained) and bool(converged) and accepted >= (1.0 - cfg.tolerance) * offered
-
-
-def simulate_point(
-    router: str,
-    pattern: str,
-    k: int,
-    load: float,
-    cfg: Config,
-    options: dict[str, Any] | None = None,
+def _load_row(
+    p: dict[str, Any], router: str, pattern: str, topo: str, tolerance: float
 ) -> dict[str, Any]:
-    """One load (with router ``options`` other than `ROUTER_OPTIONS`): the
-    run's row of ``loads.csv``."""
-    topo = topology(pattern, k)
-    doc = spec(router, pattern, topo, load, cfg)
-    if options is not None:
-        doc["routing"]["options"] = dict(options)
-    key = PointStore.key(doc)
-    if cfg.store is not None and (done := cfg.store.get(key)) is not None:
-        return done
-    row = _simulate(doc, router, pattern, k, topo, load, cfg)
-    if cfg.store is not None and row["status"] == "ok":
-        cfg.store.put(key, row)
-    return row
-
-
-def _simulate(
-    doc: dict[str, Any], router: str, pattern: str, k: int, topo: str, load: float, cfg: Config
-) -> dict[str, Any]:
+    """One simulated load (a search's point, or a run of a sim sweep) as a row
+    of ``loads.csv``. A sim run is sustained by the search's test: drained,
+    converged, accepted within ``tolerance`` of offered."""
     row: dict[str, Any] = dict.fromkeys(LOAD_FIELDS, "")
-    row.update(k=k, topology=topo, router=router, pattern=pattern, load=load)
-    t0 = time.perf_counter()
-    try:
-        r = routelab.simulate(doc)
-    except routelab.DeadlockError as e:
-        row.update(
-            status="deadlock",
-            error=str(e).splitlines()[0],
-            sustained=False,
-            wall_seconds=round(time.perf_counter() - t0, 2),
-        )
-        return row
-    row.update(
-        status="ok",
-        sustained=sustained(r.drained, r.converged, r.offered, r.accepted, cfg),
-        drained=bool(r.drained),
-        converged=bool(r.converged),
-        offered=round(r.offered, 6),
-        accepted=round(r.accepted, 6),
-        accepted_normalised=round(r.accepted_normalised, 4),
-        lifetime_us=round(r.latency_mean / 1e3, 3),
-        lifetime_p99_us=round(r.latency_p99 / 1e3, 3),
-        network_latency_us=round(r.network_latency_mean / 1e3, 3),
-        avg_hops=round(r.avg_hops, 3),
-        wall_seconds=round(time.perf_counter() - t0, 2),
-    )
-    row.update(_derouted(router, r.get("counters", {})))
-    return row
-
-
-# Where a search starts when neither the paper nor a smaller network gives a
-# value (DOR, or a size without a smaller one run).
-DEFAULT_START = 0.3
-
-
-def expected_gamma(router: str, pattern: str, k: int, smaller: float | None = None) -> float:
-    """Where the search for gamma* starts: the paper's Table 2 value when it
-    has one, else ``smaller`` (gamma* on the next smaller network), else
-    `DEFAULT_START`."""
-    paper = PAPER_TABLE2.get((pattern, router, k))
-    if paper is not None:
-        return paper
-    if smaller:
-        return smaller
-    return DEFAULT_START
-
-
-def search(
-    router: str,
-    pattern: str,
-    k: int,
-    cfg: Config,
-    start: float | None = None,
-    emit: Callable[[dict[str, Any]], None] | None = None,
-) -> list[dict[str, Any]]:
-    """The loads run to find gamma* for one router, pattern and size: one
-    bisection by Rust's saturation search (`routelab.saturate`), its first
-    bracket ``cfg.span`` either side of ``start`` (`DEFAULT_START` if None)
-    and not below half of it (a window holds few 96-packet messages at low
-    loads, and its halves then disagree by chance),
-    narrowed to ``cfg.resolution``; while an end is on the wrong side of
-    gamma* the bracket moves that way by doubling steps. Every load it
-    measured is a row. Each load is kept as it is measured, in a journal
-    beside the store (``journals/KEY.jsonl``), so that a search killed
-    half-way resumes there; the finished search is kept whole in the store,
-    keyed by its spec and options, and its journal removed. ``emit`` sees
-    each row."""
-    start = DEFAULT_START if start is None else start
-    topo = topology(pattern, k)
-    doc = spec(router, pattern, topo, start, cfg, search=True)
-    options = {
-        "low": round(max(cfg.resolution, start - cfg.span, start / 2), 4),
-        "high": round(start + cfg.span, 4),
-        "tolerance": cfg.tolerance,
-        "resolution": cfg.resolution,
-    }
-    key = PointStore.key({"search": options, "spec": doc})
-    kept = cfg.store.get(key) if cfg.store is not None else None
-    if kept is not None:
-        rows = [dict(r, kept=True) for r in kept["rows"]]
-    else:
-        journal = None
-        if cfg.store is not None:
-            journal = cfg.store.path.parent / "journals" / f"{key}.jsonl"
-            journal.parent.mkdir(exist_ok=True)
-        found = routelab.saturate(doc, progress=False, journal=journal, **options)  # type: ignore[arg-type]
-        # Rounded as the rows' loads are.
-        high = found["bracket_high"]
-        bracket = {
-            "search_gamma_star": round(found["bracket_low"], 4),
-            "search_bracket_high": "" if high is None else round(high, 4),
-        }
-        rows = [dict(_point_row(p, router, pattern, k, topo), **bracket) for p in found["points"]]
-        if cfg.store is not None:
-            cfg.store.put(key, {"rows": rows})
-        if journal is not None:
-            journal.unlink(missing_ok=True)
-    for row in rows:
-        if emit is not None:
-            emit(row)
-    return rows
-
-
-def _point_row(p: dict[str, Any], router: str, pattern: str, k: int, topo: str) -> dict[str, Any]:
-    """One load of a saturation search as a row of ``loads.csv``."""
-    row: dict[str, Any] = dict.fromkeys(LOAD_FIELDS, "")
-    row.update(k=k, topology=topo, router=router, pattern=pattern, load=round(p["load"], 4))
-    row.update(sustained=bool(p["sustained"]), wall_seconds=round(p.get("wall_seconds", 0), 2))
+    row.update(k=size_of(topo), topology=topo, router=router, pattern=pattern)
+    row.update(load=round(p["load"], 4), wall_seconds=round(p.get("wall_seconds") or 0, 2))
     if p["status"] in ("deadlock", "failed", "backlog"):
-        row.update(status=p["status"], error=(p.get("error") or "").splitlines()[0])
+        why = (p.get("error") or "").splitlines()
+        row.update(status=p["status"], error=why[0] if why else "", sustained=False)
         return row
+    sustained = p.get("sustained")
+    if sustained is None:
+        sustained = (
+            bool(p["drained"])
+            and bool(p["converged"])
+            and p["accepted"] >= (1.0 - tolerance) * p["offered"]
+        )
     us = 1e-3
     row.update(
         status="ok",
+        sustained=bool(sustained),
         drained=bool(p["drained"]),
         converged=bool(p["converged"]),
         offered=round(p["offered"], 6),
@@ -600,8 +294,47 @@ def _point_row(p: dict[str, Any], router: str, pattern: str, k: int, topo: str) 
         network_latency_us=round(p["network_latency_mean"] * us, 3),
         avg_hops=round(p["avg_hops"], 3),
     )
-    row.update(_derouted(router, p.get("counters", {})))
+    row.update(_derouted(router, p.get("counters") or {}))
     return row
+
+
+def search_rows(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """Every load of every search, with the search's final bracket."""
+    rows = []
+    for r in df.to_dict("records"):
+        high = r["bracket_high"]
+        bracket = {
+            "search_gamma_star": round(r["bracket_low"], 4),
+            "search_bracket_high": "" if high is None or high != high else round(high, 4),
+        }
+        tol = float(r["saturate.tolerance"])
+        for p in r["points"]:
+            row = _load_row(
+                p, r["routing.algorithm"], r["traffic.pattern"], r["network.topology"], tol
+            )
+            rows.append(dict(row, **bracket))
+    return rows
+
+
+def sim_rows(df: pd.DataFrame, tolerance: float) -> list[dict[str, Any]]:
+    """The runs of a sim sweep as rows of ``loads.csv`` (with ``options``,
+    the run's router options)."""
+    rows = []
+    for r in df.to_dict("records"):
+        point = dict(r, load=r["traffic.load"], wall_seconds=r["result.wall_seconds"])
+        point["status"] = "deadlock" if r["status"] == "deadlock" else "ok"
+        point["counters"] = {
+            k.removeprefix("counters_"): v
+            for k, v in r.items()
+            if k.startswith("counters_") and v == v and v is not None
+        }
+        row = _load_row(
+            point, r["routing.algorithm"], r["traffic.pattern"], r["network.topology"], tolerance
+        )
+        options = r.get("routing.options") or {}
+        row["options"] = json.loads(options) if isinstance(options, str) else options
+        rows.append(row)
+    return rows
 
 
 def gamma_star(rows: list[dict[str, Any]]) -> float:
@@ -640,59 +373,15 @@ def bracket_high(rows: list[dict[str, Any]]) -> float | str:
     return min((r["load"] for r in rows if r["load"] > g and not r["sustained"]), default="")
 
 
-def searches(
-    router: str, pattern: str, sizes: tuple[int, ...], cfg: Config
-) -> list[dict[str, Any]]:
-    """The searches for one router and pattern over ``sizes``, smallest first,
-    each starting at `expected_gamma` (so at the smaller network's gamma*
-    when the paper has no value)."""
-    rows: list[dict[str, Any]] = []
-    smaller = None
-    for k in sorted(sizes):
-        found = search(router, pattern, k, cfg, start=expected_gamma(router, pattern, k, smaller))
-        rows += found
-        smaller = gamma_star(found) or None
-    return rows
-
-
-def run_loads(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
-    jobs: list[Callable[[], list[dict[str, Any]]]] = []
-    # A (router, pattern) the paper has no value for at the larger sizes
-    # searches its sizes in turn, each starting from the smaller one's gamma*;
-    # those chains go first, then the largest networks, so the two workers
-    # finish together.
-    big = max(cfg.sizes)
-    chained = [
-        (router, pattern)
-        for router in cfg.routers
-        for pattern in cfg.patterns
-        if len(cfg.sizes) > 1 and (pattern, router, big) not in PAPER_TABLE2
-    ]
-    for router, pattern in chained:
-        jobs.append(lambda r=router, p=pattern: searches(r, p, cfg.sizes, cfg))
-    for k in sorted(cfg.sizes, reverse=True):
-        for pattern in cfg.patterns:
-            for router in cfg.routers:
-                if (router, pattern) not in chained:
-                    jobs.append(lambda r=router, p=pattern, k=k: searches(r, p, (k,), cfg))
-    step = progress.task("versaci2013: gamma* searches", len(jobs))
-    return [row for rows in parallel(jobs, cfg.workers, step) for row in rows]
-
-
 # --------------------------------------------------------------------------
 # Two readings of eq. (15)
 # --------------------------------------------------------------------------
 
-#: eq. (15)'s u*: the least used link minimal towards the destination (the
-#: reproduction's), or the least used of all the source's outgoing links, as
-#: the text has it ("a link going out from s").
-READINGS: dict[str, dict[str, str]] = {
-    "minimal": {"u_star": "minimal", "fraction": "unbounded"},
-    "as written": {"u_star": "all", "fraction": "one"},
-}
-#: A load below every gamma* of POR and OFR per pattern (gamma0 units), where
-#: Table 3's ratios are read (the paper: stable for gamma <= gamma*).
-READING_LOADS = {"uniform": 0.5, "butterfly": 0.4}
+#: eq. (15)'s u*, by the router option that sets it: the least used link
+#: minimal towards the destination (the reproduction's), or the least used of
+#: all the source's outgoing links, as the text has it ("a link going out
+#: from s"). readings.toml runs both.
+READINGS = {"minimal": "minimal", "all": "as written"}
 READING_FIELDS = (
     "k",
     "pattern",
@@ -711,44 +400,31 @@ READING_FIELDS = (
 )
 
 
-def readings(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
-    """POR's and OFR's derouting ratios under both readings of eq. (15), one
-    run per size, pattern and reading at `READING_LOADS`, beside Table 3."""
-    jobs = [
-        (k, pattern, router, reading)
-        for k in cfg.sizes
-        for pattern in READING_LOADS
-        if pattern in cfg.patterns
-        for router in ("por", "ofr")
-        if router in cfg.routers
-        for reading in READINGS
-    ]
-    step = progress.task("versaci2013: readings of eq. (15)", len(jobs))
+def readings(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """POR's and OFR's derouting ratios per reading of eq. (15), beside
+    Table 3 (the rows of readings.toml's runs)."""
+    out = []
 
-    def one(job: tuple[int, str, str, str]) -> dict[str, Any]:
-        k, pattern, router, reading = job
-        options = dict(ROUTER_OPTIONS[router], **READINGS[reading])
-        row = simulate_point(router, pattern, k, READING_LOADS[pattern], cfg, options)
-        paper = PAPER_TABLE3[pattern]
+    def order(r: dict[str, Any]) -> tuple[Any, ...]:
+        reading = r["options"].get("u_star", "minimal") != "minimal"
+        return (r["k"], r["pattern"] != "uniform", r["router"] != "por", reading)
+
+    for row in sorted(rows, key=order):
+        paper = PAPER_TABLE3[row["pattern"]]
         total = row["minimal"] + row["derouted"] if row["status"] == "ok" else 0
-        return {
-            "k": k,
-            "pattern": pattern,
-            "router": router,
-            "reading": reading,
-            "load": row["load"],
-            "sustained": row["sustained"],
-            "ratio_oidn": row["ratio_oidn"],
-            "ratio_widn": row["ratio_widn"],
-            "ratio_derouted": row["ratio_derouted"],
-            "zero_dilation": row["zero_dilation"] / total if total else "",
-            "avg_hops": row["avg_hops"],
-            "paper_ratio_oidn": paper[0] if router == "ofr" else "",
-            "paper_ratio_widn": paper[1] if router == "ofr" else "",
-            "paper_ratio_derouted": paper[2] if router == "ofr" else paper[3],
-        }
-
-    return parallel([lambda j=j: one(j) for j in jobs], cfg.workers, step)
+        ofr = row["router"] == "ofr"
+        out.append(
+            {
+                **{k: row[k] for k in ("k", "pattern", "router", "load", "sustained")},
+                "reading": READINGS[row["options"].get("u_star", "minimal")],
+                **{k: row[k] for k in ("ratio_oidn", "ratio_widn", "ratio_derouted", "avg_hops")},
+                "zero_dilation": row["zero_dilation"] / total if total else "",
+                "paper_ratio_oidn": paper[0] if ofr else "",
+                "paper_ratio_widn": paper[1] if ofr else "",
+                "paper_ratio_derouted": paper[2] if ofr else paper[3],
+            }
+        )
+    return out
 
 
 def _readings_md(rows: list[dict[str, Any]]) -> list[str]:
@@ -807,22 +483,14 @@ def stage_capacity(k: int, ways: int) -> float:
     return ways * ROUTER_LINK_BPS / (k / 2 * gamma0_bps(f"torus:{k}x{k}x{k}"))
 
 
-def butterfly_stages(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
-    """Lifetime against load for butterfly on every network of the mode
-    (routers: `stage_routers`): where each one's lifetime leaves its low-load level (the k/2
-    stages no longer fit in their period) and how far it stays bounded.
-    Loads the gamma* searches ran already are kept, not simulated again."""
-    jobs = [
-        (lambda r=router, g=load, k=k: simulate_point(r, "butterfly", k, g, cfg))
-        for k in sorted(cfg.sizes)
-        for router in stage_routers(k, cfg)
-        for load in cfg.stage_loads
-    ]
-    step = progress.task("versaci2013: butterfly stages", len(jobs))
-    rows = parallel(jobs, cfg.workers, step)
+def butterfly_stages(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Lifetime against load for butterfly per network and router (the rows
+    of stages.toml's runs), with the lifetime over that at the lowest load:
+    where each one's lifetime leaves its low-load level (the k/2 stages no
+    longer fit in their period) and how far it stays bounded."""
     out = []
-    for k in sorted(cfg.sizes):
-        for router in stage_routers(k, cfg):
+    for k in sorted({r["k"] for r in rows}):
+        for router in (r for r in ROUTERS if any(x["router"] == r for x in rows)):
             mine = sorted(
                 (r for r in rows if r["router"] == router and r["k"] == k),
                 key=lambda r: r["load"],
@@ -842,14 +510,6 @@ def butterfly_stages(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
                     }
                 )
     return out
-
-
-def stage_routers(k: int, cfg: Config) -> tuple[str, ...]:
-    """The routers of butterfly's stage sweep on the k x k x k network: every
-    one on the smallest network, `Config.stage_routers_larger` above."""
-    if k == min(cfg.sizes):
-        return cfg.routers
-    return tuple(r for r in cfg.routers if r in cfg.stage_routers_larger)
 
 
 def by_size(rows: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
@@ -1411,33 +1071,30 @@ def summarise(
     t2: list[dict[str, Any]],
     t3: list[dict[str, Any]],
     seconds: float,
+    sims: int,
+    sim_seconds: float,
     stage_rows: list[dict[str, Any]] | None = None,
     reading_rows: list[dict[str, Any]] | None = None,
 ) -> str:
-    sims = len(rows)
-    kept = sum(1 for r in rows if r.get("kept"))
-    kept_text = f" ({kept} of them kept from earlier runs in `points.jsonl`)" if kept else ""
-    ran = f"{duration(seconds)} on {cfg.workers} workers"
-    if kept == sims:
-        kept_text, ran = "", "all kept from earlier runs in `points.jsonl`"
-    sim_seconds = sum(float(r["wall_seconds"] or 0) for r in rows)
     deadlocks = [r for r in rows if r["status"] == "deadlock"]
     lines = [
         f"# {TITLE}",
         "",
-        f"Mode `{cfg.mode}`: networks k = {', '.join(map(str, cfg.sizes))}; gamma* by one "
-        f"bisection per router, pattern and size (`routelab.saturate`), its first bracket "
-        f"{cfg.span:g} either side of the expected gamma* (the paper's, else the smaller "
-        f"network's, else {DEFAULT_START:g}), moved by doubling steps while an end is on the "
-        f"wrong side of gamma*, then narrowed by thirds to {cfg.resolution:g} gamma0; "
-        f"warm-up periods of {cfg.warmup_cycles} cycles until the lifetime and throughput of "
-        f"two in a row agree within {100 * cfg.convergence:.0f}% (at most "
-        f"{cfg.warmup_periods}), then a measurement of {cfg.measure_cycles} cycles of one "
-        f"512-byte flit time on the 64 Gb/s node link (64 ns), seed {SEED}; a run whose "
-        "window does not converge is not drained, as it cannot be sustained. "
-        f"{sims} simulations{kept_text}, {ran} "
-        f"({duration(sim_seconds)} of simulation in all). The full mode (both sizes, "
-        f"longer windows) takes {FULL_MODE_TIME}.",
+        f"Mode `{cfg.mode}` (`specs/versaci2013/*.toml`"
+        + ("" if cfg.mode == "full" else f", their `{cfg.mode}` variants")
+        + f"): networks k = {', '.join(map(str, cfg.sizes))}; gamma* by one saturation "
+        "search per router, pattern and size (`routelab.saturate`), its first bracket "
+        "around the paper's gamma* (for DOR, not in the paper, around 0.3, or its 8x8x8 "
+        "gamma* at k = 16), moved by doubling steps while an end is on the wrong side of "
+        f"gamma*, then narrowed by thirds to {cfg.resolution:g} gamma0; warm-up periods "
+        f"of {cfg.warmup_cycles} cycles until the lifetime and throughput of two in a row "
+        f"agree within {100 * cfg.convergence:.0f}% (at most {cfg.warmup_periods}), then a "
+        f"measurement of {cfg.measure_cycles} cycles of one 512-byte flit time on the "
+        "64 Gb/s node link (64 ns), seed 1; a run whose window does not converge is not "
+        f"drained, as it cannot be sustained. {sims} simulations, "
+        f"{duration(sim_seconds)} of simulation in all (this run: {duration(seconds)} on "
+        f"{cfg.workers} workers, finished runs kept in the stores). The full mode (both "
+        f"sizes, longer windows) takes {FULL_MODE_TIME}.",
         "",
         "Table 1 parameters: 512-byte packets, store-and-forward, three VCs per link "
         "with queues of 8 packets, messages of 96 packets offered to the router at "
@@ -1621,7 +1278,7 @@ def _reading_difference(rows: list[dict[str, Any]] | None) -> list[str]:
 
     parts, closer = [], {"minimal": 0, "as written": 0}
     for router in ("por", "ofr"):
-        for pattern in READING_LOADS:
+        for pattern in ("uniform", "butterfly"):
             paper = PAPER_TABLE3[pattern][2 if router == "ofr" else 3]
             mine, text = ratio(router, pattern, "minimal"), ratio(router, pattern, "as written")
             parts.append(
@@ -1746,69 +1403,61 @@ def run(
     tiny: bool = False,
     workers: int = 2,
     progress: bool = True,
-    routers: tuple[str, ...] | None = None,
-    sizes: tuple[int, ...] | None = None,
 ) -> Path:
-    """Runs the experiments into ``out``; returns the path of ``summary.md``.
-
-    ``quick`` runs 8x8x8 (and 16x8x8 for transposition) with short windows
-    and searches to 0.05 gamma0; ``tiny`` is a seconds-long
-    configuration on 4x4x4 for tests. ``routers`` runs a subset of
-    `ROUTERS`, ``sizes`` a subset of the mode's network sizes. Finished
-    searches and simulations are kept in ``out/points.jsonl``:
-    running again into the same directory (after a kill, or with more
-    routers) simulates only what is missing.
-    """
-    cfg = config(quick=quick, tiny=tiny, workers=workers)
-    if routers is not None:
-        unknown = sorted(set(routers) - set(ROUTERS))
-        if unknown:
-            raise ValueError(f"unknown routers {unknown}; expected some of {list(ROUTERS)}")
-        cfg = replace(cfg, routers=tuple(r for r in ROUTERS if r in routers))
-    if sizes is not None:
-        if not set(sizes) <= set(cfg.sizes) or not sizes:
-            raise ValueError(f"sizes {sorted(sizes)}: expected some of {list(cfg.sizes)}")
-        kept = tuple(k for k in cfg.sizes if k in sizes)
-        figure = cfg.figure_size if cfg.figure_size in kept else max(kept)
-        cfg = replace(cfg, sizes=kept, figure_size=figure)
+    """Runs (or resumes) the specs into ``out``/PART and writes the tables,
+    figures and ``summary.md`` into ``out``; returns the summary's path.
+    ``quick`` runs the specs' quick variants (8x8x8 and 16x8x8, short
+    windows, searches to 0.05 gamma0), ``tiny`` their seconds-long 4x4x4
+    ones for tests."""
+    mode = "tiny" if tiny else "quick" if quick else "full"
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    cfg = replace(cfg, store=PointStore(out / "points.jsonl"))
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.perf_counter()
-    with Progress(progress) as bar:
-        rows = run_loads(cfg, bar)
-        stage_rows = butterfly_stages(cfg, bar) if "butterfly" in cfg.patterns else []
-        reading_rows = readings(cfg, bar)
+    tables = sweep_specs(
+        SPECS,
+        PARTS,
+        mode,
+        out,
+        workers,
+        progress,
+        accept=("ok", "undrained", "deadlock"),
+        artefacts=("points",),
+    )
     seconds = time.perf_counter() - t0
+    cfg = config_of(mode, tables["searches"], workers)
+    rows = search_rows(tables["searches"])
+    stage_rows = butterfly_stages(sim_rows(tables["stages"], cfg.tolerance))
+    reading_rows = readings(sim_rows(tables["readings"], cfg.tolerance))
     t2 = table2(rows, cfg)
     t3 = table3(rows, cfg)
     write_csv(out / "loads.csv", LOAD_FIELDS, rows)
     write_csv(out / "table2.csv", TABLE2_FIELDS, t2)
     write_csv(out / "table3.csv", TABLE3_FIELDS, t3)
     write_csv(out / "table3_readings.csv", READING_FIELDS, reading_rows)
+    write_csv(out / "butterfly_stages.csv", STAGE_FIELDS, stage_rows)
     plot_lifetime(rows, cfg, out / "fig4_lifetime.png")
     plot_derouted(rows, cfg, out / "fig5_derouted_butterfly.png")
-    if stage_rows:
-        write_csv(out / "butterfly_stages.csv", STAGE_FIELDS, stage_rows)
-        plot_stages(stage_rows, out / "fig_butterfly_stages.png")
+    plot_stages(stage_rows, out / "fig_butterfly_stages.png")
+    sims = sum(len(tables[p]) for p in ("stages", "readings")) + len(rows)
+    sim_seconds = sum(float(r["wall_seconds"] or 0) for r in rows) + sum(
+        float(tables[p]["result.wall_seconds"].sum()) for p in ("stages", "readings")
+    )
     summary = out / "summary.md"
-    summary.write_text(summarise(cfg, rows, t2, t3, seconds, stage_rows, reading_rows))
+    summary.write_text(
+        summarise(cfg, rows, t2, t3, seconds, sims, sim_seconds, stage_rows, reading_rows)
+    )
     write_run_json(
         out / "run.json",
         {
             "reproduction": NAME,
-            "mode": cfg.mode,
+            "mode": mode,
             "started": started,
             "seconds": round(seconds, 2),
-            "simulations": len(rows),
+            "simulations": sims,
+            "simulation_seconds": round(sim_seconds, 1),
             "sizes": list(cfg.sizes),
-            "resolution": cfg.resolution,
-            "warmup_periods": cfg.warmup_periods,
-            "warmup_cycles": cfg.warmup_cycles,
-            "measure_cycles": cfg.measure_cycles,
-            "seed": SEED,
         },
-        cfg.workers,
+        workers,
     )
     return summary

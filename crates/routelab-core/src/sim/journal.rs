@@ -41,13 +41,22 @@ pub struct Journal {
     file: Mutex<File>,
 }
 
+/// The spec a journal names, normalised. The search sets every load
+/// itself, so the spec's own `traffic.load` (where a caller happened to
+/// leave it) does not tell searches apart and is left at zero.
+fn searched(spec: &Spec) -> String {
+    let mut spec = spec.clone();
+    spec.traffic.load = 0.0;
+    spec.to_toml_string()
+}
+
 impl Journal {
     /// Opens the journal at `path` for a search of `spec` with `opts`,
     /// creating it when it does not exist.
     pub fn open(path: &Path, spec: &Spec, opts: &SaturateOptions) -> Result<Journal, SimError> {
         let header = Header {
             journal: KIND.to_string(),
-            spec: spec.to_toml_string(),
+            spec: searched(spec),
             options: opts.clone(),
         };
         let err = |line: Option<usize>, reason: String| SimError::Journal {
@@ -77,6 +86,15 @@ impl Journal {
             if i == 0 {
                 match serde_json::from_str::<Header>(line) {
                     Ok(h) if h == header => continue,
+                    // Written with the caller's starting load in its spec.
+                    Ok(h)
+                        if h.journal == KIND
+                            && h.options == header.options
+                            && Spec::from_toml_str(&h.spec)
+                                .is_ok_and(|s| searched(&s) == header.spec) =>
+                    {
+                        continue
+                    }
                     Ok(h) if h.journal != KIND => {
                         return Err(err(Some(1), "not a saturation search's journal".into()))
                     }
