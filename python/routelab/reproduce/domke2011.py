@@ -50,7 +50,15 @@ from typing import Any
 
 import routelab
 from routelab.reproduce import expected
-from routelab.reproduce._common import Progress, figure, fmt, md_table, parallel, write_csv
+from routelab.reproduce._common import (
+    Progress,
+    figure,
+    fmt,
+    md_table,
+    parallel,
+    sweep_specs,
+    write_csv,
+)
 
 NAME = "domke2011"
 SPECS = Path(__file__).parent / "specs"
@@ -158,9 +166,6 @@ class Config:
     max_endpoints: int
     patterns: int
     multipath_max_endpoints: int
-    random_links: tuple[int, ...]
-    random_topologies: int
-    heuristic_topologies: int
     kary_timing: tuple[tuple[int, str], ...]
     random_timing: tuple[tuple[int, str], ...]
     timing_repeats: int
@@ -180,7 +185,6 @@ def _random_spec(switches: int, links: int, seed: int, ports: int = 32, hosts: i
     return f"random:switches={switches},ports={ports},hosts={hosts},links={links},seed={seed}"
 
 
-FIG9_LINKS = (128, 160, 192, 224, 256, 320, 384, 512, 768, 1024)
 # (engine, heuristic): the paper's two, and DFSSSP's online variant beside them.
 FIG9_SERIES = (("dfsssp", "weakest"), ("lash", ""), ("dfsssp", "online"))
 
@@ -197,9 +201,6 @@ def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
             max_endpoints=512,
             patterns=20,
             multipath_max_endpoints=256,
-            random_links=(128, 256),
-            random_topologies=1,
-            heuristic_topologies=2,
             kary_timing=tuple(_kary_timing(128)),
             random_timing=((1024, _random_spec(64, 256, SEED)),),
             timing_repeats=1,
@@ -212,9 +213,6 @@ def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
             max_endpoints=1024,
             patterns=300,
             multipath_max_endpoints=1024,
-            random_links=FIG9_LINKS,
-            random_topologies=10,
-            heuristic_topologies=20,
             kary_timing=tuple(_kary_timing(1024)),
             random_timing=(
                 (1024, _random_spec(64, 256, SEED)),
@@ -233,9 +231,6 @@ def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
         max_endpoints=4096,
         patterns=1000,
         multipath_max_endpoints=1024,
-        random_links=FIG9_LINKS,
-        random_topologies=100,
-        heuristic_topologies=100,
         kary_timing=tuple(_kary_timing(4096) + big),
         random_timing=(
             (1024, _random_spec(64, 256, SEED)),
@@ -437,77 +432,71 @@ LANE_FIELDS = (
     "error",
 )
 _NEEDS = re.compile(r"needs (at least )?(\d+) lanes")
+#: The lane experiments' specs (``specs/domke2011/``), by their output
+#: subdirectory: Figure 9 and the cycle-breaking heuristics.
+LANE_SPECS = ("lanes", "heuristics")
 
 
-def _lanes_job(
-    experiment: str,
-    switches: int,
-    links: int,
-    seed: int,
-    engine: str,
-    heuristic: str,
-    ports: int = 32,
-) -> dict[str, Any]:
-    spec = _random_spec(switches, links, seed, ports=ports)
-    rec: dict[str, Any] = dict.fromkeys(LANE_FIELDS, "")
-    rec.update(
-        experiment=experiment,
-        spec=spec,
-        switches=switches,
-        ports=ports,
-        links=links,
-        seed=seed,
-        engine=engine,
-        heuristic=heuristic,
-    )
-    net = routelab.topology(spec)
-    opts: dict[str, Any] = {"max_lanes": MAX_LANES}
-    if engine == "dfsssp":
-        opts["heuristic"] = heuristic
-    t0 = time.perf_counter()
-    try:
-        routes = routelab.route(net, engine, **opts)
-    except routelab.DeadlockError as e:
-        # More than MAX_LANES: the message says how many the heuristic needed.
-        m = _NEEDS.search(str(e))
+def _lane_rows(df: Any, experiment: str) -> list[dict[str, Any]]:
+    """A lane sweep's runs as rows of ``lanes_random.csv`` or
+    ``heuristics.csv``. A run that needed more than the lanes allowed
+    failed; its error says how many the heuristic needed."""
+    rows = []
+    for r in df.to_dict("records"):
+        spec = r["network.topology"]
+        shape = dict(kv.split("=") for kv in spec.split(":", 1)[1].split(","))
+        engine = r["routing.algorithm"]
+        rec: dict[str, Any] = dict.fromkeys(LANE_FIELDS, "")
         rec.update(
-            status="failed",
-            lanes_needed=int(m.group(2)) if m else "",
-            route_seconds=round(time.perf_counter() - t0, 6),
-            error=_first_line(e),
+            experiment="fig9" if experiment == "lanes" else experiment,
+            spec=spec,
+            **{k: int(shape[k]) for k in ("switches", "ports", "links", "seed")},
+            engine=engine,
+            heuristic=r["routing.heuristic"] if engine == "dfsssp" else "",
         )
-        return rec
-    rec.update(
-        status="ok",
-        lanes_needed=routes.lanes_needed,
-        deadlock_free=routes.deadlock_free,
-        route_seconds=round(routes.seconds, 6),
+        if r["status"] == "ok":
+            rec.update(
+                status="ok",
+                lanes_needed=int(r["lanes_needed"]),
+                deadlock_free=bool(r["deadlock_free"]),
+                route_seconds=round(float(r["route_seconds"]), 6),
+            )
+        else:
+            error = str(r.get("error") or "")
+            m = _NEEDS.search(error)
+            rec.update(
+                status="failed",
+                lanes_needed=int(m.group(2)) if m else "",
+                error=error.splitlines()[0] if error else "",
+            )
+        rows.append(rec)
+    series = {s: i for i, s in enumerate(FIG9_SERIES)}
+    heuristics = {h: i for i, h in enumerate(HEURISTICS)}
+    rows.sort(
+        key=lambda r: (
+            -r["ports"],
+            r["links"],
+            r["seed"],
+            series.get((r["engine"], r["heuristic"]), 0),
+            heuristics.get(r["heuristic"], 0),
+        )
     )
-    return rec
+    return rows
 
 
-def run_lanes_random(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
-    jobs = [
-        lambda links=links, seed=seed, engine=engine, h=h: _lanes_job(
-            "fig9", 128, links, seed, engine, h
-        )
-        for links in cfg.random_links
-        for seed in range(1, cfg.random_topologies + 1)
-        for engine, h in FIG9_SERIES
-    ]
-    step = progress.task("lanes on random networks", len(jobs))
-    return parallel(jobs, cfg.workers, step)
-
-
-def run_heuristics(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
-    jobs = [
-        lambda seed=seed, h=h, p=ports: _lanes_job("heuristics", 64, 128, seed, "dfsssp", h, p)
-        for ports in HEURISTIC_PORTS
-        for seed in range(1, cfg.heuristic_topologies + 1)
-        for h in HEURISTICS
-    ]
-    step = progress.task("cycle-breaking heuristics", len(jobs))
-    return parallel(jobs, cfg.workers, step)
+def run_lanes(cfg: Config, out: Path, progress: Progress) -> dict[str, list[dict[str, Any]]]:
+    """Runs (or resumes) the lane sweeps into ``out``/lanes and
+    ``out``/heuristics; their rows."""
+    tables = sweep_specs(
+        SPECS / NAME,
+        LANE_SPECS,
+        cfg.mode,
+        out,
+        cfg.workers,
+        progress.enabled,
+        accept=("ok", "failed"),
+    )
+    return {part: _lane_rows(df, part) for part, df in tables.items()}
 
 
 # --------------------------------------------------------------------------
@@ -846,14 +835,19 @@ class Results:
         return out
 
 
+def _networks(rows: list[dict[str, Any]]) -> int:
+    """Random networks per point: the seeds of a lane sweep."""
+    return len({r["seed"] for r in rows})
+
+
 def summarise(res: Results) -> str:
     cfg, seconds = res.cfg, res.seconds
     lines = [
         f"# Reproduction: {TITLE}",
         "",
         f"Mode `{cfg.mode}`: {cfg.patterns} random bisections per bandwidth value, Table I "
-        f"networks up to {cfg.max_endpoints} endpoints, {cfg.random_topologies} random "
-        f"networks per point of Figure 9, {cfg.heuristic_topologies} per heuristic. "
+        f"networks up to {cfg.max_endpoints} endpoints, {_networks(res.lanes)} random "
+        f"networks per point of Figure 9, {_networks(res.heur)} per heuristic. "
         f"Run took {sum(seconds.values()):.0f} s on {os.cpu_count()} cores "
         f"({', '.join(f'{k} {v:.0f} s' for k, v in seconds.items())}); "
         f"routelab {routelab.__version__}, seed {SEED}.",
@@ -1062,7 +1056,7 @@ def _summary_heuristics(res: Results) -> list[str]:
     )
     lines += [
         "",
-        f"{res.cfg.heuristic_topologies} random networks per switch size: 64 switches, "
+        f"{_networks(res.heur)} random networks per switch size: 64 switches, "
         "16 endpoints each, 128 switch links (with 20 ports every switch has exactly "
         "4 links; with 32 the degrees vary, as in Figure 9). `weakest` breaks the edge "
         "of the cycle "
@@ -1365,8 +1359,8 @@ def run(
 
         ebb = timed("bandwidth", lambda: run_ebb(cfg, bar, out))
         spread = timed("spread", lambda: run_top_spread(cfg, bar))
-        lanes = timed("lanes", lambda: run_lanes_random(cfg, bar))
-        heur = timed("heuristics", lambda: run_heuristics(cfg, bar))
+        lane_rows = timed("lanes", lambda: run_lanes(cfg, out, bar))
+        lanes, heur = lane_rows["lanes"], lane_rows["heuristics"]
         timing, memory = timed("timing", lambda: run_timing(cfg, bar))
 
     write_csv(out / "ebb.csv", EBB_FIELDS, ebb)
