@@ -132,12 +132,6 @@ ROUTER_LINK_BPS = _bps(_CLASSES["switch"]["bandwidth"])
 NODE_LINK_BPS = _bps(_CLASSES["terminal"]["bandwidth"])
 
 
-def stages(topology: str) -> int:
-    """Butterfly's stages: one per bit of the node index."""
-    nodes = math.prod(int(x) for x in topology.split(":")[1].split("x"))
-    return max(1, nodes.bit_length() - 1)
-
-
 @functools.cache
 def gamma0_bps(topology: str) -> float:
     """gamma0 of ``topology`` per node, in bit/s, with Table 1's links
