@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 import subprocess
 import sys
 import textwrap
@@ -77,6 +78,78 @@ def test_seeds_repeat_every_run_outermost_and_fill_the_seed_template():
         (8, "random:switches=8,ports=6,hosts=2,seed=8", "updown"),
     ]
     assert parse(ROUTE.replace('name = "r"', 'name = "r"\nseeds = 3')).seeds == [1, 2, 3]
+
+
+def test_seeds_in_a_zip_group_give_each_step_its_own_and_keep_run_keys():
+    per_step = parse(
+        """
+        [experiment]
+        kind = "route"
+        name = "r"
+        [routing]
+        algorithm = ["minhop", "updown"]
+        [[zip]]
+        "network.topology" = ["torus:4x4", "torus:8x8"]
+        "experiment.seeds" = [3, [2]]
+        """
+    )
+    got = [
+        (r.flat["routing.seed"], r.flat["routing.algorithm"], r.flat["network.topology"])
+        for r in per_step.runs
+    ]
+    # Seeds outermost; seed N runs only the steps whose seeds hold it.
+    assert got == [
+        (1, "minhop", "torus:4x4"),
+        (1, "updown", "torus:4x4"),
+        (2, "minhop", "torus:4x4"),
+        (2, "minhop", "torus:8x8"),
+        (2, "updown", "torus:4x4"),
+        (2, "updown", "torus:8x8"),
+        (3, "minhop", "torus:4x4"),
+        (3, "updown", "torus:4x4"),
+    ]
+    assert per_step.seeds == [1, 2, 3]
+    assert "routing.seed" in per_step.varying
+    # A run has the key it has in a spec that seeds every step alike, so
+    # cutting a step's seeds keeps the runs a store already holds.
+    every = parse(
+        """
+        [experiment]
+        kind = "route"
+        name = "r"
+        seeds = 3
+        [routing]
+        algorithm = ["minhop", "updown"]
+        [network]
+        topology = ["torus:4x4", "torus:8x8"]
+        """
+    )
+    assert {r.key for r in per_step.runs} < {r.key for r in every.runs}
+
+
+@pytest.mark.parametrize(
+    ("extra", "zip_seeds", "message"),
+    [
+        ("seeds = 2", "[1, 2]", "both in [experiment] and in a [[zip]] group"),
+        ("", "[1, 0]", "'experiment.seeds' in a [[zip]] group = 0 is not valid"),
+        ("", "[1]", "must have one length"),
+        ("", "[[1, 1], 2]", "lists a seed twice"),
+    ],
+)
+def test_seeds_in_a_zip_group_refuse_what_they_cannot_mean(extra, zip_seeds, message):
+    text = f"""
+        [experiment]
+        kind = "route"
+        name = "r"
+        {extra}
+        [routing]
+        algorithm = "minhop"
+        [[zip]]
+        "network.topology" = ["torus:4x4", "torus:8x8"]
+        "experiment.seeds" = {zip_seeds}
+        """
+    with pytest.raises(routelab.ConfigError, match=re.escape(message)):
+        parse(text)
 
 
 def test_zip_groups_vary_nested_keys_together():

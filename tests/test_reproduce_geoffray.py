@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -157,7 +158,11 @@ def test_the_specs_state_the_host_models_and_run_as_user_specs() -> None:
                 nic = run.params["nic"]
                 assert geoffray2008.model_of(nic["send_bandwidth"], nic["receive_bandwidth"])
     bisect = specs.load(geoffray2008.SPECS / "bisect.toml")
-    assert len(bisect.runs) == 200 * 6 * 5
+    # 5 schemes; 50 patterns at 512 and 256 hosts, 100 at 128, 200 below.
+    assert len(bisect.runs) == 5 * (50 + 50 + 100 + 200 + 200 + 200)
+    per_size = Counter((r.flat["network.topology"], r.flat["run.seed"]) for r in bisect.runs)
+    assert set(per_size.values()) == {5}
+    assert max(s for t, s in per_size if t.endswith("hosts=512")) == 50
 
 
 def test_published_values_join(out: Path) -> None:

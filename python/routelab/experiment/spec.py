@@ -18,6 +18,7 @@
     [[zip]]                        # keys that vary together: one axis
     "traffic.pattern" = ["uniform", "tornado"]
     "traffic.load" = [0.4, 0.2]
+    "experiment.seeds" = [3, 1]    # optional: seeds per step, instead of [experiment]'s
 
     [variants.quick]               # optional: a smaller version of the study
     "network.topology" = "torus:4x4x4"
@@ -26,7 +27,9 @@
 Every table other than ``[experiment]``, ``[[zip]]`` and ``[variants]`` holds the parameters of
 the runs; nested keys are addressed by dotted paths (``traffic.load``). The runs
 are the Cartesian product of the axes (in the order they appear) repeated per
-seed (seeds outermost, so a whole pass over the grid finishes first). A literal
+seed (seeds outermost, so a whole pass over the grid finishes first). Seeds in
+a ``[[zip]]`` group give each of its steps its own (the costly runs fewer
+patterns): seed N runs only the steps whose seeds include N. A literal
 list value is written as a one-element axis: ``key = [[1, 2, 3]]``. The text
 ``{seed}`` in a string parameter becomes the run's seed, e.g.
 ``topology = "random:switches=64,ports=8,hosts=4,seed={seed}"``.
@@ -63,6 +66,8 @@ EXPERIMENT_KEYS = ("kind", "name", "description", "seeds", "max_runs")
 #: run's record takes about a kilobyte in memory and on disk.
 MAX_RUNS = 1_000_000
 RESERVED_TABLES = ("experiment", "zip", "variants")
+#: The one experiment key a [[zip]] group may hold: each step's seeds.
+ZIP_SEEDS = "experiment.seeds"
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,8 @@ class Axis:
 
     keys: tuple[str, ...]
     values: tuple[tuple[Any, ...], ...]
+    #: Each step's seeds, where the axis's [[zip]] group sets experiment.seeds.
+    seeds: tuple[frozenset[int], ...] | None = None
 
 
 @dataclass
@@ -249,14 +256,26 @@ def from_document(
         else:
             fixed[key] = value
     for group in zips:
-        keys = tuple(group)
         lengths = {len(v) for v in group.values()}
         if len(lengths) != 1:
             sizes = ", ".join(f"{k}: {len(v)}" for k, v in group.items())
             raise ConfigError(f"the lists of a [[zip]] group must have one length ({sizes})")
-        axes.append(Axis(keys, tuple(zip(*group.values(), strict=True))))
+        group = dict(group)
+        step_seeds = group.pop(ZIP_SEEDS, None)
+        keys = tuple(group)
+        values = tuple(zip(*group.values(), strict=True))
+        if step_seeds is None:
+            axes.append(Axis(keys, values))
+            continue
+        if seeds is not None:
+            raise ConfigError(
+                "'experiment.seeds' is both in [experiment] and in a [[zip]] group; keep one"
+            )
+        per_step = [_seeds(v, max_runs, where="in a [[zip]] group") for v in step_seeds]
+        axes.append(Axis(keys, values, tuple(frozenset(s or ()) for s in per_step)))
+        seeds = sorted(set().union(*(s or () for s in per_step)))
 
-    runs = (len(seeds) if seeds is not None else 1) * math.prod(len(a.values) for a in axes)
+    runs = _count_runs(axes, seeds)
     if runs > max_runs:
         raise ConfigError(_too_many(runs, max_runs))
 
@@ -282,6 +301,7 @@ def from_document(
                 tuple(_check(kind, k, v) for k, v in zip(a.keys, step, strict=True))
                 for step in a.values
             ),
+            a.seeds,
         )
         for a in axes
     ]
@@ -326,12 +346,21 @@ def _too_many(runs: int, limit: int) -> str:
     )
 
 
-def _seeds(value: Any, max_runs: int) -> list[int] | None:
+def _count_runs(axes: list[Axis], seeds: list[int] | None) -> int:
+    seeded = [a for a in axes if a.seeds is not None]
+    plain = math.prod(len(a.values) for a in axes if a.seeds is None)
+    if seeded:
+        return plain * sum(len(s) for s in seeded[0].seeds or ())
+    return (len(seeds) if seeds is not None else 1) * plain
+
+
+def _seeds(value: Any, max_runs: int, where: str = "") -> list[int] | None:
+    name = f"'experiment.seeds'{' ' + where if where else ''}"
     if value is None:
         return None
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
-            raise ConfigError(f"'experiment.seeds' = {value} is not valid: expected N >= 1")
+            raise ConfigError(f"{name} = {value} is not valid: expected N >= 1")
         if value > max_runs:
             raise ConfigError(_too_many(value, max_runs))
         return list(range(1, value + 1))
@@ -341,11 +370,10 @@ def _seeds(value: Any, max_runs: int) -> list[int] | None:
         and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in value)
     ):
         if len(set(value)) != len(value):
-            raise ConfigError("'experiment.seeds' lists a seed twice")
+            raise ConfigError(f"{name} lists a seed twice")
         return list(value)
     raise ConfigError(
-        f"'experiment.seeds' = {value!r} is not valid: expected a list of integers >= 0, "
-        "or N for seeds 1..N"
+        f"{name} = {value!r} is not valid: expected a list of integers >= 0, or N for seeds 1..N"
     )
 
 
@@ -380,10 +408,15 @@ def _expand(exp: Experiment, seed_key: str) -> Iterator[Run]:
     seen: dict[str, int] = {}
     index = 0
     for seed in seeds:
-        for steps in itertools.product(*(a.values for a in exp.axes)):
+        for steps in itertools.product(*(range(len(a.values)) for a in exp.axes)):
+            if any(
+                a.seeds is not None and seed not in a.seeds[i]
+                for a, i in zip(exp.axes, steps, strict=True)
+            ):
+                continue
             flat = dict(exp.fixed)
-            for axis, step in zip(exp.axes, steps, strict=True):
-                flat.update(zip(axis.keys, step, strict=True))
+            for axis, i in zip(exp.axes, steps, strict=True):
+                flat.update(zip(axis.keys, axis.values[i], strict=True))
             if seed is not None:
                 flat[seed_key] = seed
             flat = _substitute_seed(flat, flat.get(seed_key))
