@@ -38,6 +38,7 @@ def parker_out(tmp_path_factory) -> Path:
 def test_versaci_writes_every_output(versaci: Path) -> None:
     for name in (
         "loads.csv",
+        "curves.csv",
         "table2.csv",
         "table3.csv",
         "table3_readings.csv",
@@ -257,6 +258,48 @@ def test_the_specs_are_table_1_with_the_routers_and_patterns_of_the_paper() -> N
                     assert options["one_way_ties"] is True and options["adaptive_vcs"] == 1
                 if part == "searches":
                     assert r["run.drain_unconverged"] is False and r["run.stop_backlog"] == 0.1
+
+
+@pytest.mark.parametrize(("variant", "k"), [(None, 16), ("quick", 8)])
+def test_fig4_curves_run_six_loads_below_every_papers_gamma_star(variant, k) -> None:
+    # Fig. 4's curves need points below the knee: six loads per pattern and
+    # router (butterfly's come from the stage sweep), each below the gamma*
+    # the paper gives every router there, so each router sustains them.
+    loads: dict[tuple[str, str], list[float]] = {}
+    for r in _runs("curves", variant):
+        assert versaci2013.size_of(r["network.topology"]) == k
+        assert r["network.topology"] == versaci2013.topology(r["traffic.pattern"], k)
+        loads.setdefault((r["traffic.pattern"], r["routing.algorithm"]), []).append(
+            r["traffic.load"]
+        )
+    assert set(loads) == {
+        (p, r) for p in versaci2013.PATTERNS if p != "butterfly" for r in ("abr", "por", "ofr")
+    }
+    for (pattern, _), ls in loads.items():
+        assert len(set(ls)) == 6
+        assert max(ls) < min(
+            versaci2013.PAPER_TABLE2[(pattern, x, k)] for x in ("abr", "por", "ofr")
+        )
+
+
+def test_fig4_curves_join_the_searches_below_gamma_star(versaci: Path) -> None:
+    rows = _rows(versaci / "curves.csv")
+    assert len(rows) == 4 * 3 * 2  # tiny: two loads per pattern and router
+    assert all(float(r["lifetime_us"]) > 0 for r in rows if r["status"] == "ok")
+    searches = versaci2013.search_rows(
+        routelab.results(versaci / "searches", artefacts=("points",))
+    )
+    curves = versaci2013.sim_rows(routelab.results(versaci / "curves"), 0.05)
+    for pattern in versaci2013.PATTERNS:
+        for router in ("abr", "por", "ofr"):
+            key = (pattern, router, 4)
+            pts = versaci2013.curve(searches, curves, key, "lifetime_us")
+            g = versaci2013.gamma_star(versaci2013._walks(searches)[key])
+            loads = [p["load"] for p in pts]
+            assert loads == sorted(loads) and all(x <= g for x in loads)
+            assert all(p["sustained"] for p in pts)
+            if pattern != "butterfly":
+                assert len(pts) > len(versaci2013.curve(searches, [], key, "lifetime_us"))
 
 
 def test_a_second_run_into_the_same_directory_simulates_nothing_again(

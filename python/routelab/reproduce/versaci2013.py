@@ -24,8 +24,11 @@ paper's values (``papers/versaci2013.toml``):
 2. ``table2.csv``: gamma* per router, pattern and size, with the bounds of
    minimal routing (`even_split`, `routing_bound`).
 3. ``table3.csv``, ``table3_readings.csv``: the ratios of derouted packets.
-4. ``fig4_lifetime.png``, ``fig5_derouted_butterfly.png``,
-   ``butterfly_stages.csv``, ``fig_butterfly_stages.png``.
+4. ``curves.csv``: six loads per pattern and router below every gamma*
+   (``curves.toml``), which with butterfly's stage sweep and the searches'
+   sustained loads draw ``fig4_lifetime.png`` and
+   ``fig5_derouted_butterfly.png``.
+5. ``butterfly_stages.csv``, ``fig_butterfly_stages.png``.
 
 A load is sustained when every packet generated in its window is delivered
 within the drain limit, accepted throughput is within 5% of offered and the
@@ -71,7 +74,7 @@ TITLE = (
     "Interconnection Networks (2013)"
 )
 SPECS = Path(__file__).parent / "specs" / NAME
-PARTS = ("searches", "stages", "readings")
+PARTS = ("searches", "curves", "stages", "readings")
 ROUTERS = ("dor", "abr", "por", "ofr")
 ROUTER_TITLES = {"dor": "DOR", "abr": "ABR", "por": "POR", "ofr": "OFR"}
 
@@ -781,17 +784,35 @@ COLORS = {"dor": "tab:gray", "abr": "tab:blue", "por": "tab:green", "ofr": "tab:
 MARKERS = {"dor": "s", "abr": "o", "por": "^", "ofr": "D"}
 
 
-def plot_lifetime(rows: list[dict[str, Any]], cfg: Config, path: Path) -> None:
-    """Fig. 4: average packet lifetime against gamma, sustained loads only."""
+def curve(
+    rows: list[dict[str, Any]], extra: list[dict[str, Any]], key: tuple[str, str, int], field: str
+) -> list[dict[str, Any]]:
+    """One router's curve on one pattern and size: the sustained loads up to
+    gamma* of its search (``rows``) and of the fixed-load runs (``extra``)
+    that have ``field``, by load."""
+    search = _walks(rows).get(key, [])
+    g = gamma_star(search) if search else math.inf
+    pts = search + _walks(extra).get(key, [])
+    return sorted(
+        (r for r in pts if r["sustained"] and r["load"] <= g and r[field] != ""),
+        key=lambda r: r["load"],
+    )
+
+
+def plot_lifetime(
+    rows: list[dict[str, Any]], extra: list[dict[str, Any]], cfg: Config, path: Path
+) -> None:
+    """Fig. 4: average packet lifetime against gamma of the paper's routers,
+    sustained loads only: the searches' and the fixed-load runs' (``extra``)."""
     k = cfg.figure_size
     walks = _walks(rows)
     fig = figure(12, 7)
     axes = fig.subplots(2, 3).flatten()
     for ax, pattern in zip(axes, cfg.patterns, strict=False):
         right = 0.0
-        for router in cfg.routers:
+        for router in (r for r in cfg.routers if r != "dor"):
             w = walks.get((pattern, router, k), [])
-            pts = [r for r in w if r["sustained"] and r["load"] <= gamma_star(w)]
+            pts = curve(rows, extra, (pattern, router, k), "lifetime_us")
             if pts:
                 ax.plot(
                     [r["load"] for r in pts],
@@ -828,8 +849,10 @@ def plot_lifetime(rows: list[dict[str, Any]], cfg: Config, path: Path) -> None:
     axes[-1].text(
         0.0,
         0.5,
-        "Each curve: the loads its saturation search sustained, up to gamma*.\n"
-        "Hollow markers on the load axis: the paper's gamma* (Table 2).",
+        "Each curve: six loads below every router's gamma* (butterfly:\n"
+        "its stage sweep) and the loads its saturation search sustained,\n"
+        "up to gamma*. Hollow markers on the load axis: the paper's\n"
+        "gamma* (Table 2). DOR, not in the paper, is in Table 2.",
         fontsize=8,
         transform=axes[-1].transAxes,
     )
@@ -838,10 +861,12 @@ def plot_lifetime(rows: list[dict[str, Any]], cfg: Config, path: Path) -> None:
     fig.savefig(path)
 
 
-def plot_derouted(rows: list[dict[str, Any]], cfg: Config, path: Path) -> None:
-    """Fig. 5: ratio of derouted packets against gamma for butterfly."""
+def plot_derouted(
+    rows: list[dict[str, Any]], extra: list[dict[str, Any]], cfg: Config, path: Path
+) -> None:
+    """Fig. 5: ratio of derouted packets against gamma for butterfly, at the
+    sustained loads of the searches and of the stage sweep (``extra``)."""
     k = cfg.figure_size
-    walks = _walks(rows)
     fig = figure()
     ax = fig.add_subplot()
     # Each series its own colour, marker and line; the paper's Table 3
@@ -854,9 +879,7 @@ def plot_derouted(rows: list[dict[str, Any]], cfg: Config, path: Path) -> None:
     )
     paper = PAPER_TABLE3["butterfly"]
     for router, key, label, style, marker, color, i in series:
-        pts = [
-            r for r in walks.get(("butterfly", router, k), []) if r["sustained"] and r[key] != ""
-        ]
+        pts = curve(rows, extra, ("butterfly", router, k), key)
         if pts:
             ax.plot(
                 [r["load"] for r in pts],
@@ -1421,21 +1444,24 @@ def run(
     seconds = time.perf_counter() - t0
     cfg = config_of(mode, tables["searches"], workers)
     rows = search_rows(tables["searches"])
-    stage_rows = butterfly_stages(sim_rows(tables["stages"], cfg.tolerance))
+    curve_rows = sim_rows(tables["curves"], cfg.tolerance)
+    stage_sims = sim_rows(tables["stages"], cfg.tolerance)
+    stage_rows = butterfly_stages(stage_sims)
     reading_rows = readings(sim_rows(tables["readings"], cfg.tolerance))
     t2 = table2(rows, cfg)
     t3 = table3(rows, cfg)
     write_csv(out / "loads.csv", LOAD_FIELDS, rows)
+    write_csv(out / "curves.csv", LOAD_FIELDS[:-2], curve_rows)
     write_csv(out / "table2.csv", TABLE2_FIELDS, t2)
     write_csv(out / "table3.csv", TABLE3_FIELDS, t3)
     write_csv(out / "table3_readings.csv", READING_FIELDS, reading_rows)
     write_csv(out / "butterfly_stages.csv", STAGE_FIELDS, stage_rows)
-    plot_lifetime(rows, cfg, out / "fig4_lifetime.png")
-    plot_derouted(rows, cfg, out / "fig5_derouted_butterfly.png")
+    plot_lifetime(rows, curve_rows + stage_sims, cfg, out / "fig4_lifetime.png")
+    plot_derouted(rows, stage_sims, cfg, out / "fig5_derouted_butterfly.png")
     plot_stages(stage_rows, out / "fig_butterfly_stages.png")
-    sims = sum(len(tables[p]) for p in ("stages", "readings")) + len(rows)
+    sims = sum(len(tables[p]) for p in ("curves", "stages", "readings")) + len(rows)
     sim_seconds = sum(float(r["wall_seconds"] or 0) for r in rows) + sum(
-        float(tables[p]["result.wall_seconds"].sum()) for p in ("stages", "readings")
+        float(tables[p]["result.wall_seconds"].sum()) for p in ("curves", "stages", "readings")
     )
     summary = out / "summary.md"
     summary.write_text(
