@@ -152,6 +152,25 @@ def test_seeds_in_a_zip_group_refuse_what_they_cannot_mean(extra, zip_seeds, mes
         parse(text)
 
 
+def test_a_bundled_spec_runs_by_its_name(tmp_path, monkeypatch, capsys):
+    # From any directory, PAPER/PART names a reproduction's spec.
+    monkeypatch.chdir(tmp_path)
+    assert specs.load("geoffray2008/pair", variant="tiny").name == "geoffray2008-pair-tiny"
+    assert specs.load("versaci2013/searches.toml").name == "versaci2013-searches"
+    assert "domke2011/lanes" in specs.bundled()
+    with pytest.raises(routelab.ConfigError, match="bundled specs .*versaci2013/searches"):
+        specs.load("versaci2013/table9")
+    # A file of that name comes first.
+    (tmp_path / "versaci2013").mkdir()
+    (tmp_path / "versaci2013" / "searches").write_text(ROUTE)
+    assert specs.load("versaci2013/searches").name == "r"
+    from routelab.cli import main
+
+    assert main(["sweep", "parker/latency", "--dry-run", "--json"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == len(specs.load(specs.BUNDLED / "parker" / "latency.toml").runs)
+
+
 def test_zip_groups_vary_nested_keys_together():
     exp = parse(
         """

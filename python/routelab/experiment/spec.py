@@ -127,13 +127,37 @@ class Experiment:
 # ---------------------------------------------------------------- loading
 
 
-def load(path: str | Path, variant: str | None = None) -> Experiment:
-    """Reads, validates and expands a spec file, or its ``variant``."""
+#: The reproductions' specs, one folder per paper: ``routelab sweep
+#: versaci2013/searches`` runs one as any user spec.
+BUNDLED = Path(__file__).resolve().parent.parent / "reproduce" / "specs"
+
+
+def bundled() -> list[str]:
+    """The names of the bundled specs, PAPER/PART."""
+    return sorted(f"{p.parent.name}/{p.stem}" for p in BUNDLED.glob("*/*.toml"))
+
+
+def locate(path: str | Path) -> Path:
+    """``path``, or the bundled spec it names (``PAPER/PART``, with or
+    without ``.toml``) where no such file exists."""
     path = Path(path)
+    if path.exists() or path.is_absolute() or len(path.parts) != 2:
+        return path
+    candidate = BUNDLED / path.with_suffix(".toml")
+    return candidate if candidate.is_file() else path
+
+
+def load(path: str | Path, variant: str | None = None) -> Experiment:
+    """Reads, validates and expands a spec file (or a bundled spec by its
+    name, see `locate`), or its ``variant``."""
+    path = locate(path)
     try:
         text = toml_text.read(path)
     except OSError as e:
-        raise ConfigError(f"cannot read the experiment spec {path}: {e.strerror}") from e
+        hint = ""
+        if isinstance(e, FileNotFoundError) and not path.is_absolute():
+            hint = f"; bundled specs (PAPER/PART): {', '.join(bundled())}"
+        raise ConfigError(f"cannot read the experiment spec {path}: {e.strerror}{hint}") from e
     return parse(text, origin=str(path), variant=variant)
 
 
