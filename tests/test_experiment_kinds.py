@@ -56,6 +56,46 @@ def test_topo_runs_summarise_networks(tmp_path):
     assert "switch_degree_max" in df.columns and (df["topo_seconds"] > 0).all()
 
 
+def test_route_runs_time_the_least_of_their_repeats_and_may_skip_the_checks(tmp_path, monkeypatch):
+    spec = write(
+        tmp_path,
+        """
+        [experiment]
+        kind = "route"
+        name = "t"
+        [network]
+        topology = "kary-ntree:k=4,n=3"
+        [routing]
+        algorithm = "dfsssp"
+        max_lanes = 4
+        [route]
+        repeats = 3
+        stats = [true, false]
+        """,
+    )
+    # Each routing reports its own seconds; the run keeps the least.
+    times = iter([0.5, 0.2, 0.4, 0.3, 0.1, 0.6])
+    real = routelab.route
+
+    def timed(*args, **kwargs):
+        routes = real(*args, **kwargs)
+        seconds = next(times)
+        return type(
+            "Timed", (), {"seconds": seconds, "__getattr__": lambda _, k: getattr(routes, k)}
+        )()
+
+    monkeypatch.setattr(routelab, "route", timed)
+    assert routelab.sweep(spec, tmp_path / "out", workers=1).ok == 2
+    df = routelab.results(tmp_path / "out").set_index("route.stats")
+    assert (df.loc[True, "route_seconds"], df.loc[False, "route_seconds"]) == (0.2, 0.1)
+    assert (df["route_wall_seconds"] > 0).all() and list(df["lanes_needed"]) == [1, 1]
+    # Without the checks only the lanes and the timings are measured.
+    assert df.loc[True, "deadlock_free"] and df.loc[True, "minimal"]
+    assert df["deadlock_free"].isna().tolist() == [False, True]
+    with pytest.raises(routelab.ConfigError, match=r"route.repeats.*>= 1"):
+        specs.parse(spec.read_text().replace("repeats = 3", "repeats = 0"))
+
+
 def test_ebb_runs_keep_the_per_pattern_values_as_an_artefact(tmp_path):
     spec = write(
         tmp_path,

@@ -13,6 +13,7 @@ and ``routelab.saturate``; a build of routelab without them raises a
 
 from __future__ import annotations
 
+import math
 import platform
 import time
 import traceback
@@ -125,7 +126,18 @@ TOPO_SCHEMA = Schema(
         "network.seed": Field("int", "the value of {seed} in string parameters", min=0),
     }
 )
-ROUTE_SCHEMA = Schema({**_NETWORK, **_ROUTING})
+ROUTE_SCHEMA = Schema(
+    {
+        **_NETWORK,
+        **_ROUTING,
+        "route.repeats": Field(
+            "int", "route this many times; route_seconds is the least (a timing)", min=1
+        ),
+        "route.stats": Field(
+            "bool", "false: skip the routes' hops, minimality and deadlock check (timings)"
+        ),
+    }
+)
 EBB_SCHEMA = Schema(
     {
         **_NETWORK,
@@ -201,6 +213,22 @@ def _routes(params: dict[str, Any]) -> tuple[routelab.Network, routelab.Routes]:
     return net, routelab.route(net, engine, **options)
 
 
+def _timed(params: dict[str, Any]) -> tuple[routelab.Network, routelab.Routes, dict[str, float]]:
+    """The routes of ``params``, routed ``route.repeats`` times (one at a time,
+    each freed before the next): the least of the engine's and the call's
+    seconds."""
+    best = {"route_seconds": math.inf, "route_wall_seconds": math.inf}
+    routes = None
+    for _ in range(params.get("route", {}).get("repeats", 1)):
+        routes = None  # the previous repeat's, freed before routing again
+        start = time.perf_counter()
+        net, routes = _routes(params)
+        wall = time.perf_counter() - start
+        best["route_seconds"] = min(best["route_seconds"], routes.seconds)
+        best["route_wall_seconds"] = min(best["route_wall_seconds"], wall)
+    return net, routes, best
+
+
 @register(
     "route",
     schema=ROUTE_SCHEMA,
@@ -208,12 +236,15 @@ def _routes(params: dict[str, Any]) -> tuple[routelab.Network, routelab.Routes]:
     description="computing routes and checking them for deadlock",
 )
 def run_route(params: dict[str, Any]) -> dict[str, Any]:
-    net, routes = _routes(params)
-    stats = routes.stats()
-    for key in ("engine", "network"):
+    net, routes, timing = _timed(params)
+    if params.get("route", {}).get("stats", True):
+        stats = routes.stats()
+    else:
+        stats = {"lanes_needed": routes.lanes_needed}
+    for key in ("engine", "network", "seconds"):
         stats.pop(key, None)
     cycle = stats.pop("cycle", None)
-    stats["route_seconds"] = stats.pop("seconds", None)
+    stats.update(timing)
     stats["switches"] = len(net.switches)
     stats["terminals"] = len(net.terminals)
     if cycle is not None:

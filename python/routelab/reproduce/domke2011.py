@@ -166,23 +166,12 @@ class Config:
     max_endpoints: int
     patterns: int
     multipath_max_endpoints: int
-    kary_timing: tuple[tuple[int, str], ...]
-    random_timing: tuple[tuple[int, str], ...]
-    timing_repeats: int
     memory_spec: str
     workers: int = 2
 
     @property
     def table(self) -> tuple[TableRow, ...]:
         return tuple(r for r in TABLE_I if r.endpoints <= self.max_endpoints)
-
-
-def _kary_timing(upto: int) -> list[tuple[int, str]]:
-    return [(r.endpoints, r.spec("kary-ntree")) for r in TABLE_I if r.endpoints <= upto]
-
-
-def _random_spec(switches: int, links: int, seed: int, ports: int = 32, hosts: int = 16) -> str:
-    return f"random:switches={switches},ports={ports},hosts={hosts},links={links},seed={seed}"
 
 
 # (engine, heuristic): the paper's two, and DFSSSP's online variant beside them.
@@ -201,9 +190,6 @@ def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
             max_endpoints=512,
             patterns=20,
             multipath_max_endpoints=256,
-            kary_timing=tuple(_kary_timing(128)),
-            random_timing=((1024, _random_spec(64, 256, SEED)),),
-            timing_repeats=1,
             memory_spec=TABLE_I[0].spec("kary-ntree"),
             workers=workers,
         )
@@ -213,31 +199,14 @@ def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
             max_endpoints=1024,
             patterns=300,
             multipath_max_endpoints=1024,
-            kary_timing=tuple(_kary_timing(1024)),
-            random_timing=(
-                (1024, _random_spec(64, 256, SEED)),
-                (2048, _random_spec(128, 512, SEED)),
-            ),
-            timing_repeats=3,
             memory_spec=TABLE_I[4].spec("kary-ntree"),
             workers=workers,
         )
-    big = [
-        (8192, "kary-ntree:k=24,n=3,terminals=8192"),
-        (16384, "kary-ntree:k=32,n=3,terminals=16384"),
-    ]
     return Config(
         mode="full",
         max_endpoints=4096,
         patterns=1000,
         multipath_max_endpoints=1024,
-        kary_timing=tuple(_kary_timing(4096) + big),
-        random_timing=(
-            (1024, _random_spec(64, 256, SEED)),
-            (2048, _random_spec(128, 512, SEED)),
-            (4096, _random_spec(256, 1024, SEED)),
-        ),
-        timing_repeats=3,
         memory_spec=TABLE_I[6].spec("kary-ntree"),
         workers=workers,
     )
@@ -518,34 +487,53 @@ TIME_FIELDS = (
 )
 
 
-def _time_one(series: str, endpoints: int, spec: str, engine: str, repeats: int) -> dict[str, Any]:
-    net = routelab.topology(spec)
-    rec: dict[str, Any] = dict.fromkeys(TIME_FIELDS, "")
-    rec.update(
-        series=series,
-        endpoints=endpoints,
-        spec=spec,
-        switches=len(net.switches),
-        engine=engine,
-        repeats=repeats,
+#: The routing-time specs (``specs/domke2011/``) by output subdirectory:
+#: k-ary n-trees (Figure 7) and random networks, one routing at a time.
+TIMING_SPECS = ("timing", "timing-random")
+
+
+def _time_rows(df: Any) -> list[dict[str, Any]]:
+    """A timing sweep's runs as rows of ``routing_time.csv``, in the order of
+    the paper's series: by size, then engine."""
+    rows = []
+    for r in df.to_dict("records"):
+        spec = r["network.topology"]
+        shape = dict(kv.split("=") for kv in spec.split(":", 1)[1].split(","))
+        random_net = spec.startswith("random:")
+        engine = r["routing.algorithm"]
+        if engine == "dfsssp" and r.get("routing.heuristic") == "online":
+            engine = "dfsssp-online"
+        rec: dict[str, Any] = dict.fromkeys(TIME_FIELDS, "")
+        rec.update(
+            series="random" if random_net else "kary-ntree",
+            endpoints=int(shape["switches"]) * int(shape["hosts"])
+            if random_net
+            else int(shape["terminals"]),
+            spec=spec,
+            engine=engine,
+            repeats=int(r["route.repeats"]),
+        )
+        if r["status"] == "ok":
+            rec.update(
+                status="ok",
+                switches=int(r["switches"]),
+                seconds=round(float(r["route_seconds"]), 6),
+                wall_seconds=round(float(r["route_wall_seconds"]), 6),
+                lanes_needed=int(r["lanes_needed"]),
+            )
+        else:
+            error = str(r.get("error") or "").splitlines()
+            rec.update(status="failed", error=error[0] if error else "")
+        rows.append(rec)
+    order = {"kary-ntree": TIME_ENGINES, "random": RANDOM_TIME_ENGINES}
+    rows.sort(
+        key=lambda r: (
+            r["series"] == "random",
+            r["endpoints"],
+            order[r["series"]].index(r["engine"]),
+        )
     )
-    best, wall = math.inf, math.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        try:
-            routes = routelab.route(net, _engine(engine), **_route_options(engine))
-        except routelab.RoutelabError as e:
-            rec.update(status="failed", error=_first_line(e))
-            return rec
-        wall = min(wall, time.perf_counter() - t0)
-        best = min(best, routes.seconds)
-        rec["lanes_needed"] = routes.lanes_needed
-        del routes
-        if best > 2.0:
-            rec["repeats"] = 1
-            break
-    rec.update(status="ok", seconds=round(best, 6), wall_seconds=round(wall, 6))
-    return rec
+    return rows
 
 
 # VmHWM belongs to the new process image (ru_maxrss would carry the parent's
@@ -590,15 +578,17 @@ def _memory(spec: str, engine: str) -> dict[str, Any]:
     }
 
 
-def run_timing(cfg: Config, progress: Progress) -> tuple[list[dict[str, Any]], list[dict]]:
-    """One routing at a time, so that timings do not compete with each other."""
-    plan = [("kary-ntree", t, s, e) for t, s in cfg.kary_timing for e in TIME_ENGINES]
-    plan += [("random", t, s, e) for t, s in cfg.random_timing for e in RANDOM_TIME_ENGINES]
-    step = progress.task("routing time", len(plan) + 2)
-    rows = []
-    for series, t, spec, engine in plan:
-        rows.append(_time_one(series, t, spec, engine, cfg.timing_repeats))
-        step()
+def run_timing(
+    cfg: Config, out: Path, progress: Progress
+) -> tuple[list[dict[str, Any]], list[dict]]:
+    """Runs (or resumes) the timing sweeps into ``out``/timing and
+    ``out``/timing-random with one worker, so that timings do not compete
+    with each other; then DFSSSP's and SSSP's memory, each in a fresh process."""
+    tables = sweep_specs(
+        SPECS / NAME, TIMING_SPECS, cfg.mode, out, 1, progress.enabled, accept=("ok", "failed")
+    )
+    rows = [r for df in tables.values() for r in _time_rows(df)]
+    step = progress.task("routing memory", 2)
     memory = []
     for engine in ("sssp", "dfsssp"):
         memory.append(_memory(cfg.memory_spec, engine))
@@ -1081,7 +1071,9 @@ def _summary_timing(res: Results) -> list[str]:
             if series == "kary-ntree"
             else "random networks, 16 endpoints per switch"
         )
-        lines += [f"{title}, seconds (best of {res.cfg.timing_repeats} below 2 s):", ""]
+        most = max(r["repeats"] for r in rows)
+        each = f"the least of up to {most} routings" if most > 1 else "one routing each"
+        lines += [f"{title}, seconds ({each}):", ""]
         table = []
         for t in sorted({r["endpoints"] for r in rows}):
             spec = next(r["spec"] for r in rows if r["endpoints"] == t)
@@ -1361,7 +1353,7 @@ def run(
         spread = timed("spread", lambda: run_top_spread(cfg, bar))
         lane_rows = timed("lanes", lambda: run_lanes(cfg, out, bar))
         lanes, heur = lane_rows["lanes"], lane_rows["heuristics"]
-        timing, memory = timed("timing", lambda: run_timing(cfg, bar))
+        timing, memory = timed("timing", lambda: run_timing(cfg, out, bar))
 
     write_csv(out / "ebb.csv", EBB_FIELDS, ebb)
     write_csv(out / "xgft_spread.csv", SPREAD_FIELDS, spread)
