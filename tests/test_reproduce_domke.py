@@ -159,7 +159,10 @@ def test_registry_and_command_line(run_cli, tmp_path: Path) -> None:
     r = run_cli("reproduce", "nope")
     assert r.returncode == 2 and "domke2011" in r.stderr
     r = run_cli("reproduce", "domke2011", "--help")
-    assert r.returncode == 0 and "--quick" in r.stdout
+    assert r.returncode == 0 and "--quick" in r.stdout and "--workers" in r.stdout
+    r = run_cli("reproduce", "domke2011", "--workers", "0", "--out", str(tmp_path / "x"))
+    assert r.returncode != 0 and "--workers 0 is not valid" in r.stderr
+    assert not (tmp_path / "x").exists()
 
 
 def test_the_report_puts_measured_beside_published(tiny: Path) -> None:

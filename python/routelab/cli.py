@@ -691,7 +691,9 @@ def _reproduce(args: argparse.Namespace) -> int:
     from routelab import reproduce
 
     out = Path(args.out or f"reproduce-{args.name}")
-    summary = reproduce.run(args.name, out, quick=args.quick)
+    if args.workers is not None and args.workers < 1:
+        raise routelab.ConfigError(f"--workers {args.workers} is not valid: expected N >= 1")
+    summary = reproduce.run(args.name, out, quick=args.quick, workers=args.workers)
     print(f"wrote {out}/ (summary: {summary}, report: {out / 'report.html'})")
     return 0
 
@@ -935,6 +937,12 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("name", choices=reproductions(), help="the reproduction")
     rp.add_argument("--quick", action="store_true", help="smaller networks and fewer samples")
     rp.add_argument("--out", metavar="DIR", help="output directory (default: reproduce-NAME)")
+    rp.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="simulations at a time (default: all cores; timings still run one at a time)",
+    )
     rp.set_defaults(run=_reproduce)
 
     d = sub.add_parser("demo", help="run the main job on an embedded default")

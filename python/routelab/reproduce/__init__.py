@@ -13,6 +13,7 @@ tables. Fixed grids of runs are sweep specs (``specs/``) run with
 from __future__ import annotations
 
 import importlib
+import os
 from pathlib import Path
 from types import ModuleType
 
@@ -39,12 +40,14 @@ def module(name: str) -> ModuleType:
     return importlib.import_module(REGISTRY[name])
 
 
-def run(name: str, out: str | Path, quick: bool = False) -> Path:
-    """Runs reproduction ``name`` into directory ``out`` and writes its
+def run(name: str, out: str | Path, quick: bool = False, workers: int | None = None) -> Path:
+    """Runs reproduction ``name`` into directory ``out`` with ``workers``
+    simulations at a time (default: all cores) and writes its
     ``report.html`` there; returns its ``summary.md``. A subset of a
     reproduction (one network size, one table) is a variant of its specs,
     run with ``routelab sweep``."""
-    summary = module(name).run(Path(out), quick=quick)
+    workers = workers or os.cpu_count() or 1
+    summary = module(name).run(Path(out), quick=quick, workers=workers)
     write_report(name, out)
     return summary
 
