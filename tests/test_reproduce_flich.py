@@ -188,6 +188,11 @@ def test_the_specs_are_the_papers_patterns_and_run_as_user_specs() -> None:
             # The specs write each pattern as pattern_spec does.
             assert run.flat["traffic.pattern"] == flich2000.pattern_spec(pattern, switches)
             seen.add((pattern, switches))
+            # Five scan loads or more below 0.03 flits/cycle/host, near where
+            # UD saturates at 64 switches: with the knee's loads, every
+            # load-latency curve has six points or more.
+            scan = run.flat["saturate.scan"]
+            assert scan == sorted(scan) and sum(x < 0.03 for x in scan) >= 5
     assert seen == {(p, n) for p in flich2000.PATTERNS for n in (8, 16, 32, 64)} - {
         ("local:l=5", 8)
     }
