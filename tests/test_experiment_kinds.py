@@ -85,7 +85,12 @@ def test_route_runs_time_the_least_of_their_repeats_and_may_skip_the_checks(tmp_
         )()
 
     monkeypatch.setattr(routelab, "route", timed)
+    # The network is built once per run, outside the timed routings.
+    built = []
+    topology = routelab.topology
+    monkeypatch.setattr(routelab, "topology", lambda s: built.append(s) or topology(s))
     assert routelab.sweep(spec, tmp_path / "out", workers=1).ok == 2
+    assert len(built) == 2
     df = routelab.results(tmp_path / "out").set_index("route.stats")
     assert (df.loc[True, "route_seconds"], df.loc[False, "route_seconds"]) == (0.2, 0.1)
     assert (df["route_wall_seconds"] > 0).all() and list(df["lanes_needed"]) == [1, 1]

@@ -406,6 +406,11 @@ _NEEDS = re.compile(r"needs (at least )?(\d+) lanes")
 LANE_SPECS = ("lanes", "heuristics")
 
 
+def _shape(spec: str) -> dict[str, str]:
+    """The keys of a topology spec: ``random:switches=64,...`` -> {"switches": "64", ...}."""
+    return dict(kv.split("=") for kv in spec.split(":", 1)[1].split(","))
+
+
 def _lane_rows(df: Any, experiment: str) -> list[dict[str, Any]]:
     """A lane sweep's runs as rows of ``lanes_random.csv`` or
     ``heuristics.csv``. A run that needed more than the lanes allowed
@@ -413,7 +418,7 @@ def _lane_rows(df: Any, experiment: str) -> list[dict[str, Any]]:
     rows = []
     for r in df.to_dict("records"):
         spec = r["network.topology"]
-        shape = dict(kv.split("=") for kv in spec.split(":", 1)[1].split(","))
+        shape = _shape(spec)
         engine = r["routing.algorithm"]
         rec: dict[str, Any] = dict.fromkeys(LANE_FIELDS, "")
         rec.update(
@@ -498,7 +503,7 @@ def _time_rows(df: Any) -> list[dict[str, Any]]:
     rows = []
     for r in df.to_dict("records"):
         spec = r["network.topology"]
-        shape = dict(kv.split("=") for kv in spec.split(":", 1)[1].split(","))
+        shape = _shape(spec)
         random_net = spec.startswith("random:")
         engine = r["routing.algorithm"]
         if engine == "dfsssp" and r.get("routing.heuristic") == "online":
