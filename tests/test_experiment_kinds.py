@@ -288,6 +288,27 @@ def test_a_saturate_run_may_start_from_a_load_latency_curve(tmp_path):
         kinds.get("saturate").run(specs.load(spec).runs[0].params)
 
 
+def test_a_search_that_skips_draining_unsustained_loads_keeps_its_verdicts(tmp_path):
+    # 8x8 torus, 4-flit packets: loads past the knee accept too little.
+    spec = (
+        SEARCH.replace("torus:4x4", "torus:8x8")
+        + "\n[saturate]\nscan = [[0.2, 0.4, 0.5, 0.6, 0.7]]\nresolution = 0.05\n"
+        + "require_converged = false\ndrain_unsustained = [true, false]\n"
+    ).replace("[traffic]\n", '[traffic]\npattern = "uniform"\npacket_flits = 4\n')
+    out = tmp_path / "out"
+    assert routelab.sweep(write(tmp_path, spec), out).ok == 2
+    df = routelab.results(out, artefacts=["points"])
+    drained, skipped = (df[df["saturate.drain_unsustained"] == v].iloc[0] for v in (True, False))
+    assert skipped["saturation"] == drained["saturation"]
+    pairs = list(zip(drained["points"], skipped["points"], strict=True))
+    verdict = ("load", "sustained", "accepted")
+    for d, k in pairs:
+        assert [d[x] for x in verdict] == [k[x] for x in verdict]
+    cut = [(d, k) for d, k in pairs if k["drain_skipped"]]
+    assert cut and all(k["status"] == "unsustained" for _, k in cut)
+    assert all(k["flit_hops"] < d["flit_hops"] for d, k in cut)
+
+
 def test_an_unknown_search_option_is_refused_by_name(tmp_path, run_cli):
     spec = write(tmp_path, SEARCH + "\n[saturate]\nresolutoin = 0.05\n")
     r = run_cli("sweep", str(spec), "--out", str(tmp_path / "out"))

@@ -114,6 +114,7 @@ def saturate(
     scan: Iterable[float] | None = None,
     scan_misses: int | None = None,
     require_drained: bool | None = None,
+    drain_unsustained: bool | None = None,
 ) -> SimResult:
     """Finds the highest offered load the network sustains (the run drains,
     accepted is within ``tolerance`` of offered, latency converged) by one
@@ -150,7 +151,12 @@ def saturate(
     above; ``low`` and ``high`` are refused beside it.
     ``require_drained=False`` judges a load by accepted against offered
     alone, without the drain (a grid's rule for curves read to their
-    plateau).
+    plateau). ``drain_unsustained=False`` skips the drain of a load whose
+    measurement already accepted less than ``1 - tolerance`` of what it
+    offered: no drain could make it sustained, so the verdicts and the answer
+    are those of a search that drains, at a fraction of the cost past
+    saturation; such a point's latency counts only the packets delivered by
+    the end of its measurement (``drain_skipped``).
 
     ``journal``: a file that keeps each load as it is measured. A search
     started again with the same file (after a kill, say) takes the loads it
@@ -170,6 +176,7 @@ def saturate(
         "require_converged": require_converged,
         "require_drained": require_drained,
         "scan_misses": scan_misses,
+        "drain_unsustained": drain_unsustained,
     }
     options = {k: float(v) for k, v in given.items() if v is not None}
     text, sets = spec_text(spec), _sets(overrides)

@@ -946,6 +946,41 @@ fn stopping_runs_for_their_backlog_keeps_the_search_answer_and_runs_its_upper_en
 }
 
 #[test]
+fn skipping_the_drain_of_loads_that_accepted_too_little_keeps_every_verdict() {
+    // The same scan and search with and without the drain of loads whose
+    // measurement already fell short: the same loads, verdicts, answer and
+    // window counts; only the skipped loads ran shorter.
+    let mut s = backlog_spec();
+    s.run.drain_unconverged = true;
+    let mut opts = sim::SaturateOptions {
+        scan: vec![0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+        resolution: Some(0.02),
+        require_converged: false,
+        ..Default::default()
+    };
+    let drained = sim::saturate(&s, &opts).unwrap();
+    opts.drain_unsustained = false;
+    let skipped = sim::saturate(&s, &opts).unwrap();
+    assert_eq!(drained.saturation, skipped.saturation, "{skipped:?}");
+    assert_eq!(drained.bracket_high, skipped.bracket_high);
+    assert_eq!(drained.points.len(), skipped.points.len());
+    let mut shortened = 0;
+    for (d, k) in drained.points.iter().zip(&skipped.points) {
+        assert_eq!((d.load, d.sustained), (k.load, k.sustained), "{k:?}");
+        assert_eq!((d.offered, d.accepted), (k.offered, k.accepted));
+        if k.drain_skipped {
+            shortened += 1;
+            assert_eq!(k.status, sim::PointStatus::Unsustained, "{k:?}");
+            assert!(!d.drain_skipped && !k.drained);
+            assert!(k.flit_hops < d.flit_hops, "{d:?} {k:?}");
+        } else {
+            assert_eq!((d.status, d.latency_mean), (k.status, k.latency_mean));
+        }
+    }
+    assert!(shortened >= 2, "{skipped:?}");
+}
+
+#[test]
 fn a_sustained_ceiling_is_never_reported_as_saturation() {
     // A crossbar carrying a permutation sustains its injection bandwidth:
     // a ceiling of 0.5 is sustained, so the bracket grows by its width

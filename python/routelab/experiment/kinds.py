@@ -177,6 +177,9 @@ SEARCH_OPTIONS = {
     "saturate.require_drained": Field("bool", "sustained needs the drain"),
     "saturate.scan": Field("floats", "loads run first, ascending (a list value: [[0.1, 0.2]])"),
     "saturate.scan_misses": Field("int", "loads in a row not sustained that end the scan", min=1),
+    "saturate.drain_unsustained": Field(
+        "bool", "drain a load that already accepted too little (false: skip it, same verdict)"
+    ),
 }
 SATURATE_SCHEMA = Schema({**SIM_SCHEMA.fields, **SEARCH_OPTIONS}, open=True)
 

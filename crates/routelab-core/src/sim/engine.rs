@@ -4,8 +4,8 @@
 //! Events are 32-byte `Copy` values. Buckets of `2^shift` picoseconds form a ring; an event goes into the
 //! bucket of its time, appended, so every bucket is in insertion order.
 //! When the clock reaches a bucket, its events of the current lap move to
-//! a batch that a stable sort on time (linear on the already-ordered runs
-//! it usually holds) puts in (time, insertion) order; an event scheduled
+//! a batch that is put in (time, insertion) order (left as it is when
+//! already ordered, else by sorting keys of time and position); an event scheduled
 //! into the batch's own bucket is inserted after every batched event of
 //! the same or an earlier time. Push and pop are O(1) amortised, nothing
 //! is allocated once the buckets have grown, and the order is a pure
@@ -154,6 +154,9 @@ pub(super) struct Calendar {
     pos: usize,
     /// Events in `buckets` (not counting the batch).
     len: usize,
+    /// Scratch of [`Self::sort_batch`]: sort keys, and the sorted batch.
+    keys: Vec<u64>,
+    spare: Vec<Event>,
 }
 
 impl Calendar {
@@ -171,6 +174,8 @@ impl Calendar {
             batch: Vec::new(),
             pos: 0,
             len: 0,
+            keys: Vec::new(),
+            spare: Vec::new(),
         }
     }
 
@@ -370,9 +375,38 @@ impl Calendar {
         }
         self.len -= self.batch.len();
         if !self.batch.is_sorted_by_key(|e| e.time) {
-            self.batch.sort_by_key(|e| e.time);
+            self.sort_batch();
         }
         !self.batch.is_empty()
+    }
+
+    /// Puts the batch in (time, insertion) order. A bucket's events are
+    /// interleaved runs of many times (every packet keeps the phase of its
+    /// generation in continuous time): sorting 8-byte keys of time and
+    /// position and gathering the events once costs a fraction of a
+    /// stable sort of the 32-byte events.
+    fn sort_batch(&mut self) {
+        let batch = &self.batch;
+        let (lo, hi) = batch.iter().fold((u64::MAX, 0), |(lo, hi), e| {
+            (lo.min(e.time), hi.max(e.time))
+        });
+        if hi - lo >= 1 << 32 || batch.len() >= 1 << 32 {
+            self.batch.sort_by_key(|e| e.time);
+            return;
+        }
+        self.keys.clear();
+        self.keys.extend(
+            batch
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.time - lo) << 32 | i as u64),
+        );
+        // Keys are distinct (the position is in them): unstable is stable.
+        self.keys.sort_unstable();
+        self.spare.clear();
+        self.spare
+            .extend(self.keys.iter().map(|&k| batch[k as u32 as usize]));
+        std::mem::swap(&mut self.batch, &mut self.spare);
     }
 }
 
@@ -407,6 +441,25 @@ fn new_block(
 mod tests {
     use super::*;
     use rand::Rng;
+
+    #[test]
+    fn a_batch_is_sorted_by_time_then_insertion_for_any_span() {
+        // Spans that take the key sort (times within a bucket and beyond)
+        // and the stable sort of the events.
+        let mut rng = crate::rng::stream(5, "batch");
+        for span in [200u64, 60_000, 1 << 24, 1 << 40] {
+            for n in [1usize, 7, 300] {
+                let mut q = Calendar::new(0, 6);
+                q.batch = (0..n)
+                    .map(|i| Event::new(1000 + rng.gen_range(0..span), Kind::Output, i as u32))
+                    .collect();
+                let mut want = q.batch.clone();
+                want.sort_by_key(|e| e.time);
+                q.sort_batch();
+                assert_eq!(q.batch, want, "span {span}, {n} events");
+            }
+        }
+    }
 
     #[test]
     fn delivers_in_time_then_insertion_order() {

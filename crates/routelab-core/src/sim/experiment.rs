@@ -786,17 +786,27 @@ impl Experiment {
 
     /// Runs at `load` (in the spec's unit).
     pub fn run_at(&self, load: f64) -> Result<SimResult, SimError> {
-        self.run_at_stopping(load, self.spec.run.stop_backlog)
+        self.run_ending(load, self.early_end(true, None))
     }
 
     /// Runs at `load` without `run.stop_backlog`: to the end of its
     /// measurement, whatever its backlog.
     pub fn run_at_unstopped(&self, load: f64) -> Result<SimResult, SimError> {
-        self.run_at_stopping(load, None)
+        self.run_ending(load, self.early_end(false, None))
     }
 
-    /// Runs at `load`, stopped early by `stop_backlog` (see `run.stop_backlog`).
-    fn run_at_stopping(&self, load: f64, stop_backlog: Option<f64>) -> Result<SimResult, SimError> {
+    /// How a run at this spec may end early: stopped by `run.stop_backlog`
+    /// when `stoppable`, and its drain skipped when its window's accepted
+    /// flits fall short of offered by more than `shortfall`.
+    pub(crate) fn early_end(&self, stoppable: bool, shortfall: Option<f64>) -> EarlyEnd {
+        EarlyEnd {
+            stop_backlog: self.spec.run.stop_backlog.filter(|_| stoppable),
+            shortfall,
+        }
+    }
+
+    /// Runs at `load`, ending early as `early` allows.
+    pub(crate) fn run_ending(&self, load: f64, early: EarlyEnd) -> Result<SimResult, SimError> {
         if !(load.is_finite() && load >= 0.0) {
             return Err(ConfigError::invalid("traffic.load", load, "a number >= 0").into());
         }
@@ -832,7 +842,7 @@ impl Experiment {
             if params.message_rate > 0.0 {
                 par.start_generation();
             }
-            let phases = self.open_loop(&mut par, params.message_rate, stop_backlog)?;
+            let phases = self.open_loop(&mut par, params.message_rate, early)?;
             let result = self.result(&par.tally(), None, load, flits, &phases, wall);
             par.settle(self.settle_ps())?;
             par.check_conservation()?;
@@ -848,7 +858,7 @@ impl Experiment {
                     }
                 }
             }
-            self.open_loop(&mut sim, params.message_rate, stop_backlog)?
+            self.open_loop(&mut sim, params.message_rate, early)?
         } else {
             let w = &self.spec.traffic;
             let message_bytes = w
@@ -930,7 +940,7 @@ impl Experiment {
         &self,
         sim: &mut impl Runner,
         message_rate: f64,
-        stop_backlog: Option<f64>,
+        early: EarlyEnd,
     ) -> Result<Phases, SimError> {
         let run = &self.spec.run;
         let cyc = self.params.cycle_ps;
@@ -944,7 +954,7 @@ impl Experiment {
             periods += 1;
             sim.run_until(sim.now() + period)?;
             let cur = sim.end_period();
-            if let Some(f) = stop_backlog {
+            if let Some(f) = early.stop_backlog {
                 if backlog.piling_up(sim.flits_so_far(), periods, f) {
                     return Ok(Phases {
                         window_ps: 0,
@@ -979,7 +989,13 @@ impl Experiment {
         sim.set_measuring(false);
         let converged = close(first.0, second.0, run.convergence)
             && close(first.1 as f64, second.1 as f64, run.convergence);
-        if !converged && !run.drain_unconverged {
+        // No drain makes a window that accepted too little sustained: it
+        // only completes the latencies of its packets.
+        let short = early.shortfall.is_some_and(|f| {
+            let (gen, del) = sim.window_flits();
+            self.per_terminal_cycle(del, m) < (1.0 - f) * self.per_terminal_cycle(gen, m)
+        });
+        if short || (!converged && !run.drain_unconverged) {
             return Ok(Phases {
                 window_ps: m,
                 converged,
@@ -1019,6 +1035,18 @@ impl Experiment {
             .max(self.params.watchdog_ps)
     }
 
+    /// `flits` in a window of `window_ps` per terminal and cycle; 0 for an
+    /// empty window (a run stopped in its warm-up measured nothing).
+    fn per_terminal_cycle(&self, flits: u64, window_ps: u64) -> f64 {
+        let t = self.net.terminals().len().max(1) as f64;
+        let cycles = window_ps as f64 / self.params.cycle_ps as f64;
+        if cycles > 0.0 {
+            flits as f64 / (t * cycles)
+        } else {
+            0.0
+        }
+    }
+
     fn result(
         &self,
         sim: &Tally,
@@ -1039,14 +1067,7 @@ impl Experiment {
         let p = &self.params;
         let t = self.net.terminals().len().max(1) as f64;
         let cycles = window_ps as f64 / p.cycle_ps as f64;
-        // A run stopped in its warm-up measured nothing: its rates read 0.
-        let per_node = |flits: u64| {
-            if cycles > 0.0 {
-                flits as f64 / (t * cycles)
-            } else {
-                0.0
-            }
-        };
+        let per_node = |flits: u64| self.per_terminal_cycle(flits, window_ps);
         let gbps = |f: f64| load::flits_to_gbps(f, p.flit_bytes, p.cycle_ps);
         let c = &sim.c;
         let offered = per_node(c.win_gen_flits);
@@ -1207,6 +1228,19 @@ trait Runner {
     fn measured_outstanding(&self) -> u64;
     /// Flits generated and flits delivered since the start.
     fn flits_so_far(&self) -> (u64, u64);
+    /// Flits generated and flits delivered in the measurement window.
+    fn window_flits(&self) -> (u64, u64);
+}
+
+/// How a run may end before its drain is done: the saturation search's
+/// shortcuts, neither of which can turn an unsustained load sustained.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct EarlyEnd {
+    /// `run.stop_backlog`: stop in the warm-up once the backlog piles up.
+    pub stop_backlog: Option<f64>,
+    /// Skip the drain when the window accepted less than `1 - shortfall`
+    /// of what it offered.
+    pub shortfall: Option<f64>,
 }
 
 impl Runner for Sim<'_> {
@@ -1228,6 +1262,9 @@ impl Runner for Sim<'_> {
     fn flits_so_far(&self) -> (u64, u64) {
         (self.c.gen_flits, self.c.delivered_flits)
     }
+    fn window_flits(&self) -> (u64, u64) {
+        (self.c.win_gen_flits, self.c.win_delivered_flits)
+    }
 }
 
 impl Runner for Parallel<'_> {
@@ -1248,5 +1285,8 @@ impl Runner for Parallel<'_> {
     }
     fn flits_so_far(&self) -> (u64, u64) {
         Parallel::flits_so_far(self)
+    }
+    fn window_flits(&self) -> (u64, u64) {
+        Parallel::window_flits(self)
     }
 }

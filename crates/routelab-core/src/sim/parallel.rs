@@ -363,6 +363,12 @@ impl<'a> Parallel<'a> {
         })
     }
 
+    pub fn window_flits(&self) -> (u64, u64) {
+        self.sims.iter().fold((0, 0), |(g, d), s| {
+            (g + s.c.win_gen_flits, d + s.c.win_delivered_flits)
+        })
+    }
+
     pub fn measured_outstanding(&self) -> u64 {
         self.sims
             .iter()

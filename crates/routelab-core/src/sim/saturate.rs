@@ -87,6 +87,13 @@ pub struct SaturateOptions {
     /// sustained; the bracket follows from them (see the module docs).
     pub scan: Vec<f64>,
     pub scan_misses: u32,
+    /// Drain a load whose measurement already accepted less than
+    /// `1 - tolerance` of what it offered. No drain can make it sustained,
+    /// so `false` skips it: the verdict and the search are the same, at a
+    /// fraction of the cost past saturation (the drain runs up to
+    /// `run.drain_cycles`), and such a load's latency counts only the
+    /// packets delivered by the end of the measurement (`drain_skipped`).
+    pub drain_unsustained: bool,
 }
 
 impl Default for SaturateOptions {
@@ -101,6 +108,7 @@ impl Default for SaturateOptions {
             require_drained: true,
             scan: Vec::new(),
             scan_misses: 2,
+            drain_unsustained: true,
         }
     }
 }
@@ -170,7 +178,7 @@ pub struct SaturatePoint {
     #[serde(default)]
     pub counters: BTreeMap<String, u64>,
     /// Warm-up periods run, and whether the drain was skipped
-    /// (`run.drain_unconverged = false`).
+    /// (`run.drain_unconverged = false`, or `drain_unsustained = false`).
     #[serde(default)]
     pub warmup_periods: u32,
     #[serde(default)]
@@ -275,14 +283,18 @@ fn point(
             ));
         }
         Ok(r) => {
-            // A skipped drain (`run.drain_unconverged = false`) follows
-            // a measurement that did not converge.
+            // A drain is skipped after a measurement that did not converge
+            // (`run.drain_unconverged = false`) or, converged, fell short
+            // of the tolerance (`drain_unsustained = false`).
+            let short = r.accepted < (1.0 - o.tolerance) * r.offered;
             let read_as_unconverged = r.drain_skipped && o.require_converged;
-            p.status = if o.require_drained && !(r.drained || read_as_unconverged) {
+            p.status = if r.drain_skipped && short && (r.converged || !o.require_converged) {
+                PointStatus::Unsustained
+            } else if o.require_drained && !(r.drained || read_as_unconverged) {
                 PointStatus::Undrained
             } else if o.require_converged && !r.converged {
                 PointStatus::Unconverged
-            } else if r.accepted < (1.0 - o.tolerance) * r.offered {
+            } else if short {
                 PointStatus::Unsustained
             } else {
                 PointStatus::Sustained
@@ -524,11 +536,8 @@ fn search(
         if let Some(p) = journal.and_then(|j| j.recall(load, stoppable)) {
             return Ok(p);
         }
-        let r = if stoppable {
-            exp.run_at(load)
-        } else {
-            exp.run_at_unstopped(load)
-        };
+        let shortfall = (!opts.drain_unsustained).then_some(opts.tolerance);
+        let r = exp.run_ending(load, exp.early_end(stoppable, shortfall));
         let p = point(exp, load, r, opts)?;
         if let Some(j) = journal {
             j.record(&p)?;

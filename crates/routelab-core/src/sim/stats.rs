@@ -393,7 +393,8 @@ pub struct SimResult {
     /// Every measured packet was delivered within the drain limit.
     pub drained: bool,
     /// The drain was skipped: the measurement did not converge and
-    /// `run.drain_unconverged` is false.
+    /// `run.drain_unconverged` is false, or (in a saturation search with
+    /// `drain_unsustained = false`) it accepted too little to be sustained.
     #[serde(default)]
     pub drain_skipped: bool,
     /// The run was stopped in its warm-up, its backlog growing past
