@@ -293,12 +293,14 @@ def test_a_search_that_skips_draining_unsustained_loads_keeps_its_verdicts(tmp_p
     spec = (
         SEARCH.replace("torus:4x4", "torus:8x8")
         + "\n[saturate]\nscan = [[0.2, 0.4, 0.5, 0.6, 0.7]]\nresolution = 0.05\n"
-        + "require_converged = false\ndrain_unsustained = [true, false]\n"
+        + "require_converged = false\ndrain_unsustained = {}\n"
     ).replace("[traffic]\n", '[traffic]\npattern = "uniform"\npacket_flits = 4\n')
-    out = tmp_path / "out"
-    assert routelab.sweep(write(tmp_path, spec), out).ok == 2
-    df = routelab.results(out, artefacts=["points"])
-    drained, skipped = (df[df["saturate.drain_unsustained"] == v].iloc[0] for v in (True, False))
+    rows = []
+    for value in ("true", "false"):
+        out = tmp_path / value
+        assert routelab.sweep(write(tmp_path, spec.format(value)), out).ok == 1
+        rows.append(routelab.results(out, artefacts=["points"]).iloc[0])
+    drained, skipped = rows
     assert skipped["saturation"] == drained["saturation"]
     pairs = list(zip(drained["points"], skipped["points"], strict=True))
     verdict = ("load", "sustained", "accepted")
@@ -307,6 +309,23 @@ def test_a_search_that_skips_draining_unsustained_loads_keeps_its_verdicts(tmp_p
     cut = [(d, k) for d, k in pairs if k["drain_skipped"]]
     assert cut and all(k["status"] == "unsustained" for _, k in cut)
     assert all(k["flit_hops"] < d["flit_hops"] for d, k in cut)
+
+
+def test_a_neutral_search_option_keeps_the_run_keys_and_resumes_the_store(tmp_path):
+    # Skipping the drain of short loads changes no verdict: the runs keep their
+    # keys, a store swept without it resumes with it (nothing runs again), and
+    # the store's spec becomes the one it runs.
+    base = SEARCH + "\n[saturate]\nhigh = 0.5\nresolution = 0.1\n"
+    out = tmp_path / "out"
+    assert routelab.sweep(write(tmp_path, base), out).ok == 1
+    changed = write(tmp_path, base + "drain_unsustained = false\n")
+    assert [r.key for r in specs.load(changed).runs] == list(routelab.results(out)["key"])
+    again = routelab.sweep(changed, out)
+    assert (again.ran, again.skipped) == (0, 1)
+    assert "drain_unsustained = false" in (out / "spec.toml").read_text()
+    # A key that changes what is measured still makes another run.
+    other = write(tmp_path, base.replace("resolution = 0.1", "resolution = 0.05"))
+    assert specs.load(other).runs[0].key not in set(routelab.results(out)["key"])
 
 
 def test_an_unknown_search_option_is_refused_by_name(tmp_path, run_cli):

@@ -198,6 +198,30 @@ fn a_journal_written_before_the_scan_options_existed_is_taken_as_it_is() {
 }
 
 #[test]
+fn a_journal_serves_a_search_that_drains_unsustained_loads_or_not() {
+    // Draining a load that already accepted too little changes no verdict:
+    // a journal written with the drain resumes a search without it, and
+    // the other way round, running nothing again.
+    let (s, opts) = search_spec();
+    let path = fresh("drain.jsonl");
+    let first = sim::saturate_journaled(&s, &opts, &path).unwrap();
+    let written = lines(&path);
+    let skipping = SaturateOptions {
+        drain_unsustained: false,
+        ..opts.clone()
+    };
+    let again = sim::saturate_journaled(&s, &skipping, &path).unwrap();
+    assert_eq!(answer(&again), answer(&first));
+    assert_eq!(lines(&path), written, "nothing was run again");
+    let path = fresh("skip.jsonl");
+    let first = sim::saturate_journaled(&s, &skipping, &path).unwrap();
+    let written = lines(&path);
+    let again = sim::saturate_journaled(&s, &opts, &path).unwrap();
+    assert_eq!(answer(&again), answer(&first));
+    assert_eq!(lines(&path), written, "nothing was run again");
+}
+
+#[test]
 fn the_spec_s_own_load_does_not_tell_searches_apart() {
     // The search sets every load itself: a search whose spec was left at
     // another traffic.load takes the same journal, and so does a journal

@@ -178,7 +178,9 @@ SEARCH_OPTIONS = {
     "saturate.scan": Field("floats", "loads run first, ascending (a list value: [[0.1, 0.2]])"),
     "saturate.scan_misses": Field("int", "loads in a row not sustained that end the scan", min=1),
     "saturate.drain_unsustained": Field(
-        "bool", "drain a load that already accepted too little (false: skip it, same verdict)"
+        "bool",
+        "drain a load that already accepted too little (false: skip it, same verdict)",
+        neutral=True,
     ),
 }
 SATURATE_SCHEMA = Schema({**SIM_SCHEMA.fields, **SEARCH_OPTIONS}, open=True)

@@ -34,6 +34,10 @@ class Field:
     min: float | None = None
     max: float | None = None
     choices: Sequence[str] | Callable[[], Sequence[str]] | None = None
+    #: How a run is carried out, not what it measures: its verdicts are the
+    #: same either way, so the key leaves it out and a store or journal
+    #: written with another value resumes.
+    neutral: bool = False
 
     def expected(self) -> str:
         words = _TYPE_WORDS[self.type]

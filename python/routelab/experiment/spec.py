@@ -481,8 +481,12 @@ def canonical_json(value: Any) -> str:
 
 
 def run_key(kind: str, flat: Mapping[str, Any]) -> str:
-    """The stable key of a run: 16 hex digits of SHA-256 over its canonical JSON."""
-    text = canonical_json({"kind": kind, "params": unflatten(flat)})
+    """The stable key of a run: 16 hex digits of SHA-256 over its canonical JSON,
+    without the kind's neutral keys (how a run is carried out, not what it
+    measures)."""
+    fields = kinds.get(kind).schema.fields if kind in kinds.KINDS else {}
+    kept = {k: v for k, v in flat.items() if not (k in fields and fields[k].neutral)}
+    text = canonical_json({"kind": kind, "params": unflatten(kept)})
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -151,6 +151,10 @@ class Store:
                     f"({_spec_difference(old.document, exp.document)}); "
                     "use a new --out directory to run the changed spec"
                 )
+            if old.document != exp.document:
+                # The same runs (a neutral key or the layout changed): the
+                # store keeps the spec it now runs.
+                atomic_write(spec_path, exp.text or _toml_from_document(exp.document))
         else:
             store._refuse_foreign()
             store.root.mkdir(parents=True, exist_ok=True)

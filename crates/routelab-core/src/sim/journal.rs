@@ -84,7 +84,14 @@ impl Journal {
             let cut = !line.ends_with('\n');
             let line = line.trim_end_matches(['\n', '\r']);
             if i == 0 {
-                match serde_json::from_str::<Header>(line) {
+                // Whether a search drains the loads that already accepted
+                // too little changes none of its verdicts: a journal written
+                // either way serves the other.
+                let parsed = serde_json::from_str::<Header>(line).map(|mut h| {
+                    h.options.drain_unsustained = header.options.drain_unsustained;
+                    h
+                });
+                match parsed {
                     Ok(h) if h == header => continue,
                     // Written with the caller's starting load in its spec.
                     Ok(h)
