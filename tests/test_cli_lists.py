@@ -84,6 +84,13 @@ def test_saturate_cli_takes_the_python_options(run_cli, tmp_path):
     )
     assert [p["load"] for p in cli["points"]] == [p["load"] for p in py["points"]]
     assert 0.1 in [p["load"] for p in cli["points"]]
+    # Skipping the drains of short loads: the same loads and verdicts.
+    r = run_cli("saturate", str(spec), *args, "--skip-short-drains", "--json")
+    assert r.returncode == 0, r.stderr
+    skipped = json.loads(r.stdout)["points"]
+    assert [(p["load"], p["sustained"]) for p in skipped] == [
+        (p["load"], p["sustained"]) for p in cli["points"]
+    ]
     r = run_cli("saturate", str(spec), "--scan", "0.1,x")
     assert r.returncode == 2 and "expected loads such as" in r.stderr
 

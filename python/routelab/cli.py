@@ -574,6 +574,7 @@ def _saturate(args: argparse.Namespace) -> int:
         scan=args.scan,
         scan_misses=args.scan_misses,
         require_drained=False if args.no_drain else None,
+        drain_unsustained=False if args.skip_short_drains else None,
     )
     _warn(result)
     if args.json:
@@ -880,6 +881,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="judge a load without the drain (with --no-convergence: by accepted against "
         "offered alone)",
+    )
+    sa.add_argument(
+        "--skip-short-drains",
+        action="store_true",
+        help="do not drain a load whose measurement already accepted too little (the same "
+        "verdicts, cheaper past saturation)",
     )
     sa.add_argument(
         "--journal",

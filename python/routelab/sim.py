@@ -164,7 +164,7 @@ def saturate(
     journal of another spec or other options is refused (`ConfigError`).
     ``routelab saturate`` takes the same options (``--low``, ``--high``,
     ``--tolerance``, ``--resolution``, ``--steps``, ``--no-convergence``,
-    ``--journal``)."""
+    ``--journal``, ``--skip-short-drains``)."""
     from routelab.progress import Progress
 
     given = {
