@@ -328,6 +328,41 @@ def test_a_neutral_search_option_keeps_the_run_keys_and_resumes_the_store(tmp_pa
     assert specs.load(other).runs[0].key not in set(routelab.results(out)["key"])
 
 
+def test_records_keyed_before_a_key_became_neutral_are_moved_not_run_again(tmp_path):
+    # A store written when saturate.drain_unsustained was still part of the run
+    # key: its records, artefacts and journals carry the old keys. Resuming moves
+    # them to the current keys; a run already repeated under its current key
+    # keeps one record.
+    import hashlib
+    import json
+
+    base = SEARCH + "\n[saturate]\nhigh = 0.5\nresolution = 0.1\ndrain_unsustained = false\n"
+    spec = write(tmp_path, base.replace('name = "sim"', 'name = "sim"\nseeds = [1, 2]'))
+    out = tmp_path / "out"
+    assert routelab.sweep(spec, out).ok == 2
+    before = routelab.results(out, artefacts=["points"]).set_index("key")
+    keys = list(before.index)
+    for i, key in enumerate(keys):
+        rec = json.loads((out / "runs" / f"{key}.json").read_text())
+        whole = specs.canonical_json(
+            {"kind": rec["kind"], "params": specs.unflatten(rec["params"])}
+        )
+        old = hashlib.sha256(whole.encode()).hexdigest()[:16]
+        assert old != key
+        (out / "runs" / f"{old}.json").write_text(json.dumps({**rec, "key": old}))
+        if i == 0:  # moved: the current record goes, the old one stays
+            (out / "runs" / f"{key}.json").unlink()
+            (out / "artefacts" / key).rename(out / "artefacts" / old)
+    again = routelab.sweep(spec, out)
+    assert (again.ran, again.skipped) == (0, 2)
+    assert sorted(p.stem for p in (out / "runs").glob("*.json")) == sorted(keys)
+    after = routelab.results(out, artefacts=["points"]).set_index("key")
+    assert after.loc[keys, "saturation"].tolist() == before.loc[keys, "saturation"].tolist()
+    assert [p["load"] for p in after.loc[keys[0], "points"]] == [
+        p["load"] for p in before.loc[keys[0], "points"]
+    ]
+
+
 def test_an_unknown_search_option_is_refused_by_name(tmp_path, run_cli):
     spec = write(tmp_path, SEARCH + "\n[saturate]\nresolutoin = 0.05\n")
     r = run_cli("sweep", str(spec), "--out", str(tmp_path / "out"))

@@ -26,6 +26,7 @@ import contextlib
 import fcntl
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
@@ -155,6 +156,7 @@ class Store:
                 # The same runs (a neutral key or the layout changed): the
                 # store keeps the spec it now runs.
                 atomic_write(spec_path, exp.text or _toml_from_document(exp.document))
+            store._rekey()
         else:
             store._refuse_foreign()
             store.root.mkdir(parents=True, exist_ok=True)
@@ -175,6 +177,27 @@ class Store:
             },
         )
         return store
+
+    def _rekey(self) -> None:
+        """Moves each record that its parameters no longer key (a key became
+        neutral since it was written) to its current key, with its artefacts
+        and journal, so a resumed sweep does not repeat it. A record whose run
+        was repeated under the current key already is the duplicate it is and
+        goes."""
+        for key, rec in self.records().items():
+            new = specs.run_key(rec["kind"], rec["params"])
+            if new == key:
+                continue
+            if not self.record_path(new).exists():
+                for old, moved in (
+                    (self.root / ARTEFACTS / key, self.root / ARTEFACTS / new),
+                    (self.journal_path(key), self.journal_path(new)),
+                ):
+                    if old.exists() and not moved.exists():
+                        old.rename(moved)
+                _write_json(self.record_path(new), {**rec, "key": new})
+            self.record_path(key).unlink()
+            shutil.rmtree(self.root / ARTEFACTS / key, ignore_errors=True)
 
     def experiment(self) -> specs.Experiment:
         return specs.parse(self.spec_text, origin=str(self.root / SPEC))
