@@ -145,6 +145,30 @@ def write_run_json(path: Path, meta: dict[str, Any], workers: int) -> None:
     path.write_text(json.dumps(doc, indent=2) + "\n")
 
 
+def summary(paper: str, **context: Any) -> str:
+    """The paper's ``summary.md``: the template ``specs/PAPER/summary.md.j2``
+    (Jinja2) filled from ``context``. The module computes numbers and tables;
+    the words live in the template. Filters: ``fmt``, ``pct`` (a fraction as
+    a whole percent), ``duration`` and ``table`` (header, rows: Markdown)."""
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent / "specs" / paper),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters.update(
+        fmt=fmt,
+        pct=lambda x: f"{100 * x:.0f}%",
+        duration=duration,
+        table=lambda rows, header: "\n".join(md_table(header, rows)),
+    )
+    return env.get_template("summary.md.j2").render(**context)
+
+
 def duration(seconds: float) -> str:
     """``42 s``, ``3.5 min`` or ``1.2 h``."""
     if seconds < 120:

@@ -49,10 +49,9 @@ from routelab.reproduce import expected
 from routelab.reproduce._common import (
     Config,
     config,
-    duration,
     figure,
     fmt,
-    md_table,
+    summary,
     sweep_specs,
     write_csv,
     write_run_json,
@@ -329,59 +328,24 @@ def plot_bandwidth(rows, cfg: Facts, path: Path) -> None:
 def summarise(cfg: Facts, st: list[dict[str, Any]], seconds: float, sims: int) -> str:
     by = {(s["router"], s["active"]): s for s in st}
     lo, hi = min(cfg.active), max(cfg.active)
-    lines = [
-        f"# {TITLE}",
-        "",
-        f"Mode `{cfg.mode}`: {cfg.topology}, {', '.join(map(str, cfg.active))} active "
-        f"nodes, {len(cfg.placements)} random placement(s) each (pooled), "
-        f"{cfg.rounds} ping-pong rounds, {cfg.messages} messages per bandwidth trial; "
-        f"{sims} simulations, {duration(seconds)} of simulation (their wall times summed).",
-        "",
-        "Switch links 2 GB/s and 50 ns; node links 12 GB/s (a CODES node injects into "
-        "its six links directly) with crossbar input speedup 6; cut-through, 512-byte "
-        "packets, 3 VCs of 4 packets. Routers: `dor` (datelines), `rdr` (random viable "
-        "dimension per hop on the adaptive VCs, dimension-order bubble escape VC), `abr`, "
-        "`ofr` (versaci2013, not in the paper).",
-        "",
-        "## Per router and active nodes",
-        "",
-    ]
-    rows = []
-    for s in st:
-        rows.append(
-            [
-                ROUTER_TITLES[s["router"]],
-                s["active"],
-                s["senders"],
-                fmt(s["latency_median_us"], 1),
-                f"{fmt(s['latency_p10_us'], 1)}-{fmt(s['latency_p90_us'], 1)}",
-                fmt(s["latency_max_us"], 1),
-                fmt(s["bandwidth_median_gbytes"]),
-                fmt(s["bandwidth_max_gbytes"]),
-                f"{100 * s['above_link_rate']:.0f}%",
-            ]
-        )
-    lines += md_table(
+    rows = [
         [
-            "router",
-            "active",
-            "senders",
-            "latency median (us)",
-            "p10-p90",
-            "max",
-            "bandwidth median (GB/s)",
-            "max",
-            "> 2 GB/s",
-        ],
-        rows,
-    )
-    lines += ["", "## The paper's statements", ""]
+            ROUTER_TITLES[s["router"]],
+            s["active"],
+            s["senders"],
+            fmt(s["latency_median_us"], 1),
+            f"{fmt(s['latency_p10_us'], 1)}-{fmt(s['latency_p90_us'], 1)}",
+            fmt(s["latency_max_us"], 1),
+            fmt(s["bandwidth_median_gbytes"]),
+            fmt(s["bandwidth_max_gbytes"]),
+            f"{100 * s['above_link_rate']:.0f}%",
+        ]
+        for s in st
+    ]
     claims = []
-
-    def med(r: str, a: int) -> float | None:
-        return by[(r, a)]["latency_median_us"] if (r, a) in by else None
-
-    d_lo, d_hi = med("dor", lo), med("dor", hi)
+    d_lo, d_hi = (
+        by[("dor", a)]["latency_median_us"] if ("dor", a) in by else None for a in (lo, hi)
+    )
     if d_lo and d_hi:
         claims.append(
             (
@@ -420,35 +384,7 @@ def summarise(cfg: Facts, st: list[dict[str, Any]], seconds: float, sims: int) -
                 f"max {rmax:.2f} GB/s",
             )
         )
-    lines += md_table(["statement", "paper", "measured"], claims)
-    lines += [
-        "",
-        "## Figures",
-        "",
-        "- `fig2_latency_dor.png`, `fig3_latency_rdr.png`: latency CDFs per active count.",
-        "- `fig4_latency_dor_rdr.png`: DOR against RDR at 500 and 1,000 active nodes "
-        "(with ABR and OFR).",
-        "- `fig5_bandwidth.png`: bandwidth CDFs of every router; the dashed line is 2 GB/s.",
-        "- `latency_abr_ofr.png`: latency CDFs of ABR and OFR per active count.",
-        "",
-        "## Where and why this differs from the paper",
-        "",
-        "- The paper gives figures only, no values; the comparison is of its statements.",
-        "- CODES's link latency, packet size, buffers and router pipeline are not given; "
-        "the values above are this reproduction's. CODES models a node and its router as "
-        "one, so its injection is not limited to one link: here a 12 GB/s node link and "
-        "crossbar speedup 6 stand for that. With a node link at 2 GB/s no router could "
-        "exceed 2 GB/s.",
-        "- Pongs are as large as pings (8 KB); the paper says only that the receiver "
-        "answers with a pong. All pairs start at time 0.",
-        "- RDR as the paper gives it has no deadlock avoidance; here its random choice "
-        "runs on the adaptive VCs over a dimension-order escape VC under bubble flow "
-        "control, taken only when no adaptive VC can take the packet.",
-        "- The paper notes that CODES ignores the overhead of small messages; so does "
-        "this model (no software overhead per message).",
-        "",
-    ]
-    return "\n".join(lines)
+    return summary(NAME, title=TITLE, cfg=cfg, rows=rows, claims=claims, seconds=seconds, sims=sims)
 
 
 # --------------------------------------------------------------------------
