@@ -1,28 +1,9 @@
 """Versaci and Bilardi (2013), "OutFlank Routing: Increasing Throughput in
-Toroidal Interconnection Networks": the simulations of Section 4.
-
-The runs are the experiment specs in ``specs/versaci2013/`` (each with a
-``quick`` 8x8x8 and a ``tiny`` 4x4x4 variant), swept into subdirectories of
-the output directory, where a second run resumes:
-
-- ``searches.toml``: one saturation search per network, router and pattern:
-  Table 2's gamma*, and every load it measured (Table 3's derouting ratios).
-- ``curves.toml``: six loads per pattern and router below every gamma*, for
-  Fig. 4.
-- ``stages.toml``: butterfly's lifetime against gamma per router, beside the
-  loads up to which its k/2 stages fit in their period (`stage_capacity`).
-- ``readings.toml``: POR's and OFR's derouting under both readings of
-  eq. (15), beside Table 3.
-
-This module turns their tables into ``loads.csv``, ``curves.csv``,
-``table2.csv`` (with the bounds of minimal routing, `even_split` and
-`routing_bound`), ``table3.csv``, ``table3_readings.csv``,
-``butterfly_stages.csv``, the figures and ``summary.md``, beside the paper's
-values (``papers/versaci2013.toml``). A load is sustained when its window
-drains, accepted is within 5% of offered and the window's halves agree;
-gamma* is the low end of the search's final bracket. The load unit is the
-paper's: gamma = 1 saturates the bisection under uniform traffic.
-"""
+Toroidal Interconnection Networks": the simulations of Section 4, swept from the
+experiment specs in ``specs/versaci2013/`` and turned into the paper's tables,
+figures and ``summary.md`` (its words: ``specs/versaci2013/summary.md.j2``).
+Loads are in the paper's unit: gamma = 1 saturates the bisection under uniform
+traffic. What runs and what each output holds: docs/reproductions/versaci2013.md."""
 
 from __future__ import annotations
 
@@ -43,10 +24,10 @@ import pandas as pd
 import routelab
 from routelab.reproduce import expected
 from routelab.reproduce._common import (
-    duration,
     figure,
     fmt,
     md_table,
+    summary,
     sweep_specs,
     write_csv,
     write_run_json,
@@ -95,9 +76,8 @@ PAPER_TABLE3: dict[str, tuple[float, float, float, float]] = {
     for pattern in PATTERNS
 }
 # What the text adds: OFR over ABR on 16^3 from +14% (uniform) to +114%
-# (butterfly); OFR over POR up to +36% (butterfly, 16^3).
+# (butterfly).
 PAPER_OFR_OVER_ABR_16 = tuple(PAPER.statements["ofr_over_abr_16"])
-PAPER_OFR_OVER_POR_16 = PAPER.statements["ofr_over_por_16"]
 
 with (SPECS / "searches.toml").open("rb") as _f:
     _CLASSES = tomllib.load(_f)["network"]["classes"]
@@ -339,28 +319,6 @@ def readings(rows: Rows) -> Rows:
     return out
 
 
-def _vs(r: Row, key: str) -> str:
-    """A measured value beside the paper's."""
-    return f"{fmt(r[key])} ({fmt(r['paper_' + key])})"
-
-
-def _readings_md(rows: Rows) -> list[str]:
-    header = ["k", "pattern", "router", "u* of eq. (15)", "load", "derouted (paper, k = 16)"]
-    header += ["OIDN / WIDN (paper)", "of them at no extra hop", "hops"]
-    out = []
-    for r in rows:
-        kind = "-"
-        if r["router"] == "ofr":
-            kind = f"{fmt(r['ratio_oidn'])} / {fmt(r['ratio_widn'])} "
-            kind += f"({fmt(r['paper_ratio_oidn'])} / {fmt(r['paper_ratio_widn'])})"
-        out.append(
-            [r["k"], PATTERNS[r["pattern"]], ROUTER_TITLES[r["router"]], r["reading"]]
-            + [fmt(r["load"]), _vs(r, "ratio_derouted"), kind]
-            + [fmt(r["zero_dilation"]), fmt(r["avg_hops"])]
-        )
-    return md_table(header, out)
-
-
 # Butterfly's stages --------------------------------------------------------
 
 #: The knee: the lifetime at most this many times that at the lowest load.
@@ -396,10 +354,7 @@ def butterfly_stages(rows: Rows) -> Rows:
 
 def by_size(rows: Rows) -> dict[int, Rows]:
     """Stage rows grouped by network size, smallest first."""
-    out: dict[int, Rows] = {}
-    for r in sorted(rows, key=lambda r: int(r["k"])):
-        out.setdefault(int(r["k"]), []).append(r)
-    return out
+    return {k: [r for r in rows if int(r["k"]) == k] for k in sorted({int(r["k"]) for r in rows})}
 
 
 def stage_summary(rows: Rows) -> dict[str, tuple[float, float]]:
@@ -625,10 +580,8 @@ def plot_derouted(rows: Rows, extra: Rows, cfg: Config, path: Path) -> None:
             ax.plot(*_xy(pts, key), line, marker=marker, ms=5, color=color, label=label)
         label = f"paper {label}, k = 16"
         ax.axhline(value, color=color, ls=(0, (6, 3)), lw=1, alpha=0.8, label=label)
-    ax.set_xlabel(GAMMA_AXIS)
-    ax.set_ylabel("ratio of derouted packets")
-    ax.set_ylim(0, 1)
-    ax.set_title(f"Fig. 5: derouted packets, butterfly, k = {k} (paper: k = 16)")
+    title = f"Fig. 5: derouted packets, butterfly, k = {k} (paper: k = 16)"
+    ax.set(xlabel=GAMMA_AXIS, ylabel="ratio of derouted packets", ylim=(0, 1), title=title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
@@ -656,9 +609,7 @@ def plot_stages(rows: Rows, path: Path) -> None:
         for ways, style in ((1, "--"), (2, ":")):
             label = f"k/2 stage fits its period, {'one way' if ways == 1 else 'both ways'}"
             ax.axvline(stage_capacity(k, ways), color="black", ls=style, lw=1, label=label)
-        ax.set_yscale("log")
-        ax.set_xlabel(GAMMA_AXIS)
-        ax.set_ylabel(LIFETIME_AXIS)
+        ax.set(yscale="log", xlabel=GAMMA_AXIS, ylabel=LIFETIME_AXIS)
         ax.set_title(
             f"Butterfly/FFT in step, k = {k}: lifetime (x: not sustained; "
             "wide lines: the paper's gamma*)",
@@ -673,173 +624,8 @@ def plot_stages(rows: Rows, path: Path) -> None:
 # Summary -------------------------------------------------------------------
 
 
-def _md(template: str, **values: Any) -> str:
-    """``template`` filled in, its paragraphs and list items one line each."""
-    return re.sub(r"(?<!\n)\n(?=[^\n])(?!- )", " ", template).format(**values)
-
-
-# summary.md; the full mode's cost in it was measured on 2 cores (k = 8 whole,
-# and single 16x16x16 loads).
-_SUMMARY = """\
-# {title}
-
-Mode `{cfg.mode}` (`specs/versaci2013/*.toml`{variants}): networks k = {sizes}; gamma* by one
-saturation search per router, pattern and size (`routelab.saturate`), its first bracket around the
-paper's gamma* (for DOR, not in the paper, around 0.3, or its 8x8x8 gamma* at k = 16), moved by
-doubling steps while an end is on the wrong side of gamma*, then narrowed by thirds to
-{cfg.resolution:g} gamma0; warm-up periods of {cfg.warmup_cycles} cycles until the lifetime and
-throughput of two in a row agree within {convergence} (at most {cfg.warmup_periods}), then a
-measurement of {cfg.measure_cycles} cycles of one 512-byte flit time on the 64 Gb/s node link
-(64 ns), seed 1; a run whose window does not converge is not drained, as it cannot be sustained.
-{sims} simulations, {sim_time} of simulation in all (this run: {this_run} on {cfg.workers} workers,
-finished runs kept in the stores). The full mode (both sizes, longer windows) takes 34 minutes on
-2 cores for k = 8 alone (146 simulations, 39 of them stopped for their backlog); the 16x16x16
-searches cost most: a load there takes 70 to 340 s of one core of a fast machine, more on 2 shared
-cores, and a search runs 4 to 19 loads, so the whole mode takes more than a day on 2 cores; every
-load is kept in its search's journal as it finishes, and a stopped run resumes there.
-
-Table 1 parameters: 512-byte packets, store-and-forward, three VCs per link with queues of 8
-packets, messages of 96 packets offered to the router at 2.4 gamma0, node links 64 Gb/s / 80 ns,
-router links 20 Gb/s / 200 ns. Routers: {dor}`abr` (one adaptive VC, its escape network under
-bubble flow control on the two escape VCs), `por` (eta = 1.0, ABR-style, the same VCs), `ofr` (eta
-= 2.0, Delta = 2, one adaptive VC, escape split into VS1 and VS2); all take one minimal way at
-distance k/2, and POR and OFR may take the other half-ring at no extra hop; POR and OFR read eq.
-(15) with u* over the links minimal towards the destination.
-
-## Table 2: maximum sustained throughput gamma*
-
-Measured (paper) in gamma0 units; a load is sustained when the packets of the measurement window
-all drain, accepted is within 5% of offered and the two halves of the window agree within
-{convergence} in latency and throughput. Transposition runs on {transposition}. gamma* is the
-highest load measured sustained below the lowest one measured not sustained, known to
-{cfg.resolution:g} (the paper's to 0.05: its value g means a threshold in [g, g + 0.05)). `split`:
-the gamma* of one minimal routing, every flow split evenly over all its minimal paths (when its
-busiest link between routers saturates), not a bound: a minimal router that spreads unevenly can
-beat it. `bound`: the gamma* no minimal routing, adaptive or not, can exceed (the maximum
-concurrent flow over minimal paths, a certified upper bound by LP duality, rounded up); `reached`:
-what a minimal routing found by the same method sustains (rounded down), so the best minimal
-routing lies between the two ({phases} phases of multiplicative weights). Links between routers
-only; 1 for uniform traffic, where the even split reaches the bisection bound.
-
-{table2}
-
-{claims}
-
-{inversions}## Table 3: ratio of derouted packets
-
-Measured (paper, always 16x16x16): mean over the sustained loads of the packets OFR sends through
-an OutFlank IDN (OIDN) or a Wraparound IDN (WIDN), and of those POR sends out of the minimal
-orthant.
-
-{table3}{readings}{stages}
-
-## Figures
-
-- `fig4_lifetime.png`: average packet lifetime against gamma, k = {cfg.figure_size} (the paper's
-Fig. 4 is k = 16).
-- `fig5_derouted_butterfly.png`: derouted ratio against gamma for butterfly, k = {cfg.figure_size}.
-- `fig_butterfly_stages.png`: butterfly's lifetime against gamma on each network size, the stage
-capacities one and both ways marked (`butterfly_stages.csv`).
-
-## Where and why the numbers differ
-
-{differences}- **VCs.** Every router has the paper's three VCs per link, 'one adaptive and two
-escape ones': OFR escapes on VS1 and VS2; ABR and POR, which need one escape network, buffer it on
-both escape VCs (`escape_vcs = 2`: each escape ring has a second VC under the same bubble rule).
-Read instead as a second adaptive VC (`adaptive_vcs = 2`, against the text), the third VC lifts
-uniform traffic on 8x8x8 further: measured apart from this run with the same search, ABR 0.50 ->
-0.54 and POR 0.54 -> 0.66 (the paper: 0.55 and 0.70); OFR has no VC to spare. The paper's ACK/NAK
-handling between routers is not modelled: credits stand for it.
-- **Traffic.** Messages of 96 packets leave their NIC at 2.4 gamma0 at most. Butterfly flips bit
-`seq mod n` of the node index, `seq` counting each source's messages, and its messages arrive
-periodically (`traffic.arrivals = "periodic"`): every node's i-th message comes within one period
-of the others', so the FFT's stages run in step, all traffic on one bit at a time, as the paper's
-pattern means. It is measured over an even number of whole rounds of its stages (at least the
-mode's window, after at least one round of warm-up), so that the two halves of the window hold the
-same stages. Other patterns arrive by Bernoulli trials. The paper does not give its arrival
-process, warm-up, window or saturation test; the ones used here are stated above.
-- **Minimal directions.** Routers take one minimal way per dimension (`one_way_ties`: `+` at
-distance k/2), as §3.1 has it: every dimension with s_i != t_i has one mu-link and one nu-link. ABR
-therefore loads the `+` link of each ring with 10/8 of the `-` link's uniform traffic at k = 8
-(36/32 at k = 16), and sends butterfly's k/2 stage one way. POR and OFR may take the other
-half-ring as an orthant or IDN that adds no hop (`zero_dilation`), chosen by eq. (15) like any
-other: that is the capacity the paper's POR/OFR-over-ABR ratios on uniform traffic (1.27 at k = 8,
-1.14 at k = 16) match. Measured apart from this run with the same search on 8x8x8 uniform (one
-escape VC for POR, as before), dropping those routes costs POR 0.52 -> 0.51 and OFR 0.57 ->
-0.51.{butterfly}
-"""
-_DOR = "`dor` (dimension order, datelines; the baseline, not in the paper), "
-_READINGS = """
-
-### Two readings of eq. (15)
-
-POR's and OFR's derouting ratios with u* the least used link minimal towards the destination (this
-reproduction's reading) and with u* the least used of all the source's outgoing links (the text's
-'a link going out from s'), one run each, beside Table 3 (always 16x16x16). 'At no extra hop': the
-share of all packets sent the other way round a half-ring tie.
-
-{table}"""
-_STAGES = """\
-## Butterfly/FFT: stages in step
-
-Every node sends one message per stage, flipping one bit of its index; the stage that flips the top
-bit of a coordinate sends every message k/2 hops round its ring, the same way for every node. With
-one minimal way per dimension that stage fits in its own message period up to gamma = {one:.2f}
-(each `+` link carries k/2 messages per period); using both directions, which only derouting does,
-up to {both:.2f} (the same on every k x k x k torus, gamma0 falling as 1/k). Beyond, the stage's
-backlog spills into the next, lighter stages, and the lifetime leaves its low-load level while
-staying bounded, until the rounds themselves no longer fit. Measured on {measured}
-(`butterfly_stages.csv`): the knee is the highest load with every load below it sustained at a
-lifetime at most {knee:g}x that at 0.1; sustained, the highest load up to which every load is
-(lifetime bounded, measured over whole rounds).
-
-{table}"""
-_INVERSIONS = """\
-Loads whose verdict is out of order with the search's final bracket (not sustained below gamma*,
-mostly because the halves of its window disagreed where a higher load's agreed, or sustained above
-the bracket): {found}.
-
-"""
-_BOUNDS = """\
-- **Against the bounds**, k = {k}: the best adaptive router's gamma* and the most any minimal
-routing can sustain (the even split in brackets): {found}. Only derouting can pass the minimal
-bound; well below it, throughput is lost to something else than the pattern's link loads (escape
-channels, message bursts)."""
-_SIZES = """\
-- **Sizes and windows.** This run covers 8x8x8 (and 16x8x8 for transposition) only, {windows};
-Table 3 and the figures are at that size, the paper's at 16x16x16."""
-_EQ15 = """\
-- **eq. (15).** u* is read as the least used link minimal towards the destination; read as written
-(the least used of all outgoing links) the first fraction never exceeds 1 and routes that add hops
-rarely win. Derouted ratios at k = {k}, this reading against the text's: {found}; this reading is
-the nearer to Table 3 in {nearer} of {compared}. OFR's OutFlank IDNs on butterfly, the paper's
-outflanking: {oidn} against {oidn_text} of the packets (paper {paper} at k = 16)."""
-_BUTTERFLY = """\
-- **Butterfly's gamma\\*.** Over whole rounds the lifetime stays bounded past the knee ({found}):
-the backlog of each k/2 stage drains in the lighter stages after it. The knee is where the k/2
-stages stop fitting in their period, {one:.2f} one way and {both:.2f} both ways."""
-_PAST = """\
-{r}'s {g} passes even both ways' {both:.2f}, where ours leaves its low-load level at
-{knee}: the paper's router moved more of the k/2 stage off its ring than ours does"""
-_AGREE = """\
- Where they agree, the paper's saturation test ('the average lifetime grows to infinity') reads as
-growth within a stage, or its sources stall (ACK/NAK) where these queue; read that way, its
-butterfly gamma* measures how much of the k/2 stage a router moves off the loaded direction, and a
-router that uses both ways doubles the stage's capacity, the paper's headline."""
-_POR_LAGS = """\
- POR's knee at k = {k} is no higher than ABR's: its derouting does not relieve the k/2 stages as
-the paper's POR, tuned for itself, does."""
-
-
 def _table2_md(t2: Rows, cfg: Config) -> list[str]:
-    # gamma* 0: no load run was sustained; say below which one.
-    g = {
-        (r["pattern"], r["router"], r["k"]): r["gamma_star"]
-        if r["gamma_star"] or r["first_unsustained"] == ""
-        else f"< {fmt(r['first_unsustained'])}"
-        for r in t2
-    }
-    bounds = {(r["pattern"], r["k"]): r for r in t2}
+    at = {(r["pattern"], r["router"], r["k"]): r for r in t2}
     header = ["pattern"]
     for k in cfg.sizes:
         header += [f"{ROUTER_TITLES[router]} k={k}" for router in cfg.routers]
@@ -849,86 +635,98 @@ def _table2_md(t2: Rows, cfg: Config) -> list[str]:
         row = [PATTERNS[pattern]]
         for k in cfg.sizes:
             for router in cfg.routers:
-                paper = PAPER_TABLE2.get((pattern, router, k))
-                ours = fmt(g.get((pattern, router, k)))
-                row.append(f"{ours} ({fmt(paper)})" if paper is not None else ours)
-            b = bounds.get((pattern, k), {})
-            row += [fmt(b.get(c)) for c in ("even_split", "minimal_reached", "minimal_bound")]
+                r, paper = at[pattern, router, k], PAPER_TABLE2.get((pattern, router, k))
+                g, high = r["gamma_star"], r["first_unsustained"]
+                # gamma* 0: no load run was sustained; say below which one.
+                ours = fmt(g) if g or high == "" else f"< {fmt(high)}"
+                row.append(ours if paper is None else f"{ours} ({fmt(paper)})")
+            row += [fmt(r[c]) for c in ("even_split", "minimal_reached", "minimal_bound")]
         rows.append(row)
     return md_table(header, rows)
 
 
+def _claims(t2: Rows, cfg: Config) -> dict[int, dict[str, Any]]:
+    """Per size: OFR's gain over ABR per pattern, who has the higher gamma* of
+    OFR and POR per pattern, and on how many patterns DOR's is the lowest."""
+    g = {(r["pattern"], r["router"], r["k"]): r["gamma_star"] for r in t2}
+    out = {}
+    for k in cfg.sizes:
+        a, p, o = ({x: g.get((x, r, k)) for x in cfg.patterns} for r in ("abr", "por", "ofr"))
+        both = [x for x in cfg.patterns if p[x] is not None and o[x] is not None]
+        lowest = [
+            all(g.get((x, "dor", k), 0) <= g.get((x, r, k), 0) for r in cfg.routers)
+            for x in cfg.patterns
+        ]
+        out[k] = {
+            "gains": [(x, o[x] / a[x] - 1) for x in cfg.patterns if a[x] and o[x]],
+            "wins": [
+                "draw" if abs(o[x] - p[x]) < 1e-9 else "ofr" if o[x] > p[x] else "por" for x in both
+            ],
+            "dor_lowest": sum(lowest),
+        }
+    return out
+
+
 def _stages_md(stage_rows: Rows) -> list[str]:
-    sizes = by_size(stage_rows)
+    """Butterfly's stage sweep per size and router: knee, highest sustained
+    load and lifetimes."""
     rows = []
-    for k, mine in sizes.items():
+    for k, mine in by_size(stage_rows).items():
         for router, (knee, bounded) in stage_summary(mine).items():
             paper = PAPER_TABLE2.get(("butterfly", router, k))
             life = {r["load"]: r["lifetime_us"] for r in mine if r["router"] == router}
             lives = " / ".join(fmt(life.get(g)) for g in (0.1, 0.3, 0.5))
             rows.append([k, ROUTER_TITLES[router], fmt(paper), fmt(knee), fmt(bounded), lives])
     header = ["k", "router", "paper gamma*", "knee", "sustained to"]
-    table = "\n".join(md_table([*header, "lifetime at 0.1 / 0.3 / 0.5 (us)"], rows))
-    one, both = (stage_capacity(min(sizes), ways) for ways in (1, 2))
-    measured = ", ".join(f"{k}x{k}x{k}" for k in sizes)
-    return _md(_STAGES, one=one, both=both, measured=measured, knee=KNEE, table=table).split("\n")
+    return md_table([*header, "lifetime at 0.1 / 0.3 / 0.5 (us)"], rows)
 
 
-def _failure(r: Row) -> str:
-    """Which test a load that was not sustained failed ("sustained" if it was)."""
-    if r["sustained"]:
-        return "sustained"
-    if r.get("status") not in ("ok", "", None):
-        return str(r["status"])
-    if not r["converged"]:
-        return "halves disagree"
-    return "not drained" if not r["drained"] else "accepted short of offered"
+def _stages(stage_rows: Rows) -> dict[str, Any]:
+    """What the summary says of the stage sweep: per size and router the knee
+    and the highest load sustained (`stage_summary`), the stage capacities,
+    and per size where the paper's gamma* lies against them."""
+    found = {k: stage_summary(mine) for k, mine in by_size(stage_rows).items()}
+    papers = []
+    for k, f in found.items():
+        paper = {r: PAPER_TABLE2[b] for r in f if (b := ("butterfly", r, k)) in PAPER_TABLE2}
+        if paper:
+            both = stage_capacity(k, 2)
+            near = [r for r, g in paper.items() if abs(g - f[r][0]) <= 0.1 + 1e-9]
+            past = [r for r, g in paper.items() if r not in near and g > 1.1 * both]
+            papers.append({"k": k, "paper": paper, "near": near, "past": past, "both": both})
+    k0 = min(found)
+    f0, g0 = found[k0], {r: PAPER_TABLE2.get(("butterfly", r, k0), 0) for r in ("abr", "por")}
+    lags = {"abr", "por"} <= set(f0) and f0["por"][0] <= f0["abr"][0] and g0["por"] > g0["abr"]
+    one, both = (stage_capacity(k0, ways) for ways in (1, 2))
+    table = "\n".join(_stages_md(stage_rows))
+    return dict(
+        found=found, k0=k0, one=one, both=both, knee=KNEE, table=table, papers=papers, por_lags=lags
+    )
 
 
-def _inversions_md(rows: Rows) -> str:
+def _butterfly_difference(stage_rows: Rows) -> list[str]:
+    """The summary's item on butterfly's gamma*, alone."""
+    return [summary(NAME, part="butterfly", st=_stages(stage_rows))]
+
+
+def _eq15(rows: Rows) -> dict[str, Any]:
+    """Which reading of eq. (15) Table 3 supports, from `readings`: POR's and
+    OFR's derouted ratios under each at the largest k, beside the paper's."""
+    k = max(int(r["k"]) for r in rows)
+    at = {(int(r["k"]), r["router"], r["pattern"], r["reading"]): r for r in rows}
+
+    def ratio(router: str, pattern: str, key: str = "ratio_derouted") -> list[str]:
+        got = (at.get((k, router, pattern, reading)) for reading in READINGS.values())
+        return [fmt(r[key]) if r is not None and r[key] != "" else "-" for r in got]
+
     found = [
-        f"{ROUTER_TITLES[router]} {pattern} at k = {k}: "
-        + ", ".join(f"{fmt(r['load'])} ({_failure(r)})" for r in bad)
-        for (pattern, router, k), w in _walks(rows).items()
-        if (bad := inverted(w))
+        (r, p, *ratio(r, p), PAPER_TABLE3[p][2 if r == "ofr" else 3])
+        for r in ("por", "ofr")
+        for p in ("uniform", "butterfly")
     ]
-    return _md(_INVERSIONS, found="; ".join(found)) if found else ""
-
-
-def _claims(t2: Rows, cfg: Config) -> list[str]:
-    g = {(r["pattern"], r["router"], r["k"]): r["gamma_star"] for r in t2}
-    lines = []
-    for k in cfg.sizes:
-        gains = []
-        for pattern in cfg.patterns:
-            a, o = g.get((pattern, "abr", k)), g.get((pattern, "ofr", k))
-            if a and o:
-                gains.append(f"{PATTERNS[pattern]} {100 * (o / a - 1):+.0f}%")
-        if gains:
-            low, high = (100 * x for x in PAPER_OFR_OVER_ABR_16)
-            paper = f" (paper, k = 16: {low:+.0f}% uniform to {high:+.0f}% butterfly)"
-            lines.append(f"- OFR over ABR, k = {k}: {', '.join(gains)}{paper if k == 16 else ''}.")
-        wins = {"ofr": 0, "por": 0, "draw": 0}
-        for pattern in cfg.patterns:
-            p, o = g.get((pattern, "por", k)), g.get((pattern, "ofr", k))
-            if p is not None and o is not None:
-                wins["draw" if abs(o - p) < 1e-9 else ("ofr" if o > p else "por")] += 1
-        paper = {8: "POR 2, OFR 1, draw 2", 16: "OFR 3, POR 1, draw 1"}.get(k, "-")
-        lines.append(
-            f"- OFR against POR, k = {k}: OFR wins {wins['ofr']}, POR {wins['por']}, "
-            f"draw {wins['draw']} (paper: {paper})."
-        )
-        if "dor" in cfg.routers:
-            worst = [
-                p
-                for p in cfg.patterns
-                if all(g.get((p, "dor", k), 0) <= g.get((p, r, k), 0) for r in cfg.routers)
-            ]
-            lines.append(
-                f"- DOR (not in the paper) has the lowest gamma* at k = {k} on "
-                f"{len(worst)} of {len(cfg.patterns)} patterns."
-            )
-    return lines
+    nearer = [abs(float(m) - p) <= abs(float(t) - p) for *_, m, t, p in found if "-" not in (m, t)]
+    oidn = ratio("ofr", "butterfly", "ratio_oidn")
+    return dict(k=k, found=found, nearer=sum(nearer), compared=len(nearer), oidn=oidn)
 
 
 def summarise(
@@ -942,145 +740,35 @@ def summarise(
     stage_rows: Rows | None = None,
     reading_rows: Rows | None = None,
 ) -> str:
-    t3_md = [[r["paper_pattern"], r["k"], *(_vs(r, c) for c in TABLE3_COLUMNS)] for r in t3]
-    t3_header = ["pattern", "k", "OFR/OIDN", "OFR/WIDN", "OFR (TOT)", "POR"]
-    text = _md(
-        _SUMMARY,
+    gaps = [r["gamma_star"] - r["paper_gamma_star"] for r in t2 if r["paper_gamma_star"] != ""]
+    best: dict[str, Row] = {}  # the highest gamma* of an adaptive router per pattern
+    for r in t2:
+        if r["k"] == max(cfg.sizes) and r["router"] != "dor":
+            best[r["pattern"]] = max(best.get(r["pattern"], r), r, key=lambda x: x["gamma_star"])
+    return summary(
+        NAME,
         title=TITLE,
         cfg=cfg,
-        variants="" if cfg.mode == "full" else f", their `{cfg.mode}` variants",
-        sizes=", ".join(map(str, cfg.sizes)),
-        convergence=f"{100 * cfg.convergence:.0f}%",
+        patterns=PATTERNS,
         sims=sims,
-        sim_time=duration(sim_seconds),
-        this_run=duration(seconds),
-        dor=_DOR if "dor" in cfg.routers else "",
+        seconds=seconds,
+        sim_seconds=sim_seconds,
         transposition=", ".join(topology("transpose", k).split(":")[1] for k in cfg.sizes),
         phases=BOUND_PHASES,
         table2="\n".join(_table2_md(t2, cfg)),
-        claims="\n".join(_claims(t2, cfg)),
-        inversions=_inversions_md(rows),
-        table3="\n".join(md_table(t3_header, t3_md)),
-        readings=_md(_READINGS, table="\n".join(_readings_md(reading_rows)))
-        if reading_rows
-        else "",
-        stages="\n\n" + "\n".join(_stages_md(stage_rows)) if stage_rows else "",
-        differences="".join(d + "\n" for d in _differences(t2, cfg, reading_rows)),
-        butterfly="".join("\n" + d for d in _butterfly_difference(stage_rows)),
-    )
-    deadlocks = [
-        f"- {r['router']} {r['pattern']} {r['topology']} at {r['load']}: {r['error']}"
-        for r in rows
-        if r["status"] == "deadlock"
-    ]
-    return text + "".join(d + "\n" for d in ["\n## Deadlocks\n", *deadlocks] if deadlocks)
-
-
-def _butterfly_difference(stage_rows: Rows | None) -> list[str]:
-    """Why Table 2's butterfly differs from the paper's, from the stages."""
-    if not stage_rows:
-        return []
-    sizes = by_size(stage_rows)
-    found = {k: stage_summary(mine) for k, mine in sizes.items()}
-    k0 = min(sizes)
-
-    def listed(values: dict[str, Any], i: int | None = None) -> str:
-        return ", ".join(
-            f"{ROUTER_TITLES[r]} {fmt(v if i is None else v[i])}" for r, v in values.items()
-        )
-
-    summary = (
-        f"k = {k}, sustained up to {listed(f, 1)}, knee {listed(f, 0)}" for k, f in found.items()
-    )
-    one, both = (stage_capacity(k0, ways) for ways in (1, 2))
-    text = _md(_BUTTERFLY, found="; ".join(summary), one=one, both=both)
-    for k, f in found.items():
-        paper = {r: PAPER_TABLE2[b] for r in f if (b := ("butterfly", r, k)) in PAPER_TABLE2}
-        if not paper:
-            continue
-        both = stage_capacity(k, 2)
-        at_knee = [r for r, g in paper.items() if abs(g - f[r][0]) <= 0.1 + 1e-9]
-        past = [r for r, g in paper.items() if r not in at_knee and g > 1.1 * both]
-        near = ", ".join(ROUTER_TITLES[r] for r in at_knee) or "none"
-        text += f" At k = {k} the paper's gamma* ({listed(paper)}) is within 0.1 of the knee for "
-        text += f"{near} of {len(paper)}"
-        for r in past:
-            text += "; " + _md(
-                _PAST, r=ROUTER_TITLES[r], g=fmt(paper[r]), both=both, knee=fmt(f[r][0])
-            )
-        text += "."
-    text += _md(_AGREE)
-    f0, g0 = found[k0], {r: PAPER_TABLE2.get(("butterfly", r, k0), 0) for r in ("abr", "por")}
-    if {"abr", "por"} <= set(f0) and f0["por"][0] <= f0["abr"][0] and g0["por"] > g0["abr"]:
-        text += _md(_POR_LAGS, k=k0)
-    return [text]
-
-
-def _differences(t2: Rows, cfg: Config, reading_rows: Rows | None) -> list[str]:
-    """The measured-dependent items of "Where and why the numbers differ"."""
-    out = []
-    diffs = [r["gamma_star"] - r["paper_gamma_star"] for r in t2 if r["paper_gamma_star"] != ""]
-    if diffs:
-        within = sum(1 for d in diffs if abs(d) <= 0.1 + 1e-9)
-        out.append(
-            f"- **gamma\\***: {within} of {len(diffs)} entries within 0.1 of the paper's; "
-            f"on average {statistics.fmean(diffs):+.2f} gamma0 against it."
-        )
-    big = max(cfg.sizes)
-    tops: dict[str, Rows] = {}
-    for r in t2:
-        if r["k"] == big and r["gamma_star"] != "" and r["router"] != "dor":
-            tops.setdefault(r["pattern"], []).append(r)
-    best = {p: max(rs, key=lambda r: float(r["gamma_star"])) for p, rs in tops.items()}
-    if best:
-        found = "; ".join(
-            f"{PATTERNS[p]} {float(r['gamma_star']):.2f} ({ROUTER_TITLES[r['router']]}) of "
-            f"{float(r['minimal_bound']):.2f} (even split {float(r['even_split']):.2f})"
-            for p, r in best.items()
-        )
-        out.append(_md(_BOUNDS, k=big, found=found))
-    if reading_rows:
-        out.append(_reading_difference(reading_rows))
-    if 16 not in cfg.sizes:
-        windows = (
-            f"with the paper-sized windows of this mode (known to {cfg.resolution:g})"
-            if cfg.mode == "full"
-            else f"with short windows, so gamma* is coarse (known to {cfg.resolution:g})"
-        )
-        out.append(_md(_SIZES, windows=windows))
-    return out
-
-
-def _reading_difference(rows: Rows) -> str:
-    """Which reading of eq. (15) Table 3 supports, from `readings`."""
-    k = max(int(r["k"]) for r in rows)
-    at = {(int(r["k"]), r["router"], r["pattern"], r["reading"]): r for r in rows}
-
-    def ratio(router: str, pattern: str, reading: str, key: str = "ratio_derouted") -> str:
-        r = at.get((k, router, pattern, reading))
-        return fmt(r[key]) if r is not None and r[key] != "" else "-"
-
-    found, closer = [], {"minimal": 0, "as written": 0}
-    for router in ("por", "ofr"):
-        for pattern in ("uniform", "butterfly"):
-            paper = PAPER_TABLE3[pattern][2 if router == "ofr" else 3]
-            mine, text = ratio(router, pattern, "minimal"), ratio(router, pattern, "as written")
-            found.append(
-                f"{ROUTER_TITLES[router]} {PATTERNS[pattern]} {mine} against {text} "
-                f"(paper {fmt(paper)})"
-            )
-            if "-" not in (mine, text):
-                nearer = abs(float(mine) - paper) <= abs(float(text) - paper)
-                closer["minimal" if nearer else "as written"] += 1
-    return _md(
-        _EQ15,
-        k=k,
-        found="; ".join(found),
-        nearer=closer["minimal"],
-        compared=sum(closer.values()),
-        oidn=ratio("ofr", "butterfly", "minimal", "ratio_oidn"),
-        oidn_text=ratio("ofr", "butterfly", "as written", "ratio_oidn"),
-        paper=fmt(PAPER_TABLE3["butterfly"][0]),
+        claims=_claims(t2, cfg),
+        paper_ofr_over_abr=PAPER_OFR_OVER_ABR_16,
+        inversions=[(*key, bad) for key, w in _walks(rows).items() if (bad := inverted(w))],
+        t3=t3,
+        readings=reading_rows or [],
+        st=_stages(stage_rows) if stage_rows else None,
+        gaps=gaps,
+        within=sum(abs(d) <= 0.1 + 1e-9 for d in gaps),
+        mean_gap=statistics.fmean(gaps) if gaps else None,
+        best=best,
+        eq15=_eq15(reading_rows) if reading_rows else None,
+        paper_oidn=PAPER_TABLE3["butterfly"][0],
+        deadlocks=[r for r in rows if r["status"] == "deadlock"],
     )
 
 
@@ -1126,11 +814,11 @@ def run(
     sim_seconds = sum(float(r["wall_seconds"] or 0) for r in rows) + sum(
         float(t["result.wall_seconds"].sum()) for t in sims
     )
-    summary = out / "summary.md"
-    summary.write_text(
+    path = out / "summary.md"
+    path.write_text(
         summarise(cfg, rows, t2, t3, seconds, count, sim_seconds, stage_rows, reading_rows)
     )
     meta = {"reproduction": NAME, "mode": mode, "started": started, "seconds": round(seconds, 2)}
     meta |= {"simulations": count, "simulation_seconds": round(sim_seconds, 1)}
     write_run_json(out / "run.json", meta | {"sizes": list(cfg.sizes)}, workers)
-    return summary
+    return path
