@@ -225,3 +225,9 @@ def test_the_gap_to_the_paper_is_read_from_the_factors() -> None:
     assert "uniform 64 sw 512 B" in text and "below the paper by 25%" in text
     assert "uniform 32 sw" not in text  # on the paper's value: not named
     assert flich2000._gap_to_paper([factor("UD", "uniform", 64, 512, 1.0)]) == []
+    # Above the paper, and on both sides of it.
+    above = [factor("ITB", "uniform", 64, 512, round(paper * 1.04, 3))]
+    assert "is 4% above the paper's" in flich2000._gap_to_paper(above)[0]
+    bit = flich2000._published("factors", "factor_avg", "bit-reverse", 64, 512)
+    both = [*above, factor("ITB", "bit-reverse", 64, 512, round(bit * 0.9, 3))]
+    assert "between 4% above and 10% below the paper's" in flich2000._gap_to_paper(both)[0]
