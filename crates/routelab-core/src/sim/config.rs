@@ -194,6 +194,14 @@ pub struct RouterSpec {
     /// BookSim2's `iq`. By default the queued head went through the
     /// pipeline while it waited and follows the tail at once.
     pub route_at_front: bool,
+    /// Time the switch's one routing control unit spends on each header
+    /// it routes, as in Myrinet switches (flich2000 §4.4): heads are
+    /// routed one at a time, in the order they ask, and a head that finds
+    /// no output available asks again when one frees. A switch then
+    /// routes one head per `routing_unit_time` at most, which bounds its
+    /// packet rate, not its flit rate. Latency stays `routing_delay`.
+    /// `"0ns"` (default): every input routes its own heads, in parallel.
+    pub routing_unit_time: String,
     /// Switch allocation: how inputs are matched to outputs each cycle.
     pub allocator: Allocator,
     /// How a switch picks among the candidates the router offers.
@@ -224,6 +232,7 @@ impl Default for RouterSpec {
             routing_delay: "0ns".into(),
             speedup: 1,
             route_at_front: false,
+            routing_unit_time: "0ns".into(),
             allocator: Allocator::Greedy,
             selection: Selection::MaxCredits,
             flow_control: FlowControl::Credit,

@@ -362,6 +362,11 @@ impl Experiment {
         let routing_delay_ps = Picos::parse(&r.routing_delay)
             .map_err(|e| ConfigError::invalid("router.routing_delay", &r.routing_delay, e.reason))?
             .0;
+        let routing_unit_ps = Picos::parse(&r.routing_unit_time)
+            .map_err(|e| {
+                ConfigError::invalid("router.routing_unit_time", &r.routing_unit_time, e.reason)
+            })?
+            .0;
         let nic = &spec.nic;
         let picos = |key: &str, text: &str| {
             Picos::parse(text)
@@ -594,6 +599,7 @@ impl Experiment {
             routing_delay_ps,
             speedup: u64::from(r.speedup),
             route_at_front: r.route_at_front,
+            routing_unit_ps,
             allocator: r.allocator,
             lone_leaves: r.allocator == Allocator::Greedy && !stop_go,
             selection: r.selection,

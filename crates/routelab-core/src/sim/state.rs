@@ -40,6 +40,8 @@ pub(super) struct Params {
     pub speedup: u64,
     /// [`super::config::RouterSpec::route_at_front`].
     pub route_at_front: bool,
+    /// [`super::config::RouterSpec::routing_unit_time`] (0: none).
+    pub routing_unit_ps: u64,
     pub allocator: Allocator,
     /// A lone one-flit packet may leave a switch as it is routed when
     /// nothing contends, switch allocation in the same step (greedy
@@ -190,6 +192,12 @@ pub(super) struct Sim<'a> {
     /// `route_at_front`: per buffer, when its front head may be routed;
     /// empty otherwise.
     pub front_ready: Vec<u64>,
+    /// `routing_unit_time`: per switch, when its routing unit is free for
+    /// the next head that asks.
+    pub unit_free: Vec<u64>,
+    /// `routing_unit_time`: per buffer, the turn its front head was given
+    /// on the unit ([`NO_TURN`]: none).
+    pub unit_turn: Vec<u64>,
     /// Allocation in rounds (`router.allocator` other than greedy): its
     /// state, empty otherwise.
     pub rounds: Rounds,
@@ -246,6 +254,9 @@ pub(super) struct Sim<'a> {
 
 /// How many events ahead [`Sim::run_until`] prefetches.
 const PREFETCH_AHEAD: usize = 2;
+
+/// `routing_unit_time`: a buffer whose front head holds no turn.
+pub(super) const NO_TURN: u64 = u64::MAX;
 
 /// Hints that `v[i]` will be read soon. No bounds check: a prefetch
 /// never faults, and one out of range is only wasted.
@@ -404,7 +415,8 @@ impl<'a> Sim<'a> {
         let per_buffer = size(std::mem::size_of::<Vc>())
             + 4 * u64::from(p.buf.saturating_sub(1))
             + if p.stop_go { 5 } else { 0 }
-            + if p.route_at_front { 8 } else { 0 };
+            + if p.route_at_front { 8 } else { 0 }
+            + if p.routing_unit_ps > 0 { 8 } else { 0 };
         let per_channel = size(std::mem::size_of::<Chan>()) + 8 + 24 + 2 * 32;
         let per_terminal = size(std::mem::size_of::<Nic>())
             + size(std::mem::size_of::<Rng>())
@@ -588,6 +600,16 @@ impl<'a> Sim<'a> {
             },
             front_ready: if p.route_at_front {
                 vec![0; nbuf]
+            } else {
+                Vec::new()
+            },
+            unit_free: if p.routing_unit_ps > 0 {
+                vec![0; switches.len()]
+            } else {
+                Vec::new()
+            },
+            unit_turn: if p.routing_unit_ps > 0 {
+                vec![NO_TURN; nbuf]
             } else {
                 Vec::new()
             },

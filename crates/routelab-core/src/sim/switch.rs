@@ -45,7 +45,7 @@ use super::link::{
     wrap, FROM_TERM, NO_RETURN, SINK_CREDITS, TAG_CREDIT, TAG_GO, TAG_STOP, TO_TERM,
 };
 use super::packet::NONE;
-use super::state::View;
+use super::state::{View, NO_TURN};
 use crate::network::{ChannelId, NodeId, PortId};
 use crate::routing::adaptive::{dispatch, select, AnyRouter, Here, HopRouter, RouterCtx};
 
@@ -378,6 +378,9 @@ impl<'a> super::state::Sim<'a> {
         if self.p.switching == Switching::StoreAndForward && len < hdr.flits {
             return;
         }
+        if self.p.routing_unit_ps > 0 && !self.unit_turn_now(iv) {
+            return;
+        }
         let (v, vshift, cap) = (self.p.vcs as u32, self.p.vshift, self.p.buf);
         let ch = self.p.ch_of(iv);
         let (swi, in_port) = {
@@ -510,6 +513,33 @@ impl<'a> super::state::Sim<'a> {
         router.forwarded(&mut hdr, &here, cand, ChannelId(och), &mut ctx);
         self.pk.hdr[pkt as usize] = hdr;
         self.serve_output_with(router, och);
+    }
+
+    /// `routing_unit_time`: whether the head at the front of `iv` has the
+    /// switch's routing unit now. A head without a turn takes the unit if
+    /// it is free, and otherwise the next turn after those given already
+    /// (its `Route` event then comes at that time).
+    #[cold]
+    #[inline(never)]
+    fn unit_turn_now(&mut self, iv: u32) -> bool {
+        let now = self.now;
+        let turn = self.unit_turn[iv as usize];
+        if turn != NO_TURN {
+            if turn > now {
+                return false;
+            }
+            self.unit_turn[iv as usize] = NO_TURN;
+            return true;
+        }
+        let sw = self.ch[self.p.ch_of(iv) as usize].rx_sw as usize;
+        let free = self.unit_free[sw];
+        self.unit_free[sw] = free.max(now) + self.p.routing_unit_ps;
+        if free <= now {
+            return true;
+        }
+        self.unit_turn[iv as usize] = free;
+        self.q.push(Event::new(free, Kind::Route, iv));
+        false
     }
 
     fn register_wait(&mut self, o: u32, iv: u32) {
@@ -747,7 +777,9 @@ impl<'a> super::state::Sim<'a> {
     #[inline(always)]
     fn lookahead<R: HopRouter + ?Sized>(&self, router: &R, o: u32, pkt: u32) -> Ahead {
         let k = &self.ch[o as usize];
-        if k.kind == TO_TERM || self.p.stop_go {
+        // Under stop & go or a shared routing unit the head's decision
+        // waits for flow control or for its turn.
+        if k.kind == TO_TERM || self.p.stop_go || self.p.routing_unit_ps > 0 {
             return Ahead::NONE;
         }
         let sw = k.rx_sw;
