@@ -195,11 +195,11 @@ pub struct RouterSpec {
     /// pipeline while it waited and follows the tail at once.
     pub route_at_front: bool,
     /// Time the switch's one routing control unit spends on each header
-    /// it routes, as in Myrinet switches (flich2000 §4.4): heads are
-    /// routed one at a time, in the order they ask, and a head that finds
-    /// no output available asks again when one frees. A switch then
-    /// routes one head per `routing_unit_time` at most, which bounds its
-    /// packet rate, not its flit rate. Latency stays `routing_delay`.
+    /// it tries to route, as in Myrinet switches (flich2000 §4.4): heads
+    /// take turns in the order they ask, and a head that finds no output
+    /// available waits for its next turn. A switch then routes one head
+    /// per `routing_unit_time` at most, less while heads wait for busy
+    /// outputs: a bound on its packet rate. Latency stays `routing_delay`.
     /// `"0ns"` (default): every input routes its own heads, in parallel.
     pub routing_unit_time: String,
     /// Switch allocation: how inputs are matched to outputs each cycle.

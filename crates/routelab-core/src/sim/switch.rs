@@ -463,6 +463,11 @@ impl<'a> super::state::Sim<'a> {
             return;
         }
         let Some((k, _)) = chosen else {
+            if self.p.routing_unit_ps > 0 {
+                // A head the unit could not route waits for its next turn.
+                self.book_turn(iv);
+                return;
+            }
             // Wait on every candidate port.
             let base = ports.start;
             for k in 0..self.cands.len() {
@@ -517,8 +522,7 @@ impl<'a> super::state::Sim<'a> {
 
     /// `routing_unit_time`: whether the head at the front of `iv` has the
     /// switch's routing unit now. A head without a turn takes the unit if
-    /// it is free, and otherwise the next turn after those given already
-    /// (its `Route` event then comes at that time).
+    /// it is free, and otherwise the next turn after those given already.
     #[cold]
     #[inline(never)]
     fn unit_turn_now(&mut self, iv: u32) -> bool {
@@ -531,15 +535,23 @@ impl<'a> super::state::Sim<'a> {
             self.unit_turn[iv as usize] = NO_TURN;
             return true;
         }
+        !self.book_turn(iv)
+    }
+
+    /// `routing_unit_time`: gives the head at the front of `iv` the next
+    /// free turn on its switch's unit; returns whether that turn is later
+    /// than now (its `Route` event then comes at that time).
+    fn book_turn(&mut self, iv: u32) -> bool {
+        let now = self.now;
         let sw = self.ch[self.p.ch_of(iv) as usize].rx_sw as usize;
         let free = self.unit_free[sw];
         self.unit_free[sw] = free.max(now) + self.p.routing_unit_ps;
         if free <= now {
-            return true;
+            return false;
         }
         self.unit_turn[iv as usize] = free;
         self.q.push(Event::new(free, Kind::Route, iv));
-        false
+        true
     }
 
     fn register_wait(&mut self, o: u32, iv: u32) {
