@@ -1,6 +1,5 @@
-"""Helpers shared by the simulation reproductions: progress bars, a two-worker
-job runner, the sweeps of a folder of specs, CSV and Markdown tables, Agg
-figures and ``run.json``."""
+"""Helpers shared by the simulation reproductions: the sweeps of a folder of
+specs, CSV and Markdown tables, Agg figures, ``summary.md`` and ``run.json``."""
 
 from __future__ import annotations
 
@@ -8,18 +7,13 @@ import csv
 import json
 import os
 import platform
-import threading
-import time
 import tomllib
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import routelab
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -33,71 +27,6 @@ class Config:
 
 def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
     return Config("tiny" if tiny else "quick" if quick else "full", workers)
-
-
-class Progress:
-    """Progress bars with rich when it is installed and wanted, else one line per
-    finished task."""
-
-    def __init__(self, enabled: bool):
-        self._rich = None
-        self._lock = threading.Lock()
-        self.enabled = enabled
-        if enabled:
-            try:
-                from rich.progress import (
-                    BarColumn,
-                    MofNCompleteColumn,
-                    TextColumn,
-                    TimeElapsedColumn,
-                )
-                from rich.progress import Progress as RichProgress
-
-                self._rich = RichProgress(
-                    TextColumn("{task.description:<36}"),
-                    BarColumn(),
-                    MofNCompleteColumn(),
-                    TimeElapsedColumn(),
-                )
-            except ImportError:
-                self._rich = None
-
-    def __enter__(self) -> Progress:
-        if self._rich is not None:
-            self._rich.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._rich is not None:
-            self._rich.__exit__(*exc)
-
-    def task(self, description: str, total: int) -> Callable[[], None]:
-        """Starts a task; returns the function to call once per finished step."""
-        if self._rich is not None:
-            tid = self._rich.add_task(description, total=total)
-            return lambda: self._rich.advance(tid)
-        state = {"done": 0, "t0": time.perf_counter()}
-
-        def step() -> None:
-            with self._lock:
-                state["done"] += 1
-                if self.enabled and state["done"] == total:
-                    took = time.perf_counter() - state["t0"]
-                    print(f"{description}: {total} done in {took:.1f} s", flush=True)
-
-        return step
-
-
-def parallel(jobs: Sequence[Callable[[], T]], workers: int, step: Callable[[], None]) -> list[T]:
-    """Runs independent jobs on ``workers`` threads (the simulator releases the
-    GIL); results in job order."""
-    out: list[Any] = [None] * len(jobs)
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = {pool.submit(job): i for i, job in enumerate(jobs)}
-        for f in as_completed(futures):
-            out[futures[f]] = f.result()
-            step()
-    return out
 
 
 def write_csv(path: Path, fields: Sequence[str], rows: Iterable[dict[str, Any]]) -> None:

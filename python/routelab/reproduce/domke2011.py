@@ -19,6 +19,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,10 +28,8 @@ from typing import Any
 import routelab
 from routelab.reproduce import expected
 from routelab.reproduce._common import (
-    Progress,
     figure,
     fmt,
-    parallel,
     summary,
     sweep_specs,
     write_csv,
@@ -236,8 +235,8 @@ def _ebb_rows(out: Path, cfg: Config) -> list[dict[str, Any]]:
     return rows
 
 
-def run_ebb(cfg: Config, progress: Progress, out: Path) -> list[dict[str, Any]]:
-    sweep_ebb(cfg, out, quiet=not progress.enabled)
+def run_ebb(cfg: Config, out: Path, progress: bool) -> list[dict[str, Any]]:
+    sweep_ebb(cfg, out, quiet=not progress)
     return _ebb_rows(out, cfg)
 
 
@@ -271,13 +270,15 @@ def _top_spread(spec: str, engine: str) -> dict[str, Any]:
     }
 
 
-def run_top_spread(cfg: Config, progress: Progress) -> list[dict[str, Any]]:
+def run_top_spread(cfg: Config) -> list[dict[str, Any]]:
+    """The route spread of each engine on the largest 2-level XGFT of ``cfg``,
+    the engines on ``cfg.workers`` threads (routing releases the GIL)."""
     rows = [r for r in cfg.table if len(r.xgft_m) == 2]
     if not rows:
         return []
     spec = rows[-1].spec("xgft")
-    jobs = [lambda e=e: _top_spread(spec, e) for e in SPREAD_ENGINES]
-    return parallel(jobs, cfg.workers, progress.task("XGFT route spread", len(jobs)))
+    with ThreadPoolExecutor(max_workers=max(1, cfg.workers)) as pool:
+        return list(pool.map(lambda engine: _top_spread(spec, engine), SPREAD_ENGINES))
 
 
 # --- Experiments 2 and 3: lanes on random networks (Figure 9, Section IV) -----
@@ -318,12 +319,11 @@ def _lane_rows(df: Any, experiment: str) -> list[dict[str, Any]]:
     return sorted(rows, key=key)
 
 
-def run_lanes(cfg: Config, out: Path, progress: Progress) -> dict[str, list[dict[str, Any]]]:
+def run_lanes(cfg: Config, out: Path, progress: bool) -> dict[str, list[dict[str, Any]]]:
     """Runs (or resumes) the lane sweeps into ``out``/lanes and
     ``out``/heuristics; their rows."""
-    tables = sweep_specs(
-        SPECS / NAME, LANE_SPECS, cfg.mode, out, cfg.workers, progress.enabled, ("ok", "failed")
-    )
+    accept = ("ok", "failed")
+    tables = sweep_specs(SPECS / NAME, LANE_SPECS, cfg.mode, out, cfg.workers, progress, accept)
     return {part: _lane_rows(df, part) for part, df in tables.items()}
 
 
@@ -395,18 +395,14 @@ def _memory(spec: str, engine: str) -> dict[str, Any]:
     }
 
 
-def run_timing(
-    cfg: Config, out: Path, progress: Progress
-) -> tuple[list[dict[str, Any]], list[dict]]:
+def run_timing(cfg: Config, out: Path, progress: bool) -> tuple[list[dict[str, Any]], list[dict]]:
     """Runs (or resumes) the timing sweeps into ``out``/timing and
     ``out``/timing-random with one worker, so that timings do not compete
-    with each other; then DFSSSP's and SSSP's memory, each in a fresh process."""
-    tables = sweep_specs(
-        SPECS / NAME, TIMING_SPECS, cfg.mode, out, 1, progress.enabled, accept=("ok", "failed")
-    )
+    with each other; then SSSP's and DFSSSP's memory, one fresh process after the other."""
+    accept = ("ok", "failed")
+    tables = sweep_specs(SPECS / NAME, TIMING_SPECS, cfg.mode, out, 1, progress, accept)
     rows = [r for df in tables.values() for r in _time_rows(df)]
-    jobs = [lambda e=e: _memory(cfg.memory_spec, e) for e in ("sssp", "dfsssp")]
-    return rows, parallel(jobs, 1, progress.task("routing memory", len(jobs)))
+    return rows, [_memory(cfg.memory_spec, e) for e in ("sssp", "dfsssp")]
 
 
 # --- Plots --------------------------------------------------------------------
@@ -470,8 +466,8 @@ def _lane_stats(rows: list[dict[str, Any]], key: Callable[[dict], Any]) -> dict[
     return out
 
 
-def plot_lanes_random(rows: list[dict[str, Any]], path: Path) -> None:
-    stats = _lane_stats(rows, lambda r: (_series(r), r["links"]))
+def plot_lanes_random(stats: dict[Any, dict], path: Path) -> None:
+    """Figure 9 from its lane statistics by (series, links): ``Results.fig9``."""
     fig = figure(layout="constrained")
     ax = fig.add_subplot()
     for engine in LANE_SERIES:
@@ -739,13 +735,11 @@ def run(
         seconds[name] = time.perf_counter() - t0
         return result
 
-    with Progress(progress) as bar:
-        ebb = timed("bandwidth", lambda: run_ebb(cfg, bar, out))
-        spread = timed("spread", lambda: run_top_spread(cfg, bar))
-        lane_rows = timed("lanes", lambda: run_lanes(cfg, out, bar))
-        lanes, heur = lane_rows["lanes"], lane_rows["heuristics"]
-        timing, memory = timed("timing", lambda: run_timing(cfg, out, bar))
-
+    ebb = timed("bandwidth", lambda: run_ebb(cfg, out, progress))
+    spread = timed("spread", lambda: run_top_spread(cfg))
+    lane_rows = timed("lanes", lambda: run_lanes(cfg, out, progress))
+    lanes, heur = lane_rows["lanes"], lane_rows["heuristics"]
+    timing, memory = timed("timing", lambda: run_timing(cfg, out, progress))
     res = Results(cfg, ebb, lanes, heur, timing, memory, seconds, spread)
     for name, fields, rows in (
         ("ebb", EBB_FIELDS, ebb),
@@ -760,7 +754,7 @@ def run(
     for family, name in zip(FAMILIES, ("fig5_xgft", "fig6_kautz", "kary_ntree"), strict=True):
         plot_ebb(ebb, family, out / f"{name}_ebb.png")
     plot_timing(timing, out / "fig7_routing_time.png")
-    plot_lanes_random(lanes, out / "fig9_lanes_random.png")
+    plot_lanes_random(res.fig9, out / "fig9_lanes_random.png")
     plot_heuristics(heur, out / "heuristics.png")
     (out / "summary.md").write_text(summarise(res))
     meta = {"reproduction": NAME, "mode": cfg.mode, "started": started}

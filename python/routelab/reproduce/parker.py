@@ -50,7 +50,6 @@ from routelab.reproduce._common import (
     Config,
     config,
     figure,
-    fmt,
     summary,
     sweep_specs,
     write_csv,
@@ -121,68 +120,42 @@ def active_of(pattern: str) -> int:
     return int(re.search(r"active=(\d+)", pattern)[1])
 
 
-# --------------------------------------------------------------------------
-# Runs
-# --------------------------------------------------------------------------
+# --- Runs -----------------------------------------------------------------
 
 PAIR_FIELDS = (
-    "trial",
-    "router",
-    "active",
-    "placement",
-    "src",
-    "dst",
-    "latency_us",
-    "completion_us",
-    "bandwidth_gbytes",
+    *("trial", "router", "active", "placement", "src", "dst"),
+    *("latency_us", "completion_us", "bandwidth_gbytes"),
 )
 
 
 def rows_of(part: str, df: pd.DataFrame) -> list[dict[str, Any]]:
     """Every pair of every run of a trial: its latency (the latency trial's
     mean round trip) or bandwidth (80 KB over the time to the ack)."""
-    rows = []
-    for r in df.to_dict("records"):
-        for p in r["workload"]["pairs"]:
-            row = {
-                "trial": part,
-                "router": r["routing.algorithm"],
-                "active": active_of(r["traffic.pattern"]),
-                "placement": int(r["run.seed"]),
-                "src": p["src"],
-                "dst": p["dst"],
-                "completion_us": round(p["completion_ns"] / 1e3, 4),
-                "latency_us": "",
-                "bandwidth_gbytes": "",
-            }
-            if part == "latency":
-                row["latency_us"] = round(p["round_trip_ns"] / 1e3, 4)
-            else:
-                row["bandwidth_gbytes"] = round(p["bandwidth_gbps"] / 8, 4)
-            rows.append(row)
-    return rows
+    latency = part == "latency"
+    return [
+        {
+            "trial": part,
+            "router": r["routing.algorithm"],
+            "active": active_of(r["traffic.pattern"]),
+            "placement": int(r["run.seed"]),
+            "src": p["src"],
+            "dst": p["dst"],
+            "completion_us": round(p["completion_ns"] / 1e3, 4),
+            "latency_us": round(p["round_trip_ns"] / 1e3, 4) if latency else "",
+            "bandwidth_gbytes": "" if latency else round(p["bandwidth_gbps"] / 8, 4),
+        }
+        for r in df.to_dict("records")
+        for p in r["workload"]["pairs"]
+    ]
 
 
-# --------------------------------------------------------------------------
-# Statistics
-# --------------------------------------------------------------------------
+# --- Statistics -------------------------------------------------------------
 
 STATS_FIELDS = (
-    "router",
-    "active",
-    "senders",
-    "latency_min_us",
-    "latency_p10_us",
-    "latency_median_us",
-    "latency_mean_us",
-    "latency_p90_us",
-    "latency_max_us",
-    "latency_spread_us",
-    "bandwidth_min_gbytes",
-    "bandwidth_median_gbytes",
-    "bandwidth_mean_gbytes",
-    "bandwidth_max_gbytes",
-    "above_link_rate",
+    *("router", "active", "senders", "latency_min_us", "latency_p10_us", "latency_median_us"),
+    *("latency_mean_us", "latency_p90_us", "latency_max_us", "latency_spread_us"),
+    *("bandwidth_min_gbytes", "bandwidth_median_gbytes", "bandwidth_mean_gbytes"),
+    *("bandwidth_max_gbytes", "above_link_rate"),
 )
 
 
@@ -200,6 +173,7 @@ def values(rows: list[dict[str, Any]], key: str, router: str, active: int) -> li
 
 
 def stats(rows: list[dict[str, Any]], cfg: Facts) -> list[dict[str, Any]]:
+    """One row of ``stats.csv`` per router and active count that has both trials."""
     out = []
     for router in cfg.routers:
         for active in cfg.active:
@@ -207,25 +181,27 @@ def stats(rows: list[dict[str, Any]], cfg: Facts) -> list[dict[str, Any]]:
             bw = values(rows, "bandwidth_gbytes", router, active)
             if not lat or not bw:
                 continue
-            out.append(
-                {
-                    "router": router,
-                    "active": active,
-                    "senders": len(lat),
-                    "latency_min_us": round(min(lat), 3),
-                    "latency_p10_us": round(_q(lat, 0.1), 3),
-                    "latency_median_us": round(statistics.median(lat), 3),
-                    "latency_mean_us": round(statistics.fmean(lat), 3),
-                    "latency_p90_us": round(_q(lat, 0.9), 3),
-                    "latency_max_us": round(max(lat), 3),
-                    "latency_spread_us": round(_q(lat, 0.9) - _q(lat, 0.1), 3),
-                    "bandwidth_min_gbytes": round(min(bw), 3),
-                    "bandwidth_median_gbytes": round(statistics.median(bw), 3),
-                    "bandwidth_mean_gbytes": round(statistics.fmean(bw), 3),
-                    "bandwidth_max_gbytes": round(max(bw), 3),
-                    "above_link_rate": round(sum(b > LINK_GBYTES for b in bw) / len(bw), 4),
-                }
-            )
+            p10, p90 = _q(lat, 0.1), _q(lat, 0.9)
+            latency = {
+                "min": min(lat),
+                "p10": p10,
+                "median": statistics.median(lat),
+                "mean": statistics.fmean(lat),
+                "p90": p90,
+                "max": max(lat),
+                "spread": p90 - p10,
+            }
+            bandwidth = {
+                "min": min(bw),
+                "median": statistics.median(bw),
+                "mean": statistics.fmean(bw),
+                "max": max(bw),
+            }
+            row = {"router": router, "active": active, "senders": len(lat)}
+            row |= {f"latency_{k}_us": round(v, 3) for k, v in latency.items()}
+            row |= {f"bandwidth_{k}_gbytes": round(v, 3) for k, v in bandwidth.items()}
+            row["above_link_rate"] = round(sum(b > LINK_GBYTES for b in bw) / len(bw), 4)
+            out.append(row)
     return out
 
 
@@ -236,17 +212,18 @@ def cdf(xs: list[float]) -> tuple[list[float], list[float]]:
     return xs, [(i + 1) / n for i in range(n)]
 
 
-# --------------------------------------------------------------------------
-# Figures
-# --------------------------------------------------------------------------
+# --- Figures ----------------------------------------------------------------
+
+LATENCY_LABEL = "average ping-pong latency per sender (us)"
+SHADES = ("tab:green", "tab:orange", "tab:red", "tab:brown", "tab:blue")
 
 
-def _cdf_axes(ax, rows, key, series, label, xlabel) -> None:
-    for router, active, color, style in series:
-        xs = values(rows, key, router, active)
+def _cdf_axes(ax, curves: list[tuple[str, list[float], str]], xlabel: str) -> None:
+    """Step CDFs of ``curves`` (label, values, colour) on ``ax``; empty ones are left out."""
+    for label, xs, color in curves:
         if xs:
             x, y = cdf(xs)
-            ax.step(x, y, style, where="post", color=color, label=label(router, active))
+            ax.step(x, y, "-", where="post", color=color, label=label)
     ax.set_xlabel(xlabel, fontsize=8)
     ax.set_ylabel("fraction of senders", fontsize=8)
     ax.set_ylim(0, 1.02)
@@ -255,141 +232,96 @@ def _cdf_axes(ax, rows, key, series, label, xlabel) -> None:
     ax.legend(fontsize=7)
 
 
-def _shades(n: int) -> list[str]:
-    return ["tab:green", "tab:orange", "tab:red", "tab:brown", "tab:blue"][:n]
+def _by_active(rows, cfg: Facts, key: str, router: str) -> list[tuple[str, list[float], str]]:
+    """One curve of ``router``'s ``key`` per active count, a shade each."""
+    shades = SHADES[: len(cfg.active)]
+    return [
+        (f"{a} active", values(rows, key, router, a), c)
+        for a, c in zip(cfg.active, shades, strict=True)
+    ]
+
+
+def _save(fig, path: Path, title: str | None = None) -> None:
+    """Lays ``fig`` out (under ``title``, if any) and writes it to ``path``."""
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path)
 
 
 def plot_latency_by_active(rows, cfg: Facts, router: str, path: Path, fig_name: str) -> None:
     fig = figure()
     ax = fig.add_subplot()
-    series = [
-        (router, a, c, "-") for a, c in zip(cfg.active, _shades(len(cfg.active)), strict=True)
-    ]
-    _cdf_axes(
-        ax,
-        rows,
-        "latency_us",
-        series,
-        lambda r, a: f"{a} active",
-        "average ping-pong latency per sender (us)",
-    )
+    _cdf_axes(ax, _by_active(rows, cfg, "latency_us", router), LATENCY_LABEL)
     ax.set_title(f"{fig_name}: latency CDF, {ROUTER_TITLES[router]}, {cfg.topology}")
-    fig.tight_layout()
-    fig.savefig(path)
+    _save(fig, path)
 
 
 def plot_compare(rows, cfg: Facts, routers: tuple[str, ...], path: Path, title: str) -> None:
+    """Latency CDFs of ``routers`` side by side, at 500 and 1,000 active nodes
+    (or the two largest counts run)."""
     shown = [a for a in (500, 1000) if a in cfg.active] or list(cfg.active[-2:])
     fig = figure(11, 4.2)
     axes = fig.subplots(1, len(shown), squeeze=False)[0]
     for ax, active in zip(axes, shown, strict=True):
-        series = [(r, active, COLORS[r], "-") for r in routers if r in cfg.routers]
-        _cdf_axes(
-            ax,
-            rows,
-            "latency_us",
-            series,
-            lambda r, a: ROUTER_TITLES[r],
-            "average ping-pong latency per sender (us)",
-        )
+        curves = [
+            (ROUTER_TITLES[r], values(rows, "latency_us", r, active), COLORS[r])
+            for r in routers
+            if r in cfg.routers
+        ]
+        _cdf_axes(ax, curves, LATENCY_LABEL)
         ax.set_title(f"{active} active nodes", fontsize=9)
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path)
+    _save(fig, path, title)
 
 
 def plot_bandwidth(rows, cfg: Facts, path: Path) -> None:
     fig = figure(11, 7)
-    axes = fig.subplots(2, 2).flatten()
-    for ax, router in zip(axes, cfg.routers, strict=False):
-        series = [
-            (router, a, c, "-") for a, c in zip(cfg.active, _shades(len(cfg.active)), strict=True)
-        ]
+    for ax, router in zip(fig.subplots(2, 2).flatten(), cfg.routers, strict=False):
         _cdf_axes(
-            ax,
-            rows,
-            "bandwidth_gbytes",
-            series,
-            lambda r, a: f"{a} active",
-            "bandwidth per sender (GB/s)",
+            ax, _by_active(rows, cfg, "bandwidth_gbytes", router), "bandwidth per sender (GB/s)"
         )
         ax.axvline(LINK_GBYTES, color="k", lw=0.8, ls="--")
         ax.set_title(ROUTER_TITLES[router], fontsize=9)
-    fig.suptitle(f"Fig. 5: bandwidth CDFs (ten 8 KB messages and an ack), {cfg.topology}")
-    fig.tight_layout()
-    fig.savefig(path)
+    _save(fig, path, f"Fig. 5: bandwidth CDFs (ten 8 KB messages and an ack), {cfg.topology}")
 
 
-# --------------------------------------------------------------------------
-# Summary
-# --------------------------------------------------------------------------
+def plot_latency_abr_ofr(rows, cfg: Facts, path: Path) -> None:
+    fig = figure(11, 4.2)
+    for ax, router in zip(fig.subplots(1, 2), ("abr", "ofr"), strict=True):
+        _cdf_axes(ax, _by_active(rows, cfg, "latency_us", router), LATENCY_LABEL)
+        ax.set_title(ROUTER_TITLES[router], fontsize=9)
+    _save(fig, path)
+
+
+# --- Summary ----------------------------------------------------------------
 
 
 def summarise(cfg: Facts, st: list[dict[str, Any]], seconds: float, sims: int) -> str:
+    """``summary.md``: the statistics and the paper's statements beside them, in
+    specs/parker/summary.md.j2."""
     by = {(s["router"], s["active"]): s for s in st}
     lo, hi = min(cfg.active), max(cfg.active)
-    rows = [
-        [
-            ROUTER_TITLES[s["router"]],
-            s["active"],
-            s["senders"],
-            fmt(s["latency_median_us"], 1),
-            f"{fmt(s['latency_p10_us'], 1)}-{fmt(s['latency_p90_us'], 1)}",
-            fmt(s["latency_max_us"], 1),
-            fmt(s["bandwidth_median_gbytes"]),
-            fmt(s["bandwidth_max_gbytes"]),
-            f"{100 * s['above_link_rate']:.0f}%",
-        ]
-        for s in st
+    # DOR's median latency at the fewest and the most active nodes (Fig. 2)
+    dor = [by[("dor", a)]["latency_median_us"] if ("dor", a) in by else None for a in (lo, hi)]
+    # DOR against RDR at 500 and 1,000 active nodes, else at the most run (Fig. 4)
+    compared = [a for a in (500, 1000) if a in cfg.active] or [hi]
+    spreads = [
+        (a, by[("dor", a)], by[("rdr", a)])
+        for a in compared
+        if ("dor", a) in by and ("rdr", a) in by
     ]
-    claims = []
-    d_lo, d_hi = (
-        by[("dor", a)]["latency_median_us"] if ("dor", a) in by else None for a in (lo, hi)
-    )
-    if d_lo and d_hi:
-        claims.append(
-            (
-                "DOR latencies grow significantly as more nodes communicate (Fig. 2)",
-                "grows from 100 to 1,000 active nodes",
-                f"median {d_lo:.1f} us at {lo} -> {d_hi:.1f} us at {hi} (x{d_hi / d_lo:.2f})",
-            )
-        )
-    for a in [x for x in (500, 1000) if x in cfg.active] or [hi]:
-        if ("dor", a) in by and ("rdr", a) in by:
-            d, r = by[("dor", a)], by[("rdr", a)]
-            claims.append(
-                (
-                    f"RDR: smaller range, steeper CDF than DOR ({a} active, Fig. 4)",
-                    "yes, more so under more traffic",
-                    f"p10-p90 spread RDR {r['latency_spread_us']:.1f} us vs DOR "
-                    f"{d['latency_spread_us']:.1f}; max {r['latency_max_us']:.1f} vs "
-                    f"{d['latency_max_us']:.1f} us",
-                )
-            )
-    dmax = max((s["bandwidth_max_gbytes"] for s in st if s["router"] == "dor"), default=None)
-    rmax = max((s["bandwidth_max_gbytes"] for s in st if s["router"] == "rdr"), default=None)
-    if dmax is not None:
-        claims.append(
-            (
-                "DOR bandwidth never exceeds the 2 GB/s link rate (Fig. 5)",
-                f"<= {PAPER_DOR_MAX_GBYTES:.0f} GB/s",
-                f"max {dmax:.2f} GB/s",
-            )
-        )
-    if rmax is not None:
-        claims.append(
-            (
-                "RDR bandwidth exceeds the link rate (Fig. 5)",
-                f"up to {PAPER_RDR_MAX_GBYTES:.0f} GB/s",
-                f"max {rmax:.2f} GB/s",
-            )
-        )
-    return summary(NAME, title=TITLE, cfg=cfg, rows=rows, claims=claims, seconds=seconds, sims=sims)
+    top = {
+        r: max((s["bandwidth_max_gbytes"] for s in st if s["router"] == r), default=None)
+        for r in ("dor", "rdr")
+    }
+    growth = (lo, dor[0], hi, dor[1]) if all(dor) else None
+    stated = {"dor_max": PAPER_DOR_MAX_GBYTES, "rdr_max": PAPER_RDR_MAX_GBYTES}
+    facts = {"title": TITLE, "cfg": cfg, "titles": ROUTER_TITLES, "stated": stated}
+    measured = {"stats": st, "growth": growth, "spreads": spreads, "top": top}
+    return summary(NAME, **facts, **measured, seconds=seconds, sims=sims)
 
 
-# --------------------------------------------------------------------------
-# Entry point
-# --------------------------------------------------------------------------
+# --- Entry point ------------------------------------------------------------
 
 
 def run(
@@ -414,57 +346,24 @@ def run(
     seconds = float(sum(t["wall_seconds"].sum() for t in tables.values()))
     sims = sum(len(t) for t in tables.values())
     rows = [r for part, t in tables.items() for r in rows_of(part, t)]
-    lat = [r for r in rows if r["trial"] == "latency"]
-    bw = [r for r in rows if r["trial"] == "bandwidth"]
     st = stats(rows, facts)
-    write_csv(out / "latency.csv", PAIR_FIELDS, lat)
-    write_csv(out / "bandwidth.csv", PAIR_FIELDS, bw)
+    for part in PARTS:
+        write_csv(out / f"{part}.csv", PAIR_FIELDS, [r for r in rows if r["trial"] == part])
     write_csv(out / "stats.csv", STATS_FIELDS, st)
-    if "dor" in facts.routers:
-        plot_latency_by_active(rows, facts, "dor", out / "fig2_latency_dor.png", "Fig. 2")
-    if "rdr" in facts.routers:
-        plot_latency_by_active(rows, facts, "rdr", out / "fig3_latency_rdr.png", "Fig. 3")
-    plot_compare(
-        rows,
-        facts,
-        facts.routers,
-        out / "fig4_latency_dor_rdr.png",
-        "Fig. 4: latency CDFs, DOR against RDR (and ABR, OFR)",
-    )
+    for router, fig_name, name in (("dor", "Fig. 2", "fig2"), ("rdr", "Fig. 3", "fig3")):
+        if router in facts.routers:
+            path = out / f"{name}_latency_{router}.png"
+            plot_latency_by_active(rows, facts, router, path, fig_name)
+    title = "Fig. 4: latency CDFs, DOR against RDR (and ABR, OFR)"
+    plot_compare(rows, facts, facts.routers, out / "fig4_latency_dor_rdr.png", title)
     plot_bandwidth(rows, facts, out / "fig5_bandwidth.png")
-    fig = figure(11, 4.2)
-    for ax, router in zip(fig.subplots(1, 2), ("abr", "ofr"), strict=True):
-        series = [
-            (router, a, c, "-")
-            for a, c in zip(facts.active, _shades(len(facts.active)), strict=True)
-        ]
-        _cdf_axes(
-            ax,
-            rows,
-            "latency_us",
-            series,
-            lambda r, a: f"{a} active",
-            "average ping-pong latency per sender (us)",
-        )
-        ax.set_title(ROUTER_TITLES[router], fontsize=9)
-    fig.tight_layout()
-    fig.savefig(out / "latency_abr_ofr.png")
+    plot_latency_abr_ofr(rows, facts, out / "latency_abr_ofr.png")
     summary = out / "summary.md"
     summary.write_text(summarise(facts, st, seconds, sims))
-    write_run_json(
-        out / "run.json",
-        {
-            "reproduction": NAME,
-            "mode": cfg.mode,
-            "started": started,
-            "seconds": round(time.perf_counter() - t0, 2),
-            "simulation_seconds": round(seconds, 2),
-            "simulations": sims,
-            "active": list(facts.active),
-            "placements": list(facts.placements),
-            "rounds": facts.rounds,
-            "messages": facts.messages,
-        },
-        cfg.workers,
-    )
+    meta = {"reproduction": NAME, "mode": cfg.mode, "started": started}
+    meta["seconds"] = round(time.perf_counter() - t0, 2)
+    meta |= {"simulation_seconds": round(seconds, 2), "simulations": sims}
+    meta |= {"active": list(facts.active), "placements": list(facts.placements)}
+    meta |= {"rounds": facts.rounds, "messages": facts.messages}
+    write_run_json(out / "run.json", meta, cfg.workers)
     return summary
