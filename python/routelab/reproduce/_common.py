@@ -62,6 +62,14 @@ def figure(width: float = 7.5, height: float = 4.2, layout: str | None = None):
     return Figure(figsize=(width, height), dpi=110, layout=layout)
 
 
+def save_figure(fig, path: Path, title: str | None = None) -> None:
+    """Lays ``fig`` out (under ``title``, if any) and writes it to ``path``."""
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path)
+
+
 def write_run_json(path: Path, meta: dict[str, Any], workers: int) -> None:
     doc = dict(meta)
     doc.update(
@@ -74,11 +82,13 @@ def write_run_json(path: Path, meta: dict[str, Any], workers: int) -> None:
     path.write_text(json.dumps(doc, indent=2) + "\n")
 
 
-def summary(paper: str, **context: Any) -> str:
+def summary(paper: str, template: str = "summary.md.j2", **context: Any) -> str:
     """The paper's ``summary.md``: the template ``specs/PAPER/summary.md.j2``
-    (Jinja2) filled from ``context``. The module computes numbers and tables;
-    the words live in the template. Filters: ``fmt``, ``pct`` (a fraction as
-    a whole percent), ``duration`` and ``table`` (header, rows: Markdown)."""
+    (Jinja2) filled from ``context``; ``template`` names another one there,
+    such as a part of the summary a test reads alone. The module computes
+    numbers and tables; the words live in the template. Filters: ``fmt``,
+    ``pct`` (a fraction as a whole percent), ``duration`` and ``table``
+    (header, rows: Markdown)."""
     import jinja2
 
     env = jinja2.Environment(
@@ -95,7 +105,7 @@ def summary(paper: str, **context: Any) -> str:
         duration=duration,
         table=lambda rows, header: "\n".join(md_table(header, rows)),
     )
-    return env.get_template("summary.md.j2").render(**context)
+    return env.get_template(template).render(**context)
 
 
 def duration(seconds: float) -> str:

@@ -20,6 +20,7 @@ from routelab.reproduce._common import (
     config,
     figure,
     fmt,
+    save_figure,
     summary,
     sweep_specs,
     write_csv,
@@ -285,9 +286,18 @@ def host_rows(rows: Rows, other: Rows, bases: dict[str, float]) -> Rows:
     ]
 
 
-# --------------------------------------------------------------------------
-# Plots
-# --------------------------------------------------------------------------
+# Plots ---------------------------------------------------------------------
+
+BISECTION_AXIS = "effective bisection bandwidth (% of one pair's)"
+HATCHES = ("", "//", "..", "xx", "\\\\")
+
+
+def _percent_axes(ax, title: str, xlabel: str, ylabel: str = BISECTION_AXIS) -> None:
+    """What every figure's axes share: labels, 0 to 110% and a small title."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(0, 110)
+    ax.set_title(title, fontsize=9)
 
 
 def _errorbars(ax, st: Rows, scheme: str, offset: float = 0.0) -> None:
@@ -303,14 +313,14 @@ def _errorbars(ax, st: Rows, scheme: str, offset: float = 0.0) -> None:
     )
 
 
-def _axes(ax, title: str) -> None:
+def _finish_bisection(fig, ax, title: str, path: Path) -> None:
+    """Figs. 2-6: hosts on a log axis, Karol's bound dotted, the legend, saved."""
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("hosts")
-    ax.set_ylabel("effective bisection bandwidth (% of one pair's)")
-    ax.set_ylim(0, 110)
     ax.axhline(100 * float(PAPER.statements["karol_bound"]), color="gray", ls=":", lw=1)
-    ax.set_title(title, fontsize=9)
+    _percent_axes(ax, title, "hosts")
     ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower left")
+    save_figure(fig, path)
 
 
 def plot_scheme(st: Rows, scheme: str, path: Path, fig_name: str) -> None:
@@ -319,10 +329,8 @@ def plot_scheme(st: Rows, scheme: str, path: Path, fig_name: str) -> None:
     _errorbars(ax, st, scheme)
     for hosts, value in _paper_means(scheme).items():
         ax.plot(hosts, 100 * value, "*", ms=12, color=COLORS[scheme], markeredgecolor="black")
-    _axes(ax, f"{fig_name}: {TITLES[scheme]} (bars: min/max over patterns; stars: paper)")
-    ax.legend(fontsize=8, loc="lower left")
-    fig.tight_layout()
-    fig.savefig(path)
+    title = f"{fig_name}: {TITLES[scheme]} (bars: min/max over patterns; stars: paper)"
+    _finish_bisection(fig, ax, title, path)
 
 
 def plot_all(st: Rows, path: Path) -> None:
@@ -330,13 +338,8 @@ def plot_all(st: Rows, path: Path) -> None:
     ax = fig.subplots()
     for i, scheme in enumerate(SCHEMES):
         _errorbars(ax, st, scheme, offset=0.03 * (i - 2))
-    _axes(ax, "Fig. 6: every scheme (dotted: Karol's 58.6% HOL bound of a crossbar)")
-    ax.legend(fontsize=8, loc="lower left")
-    fig.tight_layout()
-    fig.savefig(path)
-
-
-HATCHES = ("", "//", "..", "xx", "\\\\")
+    title = "Fig. 6: every scheme (dotted: Karol's 58.6% HOL bound of a crossbar)"
+    _finish_bisection(fig, ax, title, path)
 
 
 def plot_bridge(bst: Rows, path: Path) -> None:
@@ -348,25 +351,15 @@ def plot_bridge(bst: Rows, path: Path) -> None:
         sel = {r["hosts"]: r for r in bst if r["scheme"] == scheme}
         xs = [k + (i - 2) * width for k in range(len(sizes))]
         ys = [100 * sel[h]["norm_avg"] if h in sel else 0 for h in sizes]
-        ax.bar(
-            xs,
-            ys,
-            width,
-            color=COLORS[scheme],
-            hatch=HATCHES[i],
-            edgecolor="white",
-            label=TITLES[scheme],
-        )
+        style = {"color": COLORS[scheme], "hatch": HATCHES[i], "edgecolor": "white"}
+        ax.bar(xs, ys, width, **style, label=TITLES[scheme])
     ax.set_xticks(range(len(sizes)), [str(h) for h in sizes])
-    ax.set_xlabel("hosts")
-    ax.set_ylabel("bandwidth (% of one pair's)")
-    ax.set_ylim(0, 110)
     ax.axhline(98, color="tab:green", ls="--", lw=1)
-    ax.set_title("Fig. 7: bridge pattern (dashed: the paper's 98% for probing)", fontsize=9)
+    title = "Fig. 7: bridge pattern (dashed: the paper's 98% for probing)"
+    _percent_axes(ax, title, "hosts", "bandwidth (% of one pair's)")
     # Below the axes: inside, the legend would cover bars.
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3)
-    fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path)
 
 
 def plot_params(prows: Rows, path: Path) -> None:
@@ -379,19 +372,14 @@ def plot_params(prows: Rows, path: Path) -> None:
         ys = [100 * means.get((thr, prob), float("nan")) for thr in thresholds]
         ax.plot(thresholds, ys, style, marker="o", label=f"probability {prob:.0%}")
     hosts = prows[0]["hosts"] if prows else 0
-    ax.set_xlabel("dispersion threshold (blocked packets)")
-    ax.set_ylabel("effective bisection bandwidth (% of one pair's)")
-    ax.set_title(f"Probing adaptive: parameter study at {hosts} hosts", fontsize=9)
-    ax.set_ylim(0, 110)
+    title = f"Probing adaptive: parameter study at {hosts} hosts"
+    _percent_axes(ax, title, "dispersion threshold (blocked packets)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path)
 
 
-# --------------------------------------------------------------------------
-# Summary (the words: specs/geoffray2008/summary.md.j2)
-# --------------------------------------------------------------------------
+# Summary (the words: specs/geoffray2008/summary.md.j2) --------------------
 
 
 def _pct(x: Any) -> str:
@@ -405,7 +393,7 @@ def _stat(st: Rows, scheme: str, hosts: int, key: str = "norm_avg") -> str:
 def _hosts_findings(rows: Rows, bases: dict[str, float]) -> list[str]:
     """The host models' comparison read, with its numbers, one line each:
     each interpretation only where the numbers bear it out, none where the
-    mode ran too little (the template's ``findings`` part)."""
+    mode ran too little (specs/geoffray2008/findings.md.j2)."""
 
     def has(r: dict[str, Any] | None, *models: str) -> bool:
         return r is not None and all(r.get(m, "") != "" for m in models)
@@ -421,7 +409,7 @@ def _hosts_findings(rows: Rows, bases: dict[str, float]) -> list[str]:
     probing = [r for r in rows if r["scheme"] == "probing" and has(r, "ideal", "receive")]
     return summary(
         NAME,
-        part="findings",
+        "findings.md.j2",
         rnd=rnd,
         gbps={m: rnd[m] * bases[m] for m in HOST_MODELS if has(rnd, m) and m in bases},
         below=1 - float(PAPER_PAIR_BANDWIDTH.removesuffix("Gb/s")) / LINK_GBPS,
@@ -458,7 +446,6 @@ def summarise(
 
     return summary(
         NAME,
-        part="summary",
         title=TITLE,
         cfg=cfg,
         main=HOST_TITLES[MAIN_HOSTS],
@@ -490,9 +477,7 @@ def summarise(
     )
 
 
-# --------------------------------------------------------------------------
-# Entry point
-# --------------------------------------------------------------------------
+# Entry point ---------------------------------------------------------------
 
 
 def run(

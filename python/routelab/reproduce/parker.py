@@ -50,6 +50,7 @@ from routelab.reproduce._common import (
     Config,
     config,
     figure,
+    save_figure,
     summary,
     sweep_specs,
     write_csv,
@@ -241,20 +242,12 @@ def _by_active(rows, cfg: Facts, key: str, router: str) -> list[tuple[str, list[
     ]
 
 
-def _save(fig, path: Path, title: str | None = None) -> None:
-    """Lays ``fig`` out (under ``title``, if any) and writes it to ``path``."""
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path)
-
-
 def plot_latency_by_active(rows, cfg: Facts, router: str, path: Path, fig_name: str) -> None:
     fig = figure()
     ax = fig.add_subplot()
     _cdf_axes(ax, _by_active(rows, cfg, "latency_us", router), LATENCY_LABEL)
     ax.set_title(f"{fig_name}: latency CDF, {ROUTER_TITLES[router]}, {cfg.topology}")
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_compare(rows, cfg: Facts, routers: tuple[str, ...], path: Path, title: str) -> None:
@@ -271,7 +264,7 @@ def plot_compare(rows, cfg: Facts, routers: tuple[str, ...], path: Path, title: 
         ]
         _cdf_axes(ax, curves, LATENCY_LABEL)
         ax.set_title(f"{active} active nodes", fontsize=9)
-    _save(fig, path, title)
+    save_figure(fig, path, title)
 
 
 def plot_bandwidth(rows, cfg: Facts, path: Path) -> None:
@@ -282,7 +275,7 @@ def plot_bandwidth(rows, cfg: Facts, path: Path) -> None:
         )
         ax.axvline(LINK_GBYTES, color="k", lw=0.8, ls="--")
         ax.set_title(ROUTER_TITLES[router], fontsize=9)
-    _save(fig, path, f"Fig. 5: bandwidth CDFs (ten 8 KB messages and an ack), {cfg.topology}")
+    save_figure(fig, path, f"Fig. 5: bandwidth CDFs (ten 8 KB messages and an ack), {cfg.topology}")
 
 
 def plot_latency_abr_ofr(rows, cfg: Facts, path: Path) -> None:
@@ -290,7 +283,7 @@ def plot_latency_abr_ofr(rows, cfg: Facts, path: Path) -> None:
     for ax, router in zip(fig.subplots(1, 2), ("abr", "ofr"), strict=True):
         _cdf_axes(ax, _by_active(rows, cfg, "latency_us", router), LATENCY_LABEL)
         ax.set_title(ROUTER_TITLES[router], fontsize=9)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 # --- Summary ----------------------------------------------------------------

@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-import re
 import statistics
 import time
 import tomllib
@@ -27,6 +26,7 @@ from routelab.reproduce._common import (
     figure,
     fmt,
     md_table,
+    save_figure,
     summary,
     sweep_specs,
     write_csv,
@@ -85,10 +85,7 @@ with (SPECS / "searches.toml").open("rb") as _f:
 
 def _bps(text: str) -> float:
     """Bit/s of a bandwidth as Table 1 writes it (``"20Gb/s"``)."""
-    m = re.fullmatch(r"([\d.]+)\s*([GM])b/s", text)
-    if m is None:
-        raise ValueError(f"cannot read the bandwidth '{text}'")
-    return float(m.group(1)) * (1e9 if m.group(2) == "G" else 1e6)
+    return float(text.removesuffix("Gb/s")) * 1e9
 
 
 #: Links of Table 1, bit/s: between routers, and from a node to its router.
@@ -555,9 +552,8 @@ def plot_lifetime(rows: Rows, extra: Rows, cfg: Config, path: Path) -> None:
         "gamma* (Table 2). DOR, not in the paper, is in Table 2."
     )
     axes[-1].text(0.0, 0.5, note, fontsize=8, transform=axes[-1].transAxes)
-    fig.suptitle(f"Fig. 4: average packet lifetime against gamma, k = {k} (sustained loads)")
-    fig.tight_layout()
-    fig.savefig(path)
+    title = f"Fig. 4: average packet lifetime against gamma, k = {k} (sustained loads)"
+    save_figure(fig, path, title)
 
 
 def plot_derouted(rows: Rows, extra: Rows, cfg: Config, path: Path) -> None:
@@ -584,8 +580,7 @@ def plot_derouted(rows: Rows, extra: Rows, cfg: Config, path: Path) -> None:
     ax.set(xlabel=GAMMA_AXIS, ylabel="ratio of derouted packets", ylim=(0, 1), title=title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path)
 
 
 def plot_stages(rows: Rows, path: Path) -> None:
@@ -597,10 +592,8 @@ def plot_stages(rows: Rows, path: Path) -> None:
         for router in dict.fromkeys(r["router"] for r in mine):
             pts = [r for r in mine if r["router"] == router and r["lifetime_us"] != ""]
             color = COLORS[router]
-            label = ROUTER_TITLES[router]
-            ax.plot(
-                *_xy(pts, "lifetime_us"), marker=MARKERS[router], ms=4, color=color, label=label
-            )
+            style = {"marker": MARKERS[router], "ms": 4, "color": color}
+            ax.plot(*_xy(pts, "lifetime_us"), **style, label=ROUTER_TITLES[router])
             unsustained = [r for r in pts if not r["sustained"]]
             ax.scatter(*_xy(unsustained, "lifetime_us"), marker="x", s=60, color=color)
             paper = PAPER_TABLE2.get(("butterfly", router, k))
@@ -617,32 +610,10 @@ def plot_stages(rows: Rows, path: Path) -> None:
         )
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path)
 
 
 # Summary -------------------------------------------------------------------
-
-
-def _table2_md(t2: Rows, cfg: Config) -> list[str]:
-    at = {(r["pattern"], r["router"], r["k"]): r for r in t2}
-    header = ["pattern"]
-    for k in cfg.sizes:
-        header += [f"{ROUTER_TITLES[router]} k={k}" for router in cfg.routers]
-        header += [f"split k={k}", f"reached k={k}", f"bound k={k}"]
-    rows = []
-    for pattern in cfg.patterns:
-        row = [PATTERNS[pattern]]
-        for k in cfg.sizes:
-            for router in cfg.routers:
-                r, paper = at[pattern, router, k], PAPER_TABLE2.get((pattern, router, k))
-                g, high = r["gamma_star"], r["first_unsustained"]
-                # gamma* 0: no load run was sustained; say below which one.
-                ours = fmt(g) if g or high == "" else f"< {fmt(high)}"
-                row.append(ours if paper is None else f"{ours} ({fmt(paper)})")
-            row += [fmt(r[c]) for c in ("even_split", "minimal_reached", "minimal_bound")]
-        rows.append(row)
-    return md_table(header, rows)
 
 
 def _claims(t2: Rows, cfg: Config) -> dict[int, dict[str, Any]]:
@@ -706,7 +677,7 @@ def _stages(stage_rows: Rows) -> dict[str, Any]:
 
 def _butterfly_difference(stage_rows: Rows) -> list[str]:
     """The summary's item on butterfly's gamma*, alone."""
-    return [summary(NAME, part="butterfly", st=_stages(stage_rows))]
+    return [summary(NAME, "butterfly.md.j2", st=_stages(stage_rows))]
 
 
 def _eq15(rows: Rows) -> dict[str, Any]:
@@ -755,7 +726,7 @@ def summarise(
         sim_seconds=sim_seconds,
         transposition=", ".join(topology("transpose", k).split(":")[1] for k in cfg.sizes),
         phases=BOUND_PHASES,
-        table2="\n".join(_table2_md(t2, cfg)),
+        table2={(r["pattern"], r["router"], r["k"]): r for r in t2},
         claims=_claims(t2, cfg),
         paper_ofr_over_abr=PAPER_OFR_OVER_ABR_16,
         inversions=[(*key, bad) for key, w in _walks(rows).items() if (bad := inverted(w))],
