@@ -6,7 +6,7 @@
 #[allow(dead_code)] // the helpers other test files use
 mod common;
 
-use routelab_core::sim::{self, SimError, Spec};
+use routelab_core::sim::{self, SimError, SimResult, Spec};
 
 /// One 8-port crossbar switch, 1 ns flits, uniform traffic.
 fn crossbar(unit: &str, packet_flits: u32, load: f64) -> Spec {
@@ -42,31 +42,33 @@ fn a_switch_routes_one_head_per_unit_time() {
     assert!(free.accepted > 0.45, "without the unit {}", free.accepted);
 }
 
+/// The crossbar run with a unit of `unit` and without one.
+fn with_and_without(unit: &str, packet_flits: u32, load: f64) -> (SimResult, SimResult) {
+    let with = sim::simulate(&crossbar(unit, packet_flits, load)).unwrap();
+    let without = sim::simulate(&crossbar("0ns", packet_flits, load)).unwrap();
+    (with, without)
+}
+
+fn assert_within(what: &str, with: f64, without: f64, share: f64) {
+    assert!(
+        (with - without).abs() < share * without,
+        "{what}: {with} with the unit against {without}"
+    );
+}
+
 #[test]
 fn long_packets_keep_their_flit_rate() {
     // 64-flit packets at 0.5 ask for 1/16 heads a cycle; a 2 ns unit
     // routes 0.5, heads that find their output busy included: what is
     // accepted matches the switch without the unit.
-    let unit = sim::simulate(&crossbar("2ns", 64, 0.5)).unwrap();
-    let free = sim::simulate(&crossbar("0ns", 64, 0.5)).unwrap();
-    assert!(
-        (unit.accepted - free.accepted).abs() < 0.03 * free.accepted,
-        "{} against {}",
-        unit.accepted,
-        free.accepted
-    );
+    let (unit, free) = with_and_without("2ns", 64, 0.5);
+    assert_within("accepted", unit.accepted, free.accepted, 0.03);
 }
 
 #[test]
 fn zero_load_latency_is_unchanged() {
-    let unit = sim::simulate(&crossbar("4ns", 4, 0.002)).unwrap();
-    let free = sim::simulate(&crossbar("0ns", 4, 0.002)).unwrap();
-    assert!(
-        (unit.latency_mean - free.latency_mean).abs() < 0.05 * free.latency_mean,
-        "{} against {}",
-        unit.latency_mean,
-        free.latency_mean
-    );
+    let (unit, free) = with_and_without("4ns", 4, 0.002);
+    assert_within("latency", unit.latency_mean, free.latency_mean, 0.05);
 }
 
 #[test]
