@@ -83,6 +83,7 @@ TITLES = {
     "probing": "probing adaptive (16, 100%)",
     "dmodk": "static D-mod-k",
 }
+SHORT = {"dmodk": "D-mod-k"}
 COLORS = {
     "static": "tab:gray",
     "random": "tab:orange",
@@ -107,7 +108,8 @@ class Facts:
     hosts: tuple[int, ...]
     #: Random bisections per size, in the order of ``hosts``.
     patterns: tuple[int, ...]
-    messages: int
+    #: Messages per pair, by scheme.
+    messages: dict[str, int]
     message_bytes: str
     params_hosts: int
     params_patterns: int
@@ -132,7 +134,7 @@ class Facts:
                 .nunique()
                 .sort_index()
             ),
-            messages=int(bis["traffic.messages"].iloc[0]),
+            messages={scheme_of(r): int(r["traffic.messages"]) for r in bis.to_dict("records")},
             message_bytes=str(bis["traffic.message_bytes"].iloc[0]),
             params_hosts=hosts_of(params["network.topology"].iloc[0]),
             params_patterns=params["run.seed"].nunique(),
@@ -141,6 +143,20 @@ class Facts:
             probabilities=tuple(sorted({o["probability"] for o in options})),
             runs=sum(len(t) for t in sims),
             seconds=float(sum(t["wall_seconds"].sum() for t in sims)),
+        )
+
+    @property
+    def messages_text(self) -> str:
+        """``8 messages``, or ``4 (static, random, D-mod-k) and 8 (adaptive,
+        probing) messages``."""
+        by: dict[int, list[str]] = {}
+        for scheme in SCHEMES:
+            if scheme in self.messages:
+                by.setdefault(self.messages[scheme], []).append(SHORT.get(scheme, scheme))
+        if len(by) == 1:
+            return f"{next(iter(by))} messages"
+        return " and ".join(f"{n} ({', '.join(names)})" for n, names in sorted(by.items())) + (
+            " messages"
         )
 
 
@@ -166,6 +182,11 @@ def bases_of(pair: pd.DataFrame) -> dict[str, float]:
     }
 
 
+def scheme_of(run: dict[str, Any]) -> str:
+    alg = run["routing.algorithm"]
+    return options_of(run).get("mode", alg) if alg == "dispersive" else alg
+
+
 def options_of(run: dict[str, Any]) -> dict[str, Any]:
     """A run's router options: one column of tables where a [[zip]] varies
     them whole, ``routing.options.KEY`` columns where each is a parameter."""
@@ -186,12 +207,12 @@ def rows_of(df: pd.DataFrame, bases: dict[str, float]) -> Rows:
     rows = []
     for r in df.to_dict("records"):
         model = model_of(r["nic.send_bandwidth"], r["nic.receive_bandwidth"])
-        options, alg = options_of(r), r["routing.algorithm"]
+        options = options_of(r)
         bw = {k: r[f"workload_bandwidth_{k}_gbps"] for k in ("mean", "min", "max")}
         rows.append(
             {
                 "pattern": r["traffic.pattern"],
-                "scheme": options.get("mode", alg) if alg == "dispersive" else alg,
+                "scheme": scheme_of(r),
                 "hosts": hosts_of(r["network.topology"]),
                 "seed": int(r["run.seed"]),
                 "host_model": model,
@@ -486,7 +507,7 @@ def run(
     """Runs (or resumes) the benchmark into ``out``; returns the path of
     ``summary.md``.
 
-    ``quick``: 16 to 128 hosts, 5 patterns and 8 messages per pair; ``tiny``:
+    ``quick``: 16 to 128 hosts, 5 patterns and the full mode's messages per pair; ``tiny``:
     a seconds-long run on a Clos of 8-port crossbars, for tests.
     """
     cfg = config(quick=quick, tiny=tiny, workers=workers)
