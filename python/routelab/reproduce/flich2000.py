@@ -1,19 +1,19 @@
 """Flich, Malumbres, Lopez, Duato, "Performance Evaluation of a New Routing Strategy for
 Irregular Networks with Source Routing" (ICS 2000): Myrinet's up*/down* source routes (UD)
-against minimal ones with in-transit buffers (ITB), messages generated at a constant rate.
-Model, specs, modes, outputs: docs/reproductions/flich2000.md and specs/flich2000/*.toml; the
-summary's words: specs/flich2000/summary.md.j2. Each search narrows the knee past its grid:
-ITB's accepted traffic collapses just past it, which a grid step can miss."""
+against minimal ones with in-transit buffers (ITB). Model, specs, modes, outputs:
+docs/reproductions/flich2000.md, specs/flich2000/*.toml; the summary's words: summary.md.j2."""
 
 from __future__ import annotations
 
+import itertools
 import re
-import statistics
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from statistics import fmean
+from types import SimpleNamespace
+
+import pandas as pd
 
 import routelab
 from routelab.reproduce import expected
@@ -22,16 +22,12 @@ from routelab.reproduce._common import (
     config,
     figure,
     fmt,
+    save_figure,
     summary,
     sweep_specs,
     write_csv,
     write_run_json,
 )
-
-if TYPE_CHECKING:
-    import pandas as pd
-
-Rows = list[dict[str, Any]]
 
 NAME = "flich2000"
 TITLE = (
@@ -45,9 +41,8 @@ HOSTS_PER_SWITCH = 4
 #: flits/cycle/host -> flits/ns/switch
 TO_FNS = HOSTS_PER_SWITCH / FLIT_NS
 
-#: The experiment specs, one per pair of the paper's tables, each a saturation search per
-#: network, pattern, message size and routing (``routelab sweep specs/flich2000/uniform.toml``
-#: runs Tables 1-2 as any user spec would); ``PARTS``: the specs each mode runs.
+#: The experiment specs, one per pair of the paper's tables (``routelab sweep
+#: specs/flich2000/uniform.toml`` runs Tables 1-2 as any user spec would), and those each mode runs.
 SPECS = Path(__file__).parent / "specs" / NAME
 PARTS = {
     "full": ("uniform", "bitrev", "local", "hotspot", "beyond"),
@@ -55,7 +50,7 @@ PARTS = {
     "tiny": ("uniform", "beyond"),
 }
 #: engine -> the routing's name in the tables
-ROUTING_NAMES: dict[str, str] = {
+ROUTING_NAMES = {
     "updown-source": "UD",
     "itb": "ITB",
     "itb-any": "ITB-any",
@@ -64,6 +59,9 @@ ROUTING_NAMES: dict[str, str] = {
 }
 ROUTINGS = tuple(ROUTING_NAMES.values())
 PAPER_ROUTINGS = ("UD", "ITB")
+#: the routings' colours and markers in the figures, in ROUTINGS order
+COLORS, MARKERS = ("tab:gray", "tab:green", "tab:olive", "tab:blue", "tab:purple"), "so^Dv"
+SIZE_STYLE = {32: ("tab:blue", "o"), 512: ("tab:orange", "s"), 1024: ("tab:green", "^")}
 HOTSPOT = {8: 0.30, 16: 0.20, 32: 0.15, 64: 0.05}
 FIGURES = {
     "uniform": ("fig6_uniform.png", "Fig. 6"),
@@ -71,49 +69,18 @@ FIGURES = {
     "local:l=5": ("fig8_local5.png", "Fig. 8"),
     "hotspot": ("fig9_hotspot.png", "Fig. 9"),
 }
-COLORS = {
-    "UD": "tab:gray",
-    "ITB": "tab:green",
-    "ITB-any": "tab:olive",
-    "DFSSSP": "tab:blue",
-    "LASH": "tab:purple",
-}
-MARKERS = {"UD": "s", "ITB": "o", "ITB-any": "^", "DFSSSP": "D", "LASH": "v"}
+#: the paper's patterns, in its tables' order
 PATTERNS = ("uniform", "bit-reverse", "local:l=3", "local:l=5", "hotspot")
 #: a network's runs; a table's cell; the statistics over networks
 KEY = ("switches", "seed", "pattern", "bytes")
 CELL = ("pattern", "switches", "bytes")
 STATS = ("min", "max", "avg")
-
-
-@dataclass(frozen=True)
-class Facts:
-    """What a mode ran, read off its run tables: the summary's words."""
-
-    mode: str
-    switches: tuple[int, ...]
-    topologies: int
-    patterns: tuple[str, ...]
-    sizes: tuple[int, ...]
-    loads: tuple[float, ...]
-    resolution: float
-    workers: int = 2
-
-    @classmethod
-    def of(cls, cfg: Config, tables: dict[str, pd.DataFrame]) -> Facts:
-        first = tables["uniform"].iloc[0]
-        runs = [r for t in tables.values() for r in t.to_dict("records")]
-        patterns = {pattern_of(r["traffic.pattern"]) for r in runs}
-        return cls(
-            mode=cfg.mode,
-            switches=tuple(sorted({switches_of(r["network.topology"]) for r in runs})),
-            topologies=max(int(r["run.seed"]) for r in runs),
-            patterns=tuple(p for p in PATTERNS if p in patterns),
-            sizes=tuple(sorted({bytes_of(r["traffic.packet_bytes"]) for r in runs})),
-            loads=tuple(first["saturate.scan"]),
-            resolution=float(first["saturate.resolution"]),
-            workers=cfg.workers,
-        )
+#: How far (relative) an average ITB/UD factor may sit from the paper's before the summary names it.
+NOTABLE_GAP = 0.15
+#: The two in-transit buffers per message the paper states (§4.6.3).
+PAPER_TRANSITS = {
+    (f"local:l={n}", 64): PAPER.statements[f"itb_per_message_local{n}_64"] for n in (3, 5)
+}
 
 
 def topology(switches: int, seed: int) -> str:
@@ -129,76 +96,67 @@ def bytes_of(size: str) -> int:
 
 
 def pattern_of(spec: str) -> str:
-    """The paper's name of a pattern spec: ``local:l=3`` for
-    ``local:l=3,along=updown``, ``hotspot`` for any hot-spot."""
+    """The paper's name of a pattern spec: ``local:l=3`` for ``local:l=3,along=updown``,
+    ``hotspot`` for any hot-spot."""
     return "hotspot" if spec.startswith("hotspot") else spec.split(",")[0]
 
 
 def pattern_spec(pattern: str, switches: int, host: int = 28) -> str:
-    """The traffic spec of a paper pattern, as the specs write it. Local
-    distances are counted along the up*/down* routes (see the summary's
-    notes: the paper's 0.008 and 0.381 in-transit buffers per message fit
-    that reading, not shortest paths); the hot host is drawn once, the same
-    host number on every network (§4.2)."""
+    """A paper pattern's traffic spec, as the specs write it: local distances along the up*/down*
+    routes (what the paper's 0.008 and 0.381 ITBs per message fit); one hot host for all (§4.2)."""
     if pattern == "hotspot":
         return f"hotspot:f={HOTSPOT[switches]},host={host}"
-    if pattern.startswith("local:"):
-        return f"{pattern},along=updown"
-    return pattern
+    return f"{pattern},along=updown" if pattern.startswith("local:") else pattern
 
 
 def applies(pattern: str, switches: int) -> bool:
-    """Local l = 5 on 8 switches is uniform (no destination is farther than 4
-    switches, §4.6.3): the paper leaves it out."""
+    """Local l = 5 on 8 switches is uniform (no destination is farther than 4 switches,
+    §4.6.3): the paper leaves it out."""
     return not (pattern == "local:l=5" and switches == 8)
 
 
-# --------------------------------------------------------------------------
-# Runs
-# --------------------------------------------------------------------------
-
-
 def sweep(cfg: Config, out: Path, progress: bool) -> tuple[dict[str, pd.DataFrame], list[str]]:
-    """Runs (or resumes) the mode's specs into ``out``/PART; returns their run
-    tables and the sweeps a routing could not run, with why. A routing that
-    needs more lanes than allowed is a failed run that is listed, not an
-    error; any other failure stops here."""
-    tables = sweep_specs(
-        SPECS,
-        PARTS[cfg.mode],
-        cfg.mode,
-        out,
-        cfg.workers,
-        progress,
-        accept=("ok", "failed", "deadlock"),
-        artefacts=("points",),
-    )
+    """Runs (or resumes) the mode's specs into ``out``/PART; returns their run tables and, with
+    why, the sweeps a routing could not run (too many lanes); any other failure stops here."""
+    parts, accept = PARTS[cfg.mode], ("ok", "failed", "deadlock")
+    tables = sweep_specs(SPECS, parts, cfg.mode, out, cfg.workers, progress, accept, ("points",))
     skipped = []
     for part, df in tables.items():
         for r in df[df["status"] != "ok"].to_dict("records"):
             why = (r["error"] or "").splitlines()[0]
-            if r["status"] == "failed" and not why.startswith("RoutingError"):
-                raise RuntimeError(
-                    f"flich2000-{part} run {r['key']} failed: {why}; see {out / part}"
-                )
-            where = f"{ROUTING_NAMES[r['routing.algorithm']]} on {r['network.topology']}"
             failed = r["status"] == "failed"
+            if failed and not why.startswith("RoutingError"):
+                raise RuntimeError(f"{NAME}-{part} run {r['key']} failed: {why}; see {out / part}")
+            where = f"{ROUTING_NAMES[r['routing.algorithm']]} on {r['network.topology']}"
             skipped.append(f"{where}: {why}" if failed else f"{where} deadlocked at a load: {why}")
     return tables, skipped
 
 
-def rows_of(df: pd.DataFrame) -> Rows:
-    """Every load every search measured, as rows of ``runs.csv``: offered
-    and accepted traffic in flits/ns/switch, latency from injection to
-    delivery, in-transit buffers per message; ``search`` marks the knee's
-    loads, the others are the grid's curve."""
+def facts_of(cfg: Config, tables: dict[str, pd.DataFrame]) -> SimpleNamespace:
+    """What a mode ran, read off its run tables: the summary's words."""
+
+    def values(column: str, of) -> list:
+        return sorted({of(v) for df in tables.values() for v in df[column]})
+
+    patterns = values("traffic.pattern", pattern_of)
+    return SimpleNamespace(
+        mode=cfg.mode,
+        switches=values("network.topology", switches_of),
+        topologies=max(values("run.seed", int)),
+        patterns=[p for p in PATTERNS if p in patterns],
+        sizes=values("traffic.packet_bytes", bytes_of),
+        loads=list(tables["uniform"]["saturate.scan"].iloc[0]),
+        resolution=float(tables["uniform"]["saturate.resolution"].iloc[0]),
+        workers=cfg.workers,
+    )
+
+
+def rows_of(df: pd.DataFrame) -> list[dict]:
+    """Every load every search measured, as rows of ``runs.csv``; ``search`` marks the knee's
+    loads, narrowed past the grid (where ITB's accepted traffic collapses, a grid step can miss)."""
     rows = []
-    for r in df.to_dict("records"):
-        if r["status"] == "failed":
-            continue
-        grid = set(r["saturate.scan"])
-        # VCs per link: the table keeps the result apart only where it
-        # differs from router.vcs (0: as many as the routes need).
+    for r in df[df["status"] != "failed"].to_dict("records"):
+        # VCs per link: result.vcs only where they differ from router.vcs (0: as many as needed)
         vcs = r.get("result.vcs")
         vcs = int(r["router.vcs"] if vcs is None or vcs != vcs else vcs)
         cell = {
@@ -221,225 +179,124 @@ def rows_of(df: pd.DataFrame) -> Rows:
                 "vcs": vcs,
                 "flit_hops": p["flit_hops"],
                 "seconds": round(p["wall_seconds"], 3),
-                "search": "" if p["load"] in grid else True,
+                "search": "" if p["load"] in r["saturate.scan"] else True,
             }
             for p in r["points"]
             if p["offered"] is not None and p["accepted"] is not None
         ]
-    return sorted(rows, key=lambda x: (_order(tuple(x[k] for k in KEY)), x["routing"], x["load"]))
-
-
-def transits_per_message(cfg: Facts, samples: int = 20) -> Rows:
-    """In-transit hosts per message of ITB's routes, per size and pattern: the
-    mean over the networks of the mean over messages drawn from the pattern
-    (``samples`` draws per source). Read from the routes, no simulation, so
-    every size and pattern of the paper is covered in any mode (§4.6.3 gives
-    0.008 for local l = 3 and 0.381 for l = 5 on a 64-switch network)."""
-    out = []
-    for switches in (8, 16, 32, 64):
-        per_pattern: dict[str, list[float]] = {p: [] for p in PATTERNS if applies(p, switches)}
-        for seed in range(1, cfg.topologies + 1):
-            net = routelab.topology(topology(switches, seed))
-            marks: dict[tuple[str, ...], int] = {}
-            for line in routelab.route(net, "itb", seed=seed).to_source_routes().splitlines():
-                if not line.startswith("#"):
-                    head, _, ports = line.partition(":")
-                    marks[tuple(head.split())] = ports.split().count("|")
-            labels = net.labels
-            name = [labels[t] for t in net.terminals]
-            for pattern, values in per_pattern.items():
-                counts = [
-                    marks[(name[s], name[d])]
-                    for k in range(samples)
-                    for s, d in routelab.pattern(
-                        pattern_spec(pattern, switches), net, seed=1000 * seed + k
-                    )
-                    if s != d
-                ]
-                values.append(statistics.fmean(counts) if counts else 0.0)
-        out += [
-            {
-                "switches": switches,
-                "pattern": pattern,
-                "networks": len(values),
-                "itb_per_message": round(statistics.fmean(values), 4),
-                "itb_per_message_max": round(max(values), 4),
-            }
-            for pattern, values in per_pattern.items()
-            if values
-        ]
-    return out
-
-
-# --------------------------------------------------------------------------
-# Statistics
-# --------------------------------------------------------------------------
-
-
-def _order(key: tuple) -> tuple:
-    """Sorts keys of mixed fields: numbers by value, then text, with the
-    paper's pattern order first."""
-    return tuple(
-        (0, PATTERNS.index(k), "")
-        if k in PATTERNS
-        else (1, k, "")
-        if isinstance(k, int | float)
-        else (2, 0, str(k))
-        for k in key
+    order = (*KEY, "routing", "load")
+    return sorted(
+        rows, key=lambda x: tuple(PATTERNS.index(x[k]) if k == "pattern" else x[k] for k in order)
     )
 
 
-def _groups(rows: Rows, keys: tuple[str, ...]) -> list[tuple[tuple, list]]:
-    """``rows`` grouped by the values of ``keys``, the groups in table order."""
-    groups: dict[tuple, Rows] = {}
-    for r in rows:
-        groups.setdefault(tuple(r[k] for k in keys), []).append(r)
-    return sorted(groups.items(), key=lambda kv: _order(kv[0]))
+def transits_per_message(topologies: int, samples: int = 20) -> pd.DataFrame:
+    """In-transit hosts per message of ITB's routes: per size and pattern, the mean over networks
+    of ``samples`` draws per source. Read from the routes (no simulation), for any mode."""
+    means: dict[tuple[int, str], list[float]] = {}
+    for switches, seed in itertools.product((8, 16, 32, 64), range(1, topologies + 1)):
+        net = routelab.topology(topology(switches, seed))
+        routes = routelab.route(net, "itb", seed=seed).to_source_routes().splitlines()
+        split = (line.partition(":") for line in routes if not line.startswith("#"))
+        marks = {tuple(head.split()): ports.split().count("|") for head, _, ports in split}
+        labels = net.labels
+        name = [labels[t] for t in net.terminals]
+        for pattern in (p for p in PATTERNS if applies(p, switches)):
+            spec = pattern_spec(pattern, switches)
+            draws = [routelab.pattern(spec, net, seed=1000 * seed + k) for k in range(samples)]
+            counts = [marks[(name[s], name[d])] for pairs in draws for s, d in pairs if s != d]
+            means.setdefault((switches, pattern), []).append(fmean(counts) if counts else 0.0)
+    return pd.DataFrame(
+        [(n, p, len(v), round(fmean(v), 4), round(max(v), 4)) for (n, p), v in means.items()],
+        columns=["switches", "pattern", "networks", "itb_per_message", "itb_per_message_max"],
+    )
 
 
-def throughput(rows: Rows) -> Rows:
-    """Per network, pattern, size and routing: the most traffic accepted, the
-    latency at the lowest load and the in-transit buffers per message there."""
-    out = []
-    for key, sel in _groups(rows, (*KEY, "routing")):
-        low = min(sel, key=lambda r: r["load"])
-        out.append(
-            {
-                **dict(zip((*KEY, "routing"), key, strict=True)),
-                "throughput_fns": max(r["accepted_fns"] for r in sel),
-                "low_latency_ns": low["latency_ns"],
-                "itb_per_message": low["itb_per_message"],
-                "transit_peak_bytes": max(r["transit_peak_bytes"] or 0 for r in sel),
-                "transit_spills": sum(r["transit_spills"] or 0 for r in sel),
-                "vcs": low["vcs"],
-            }
-        )
-    return out
-
-
-def ratios(tp: Rows, routing: str, base: str = "UD") -> Rows:
-    """Per network: ``routing``'s throughput over ``base``'s and its low-load
-    latency increase in percent."""
-    by = {(*(t[k] for k in KEY), t["routing"]): t for t in tp}
-    out = []
-    for t in tp:
-        b = by.get((*(t[k] for k in KEY), base))
-        if t["routing"] == routing and b is not None and b["throughput_fns"] > 0:
-            out.append(
-                {
-                    **{k: t[k] for k in KEY},
-                    "routing": routing,
-                    "factor": t["throughput_fns"] / b["throughput_fns"],
-                    "latency_pct": 100.0 * (t["low_latency_ns"] / b["low_latency_ns"] - 1.0),
-                    "itb_per_message": t["itb_per_message"],
-                    "vcs": t["vcs"],
-                }
-            )
-    return out
-
-
-def _spread(name: str, values: list[float], digits: int) -> dict[str, float]:
-    """``NAME_min``, ``NAME_max`` and ``NAME_avg`` of ``values``."""
+def _spread(column: str, name: str, digits: int) -> dict[str, tuple]:
+    """Aggregations ``NAME_min``, ``_max``, ``_avg`` of ``column`` (Python's round, not numpy's)."""
+    fs = (min, max, fmean)
     return {
-        f"{name}_{s}": round(f(values), digits)
-        for s, f in zip(STATS, (min, max, statistics.fmean), strict=True)
+        f"{name}_{s}": (column, lambda v, f=f: round(float(f(v)), digits))
+        for s, f in zip(STATS, fs, strict=True)
     }
 
 
-def summarise_ratios(per_net: Rows) -> tuple[Rows, Rows]:
-    """Min, max and avg over networks: the factor tables and the latency tables."""
-    factors, latency = [], []
-    for key, sel in _groups(per_net, ("routing", *CELL)):
-        base = {**dict(zip(("routing", *CELL), key, strict=True)), "networks": len(sel)}
-        factors.append(
-            {
-                **base,
-                **_spread("factor", [r["factor"] for r in sel], 3),
-                "itb_per_message": round(statistics.fmean(r["itb_per_message"] for r in sel), 4),
-                "vcs_max": max(r["vcs"] for r in sel),
-            }
-        )
-        latency.append({**base, **_spread("increase_pct", [r["latency_pct"] for r in sel], 2)})
-    return factors, latency
+def aggregate(runs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict]:
+    """Per network the most traffic accepted, and the rest at the lowest load; over networks each
+    routing's throughput and low-load latency against UD's; per cell the network closest to ITB's
+    average (Figs. 6-9). ``pattern`` is categorical: groups sort as the paper's tables."""
+    g = runs.sort_values("load", kind="stable").groupby([*KEY, "routing"], observed=True)
+    tp = g.agg(
+        throughput_fns=("accepted_fns", "max"),
+        low_latency_ns=("latency_ns", "first"),
+        itb_per_message=("itb_per_message", "first"),
+        transit_peak_bytes=("transit_peak_bytes", "max"),
+        transit_spills=("transit_spills", "sum"),
+        vcs=("vcs", "first"),
+    ).reset_index()
+    ud = tp[tp.routing == "UD"].set_index(list(KEY))[["throughput_fns", "low_latency_ns"]]
+    net = tp[tp.routing != "UD"].join(ud.add_suffix("_ud"), on=list(KEY), how="inner")
+    net = net.assign(
+        factor=net.throughput_fns / net.throughput_fns_ud,
+        latency_pct=100.0 * (net.low_latency_ns / net.low_latency_ns_ud - 1.0),
+    )[net.throughput_fns_ud > 0]
+    g = net.groupby(["routing", *CELL], observed=True)
+    factors = g.agg(
+        networks=("factor", "size"),
+        **_spread("factor", "factor", 3),
+        itb_per_message=("itb_per_message", lambda v: round(fmean(v), 4)),
+        vcs_max=("vcs", "max"),
+    ).reset_index()
+    latency = g.agg(networks=("factor", "size"), **_spread("latency_pct", "increase_pct", 2))
+    avg = factors.set_index(["routing", *CELL])["factor_avg"]
+    itb = net[net.routing == "ITB"].join(avg, on=["routing", *CELL])
+    gap = (itb.factor - itb.factor_avg).abs().groupby([itb[c] for c in CELL], observed=True)
+    closest = itb.loc[gap.idxmin(), [*CELL, "seed"]].itertuples(index=False)
+    return tp, factors, latency.reset_index(), {(p, n, b): seed for p, n, b, seed in closest}
 
 
-def closest_to_average(per_net: Rows, factors: Rows) -> dict[tuple, int]:
-    """(pattern, switches, bytes) -> the network whose ITB factor is closest to
-    the average (the paper's Figs. 6-9)."""
-    avg = {tuple(f[k] for k in CELL): f["factor_avg"] for f in factors if f["routing"] == "ITB"}
-    return {
-        k: min(sel, key=lambda r: abs(r["factor"] - avg[tuple(r[c] for c in CELL)]))["seed"]
-        for k, sel in _groups([r for r in per_net if r["routing"] == "ITB"], CELL)
-    }
-
-
-# --------------------------------------------------------------------------
-# Plots
-# --------------------------------------------------------------------------
-
-
-def plot_curves(rows, chosen, pattern: str, size: int, path: Path, fig_name: str) -> None:
-    sizes = sorted({k[1] for k in chosen if k[0] == pattern and k[2] == size})
+def plot_curves(runs: pd.DataFrame, chosen, pattern: str, path: Path, fig_name: str) -> None:
+    """Latency against accepted traffic of 512-byte messages on the chosen networks."""
+    sizes = sorted(n for p, n, b in chosen if p == pattern and b == 512)
     if not sizes:
         return
     fig = figure(4.2 * len(sizes), 3.8)
     axes = fig.subplots(1, len(sizes), squeeze=False)[0]
     for ax, switches in zip(axes, sizes, strict=True):
-        seed = chosen[(pattern, switches, size)]
-        for routing in ROUTINGS:
-            want = (pattern, switches, size, seed, routing)
-            # Sustained points only: beyond saturation latency grows with the run.
-            pts = sorted(
-                (
-                    r
-                    for r in rows
-                    if (r["pattern"], r["switches"], r["bytes"], r["seed"], r["routing"]) == want
-                    and r["accepted_fns"] >= 0.9 * r["offered_fns"]
-                ),
-                key=lambda r: r["load"],
-            )
-            if pts:
-                x, y = [r["accepted_fns"] for r in pts], [r["latency_ns"] for r in pts]
-                ax.plot(x, y, marker=MARKERS[routing], ms=3.5, color=COLORS[routing], label=routing)
+        seed = chosen[(pattern, switches, 512)]
+        sel = runs[(runs.pattern == pattern) & (runs.switches == switches)]
+        sel = sel[(sel.bytes == 512) & (sel.seed == seed)].sort_values("load", kind="stable")
+        # Sustained points only: beyond saturation latency grows with the run.
+        sel = sel[sel.accepted_fns >= 0.9 * sel.offered_fns]
+        for routing, c, m in zip(ROUTINGS, COLORS, MARKERS, strict=True):
+            if len(pts := sel[sel.routing == routing]):
+                ax.plot(pts.accepted_fns, pts.latency_ns, marker=m, ms=3.5, color=c, label=routing)
         ax.set_title(f"{switches} switches (network {seed})")
-        ax.set_xlabel("accepted traffic (flits/ns/switch)")
-        ax.set_ylabel("latency (ns)")
+        ax.set(xlabel="accepted traffic (flits/ns/switch)", ylabel="latency (ns)")
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
-    fig.suptitle(f"{fig_name}: {pattern}, {size}-byte messages")
-    fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path, f"{fig_name}: {pattern}, 512-byte messages")
 
 
-SIZE_STYLE = {32: ("tab:blue", "o"), 512: ("tab:orange", "s"), 1024: ("tab:green", "^")}
-
-
-def plot_factors(factors: Rows, path: Path) -> None:
-    """ITB over UD against network size: a panel per pattern, a colour and
-    marker per message size, the paper's average dashed in the same colour
-    with hollow markers."""
-    itb = [f for f in factors if f["routing"] == "ITB"]
-    patterns = sorted({f["pattern"] for f in itb})
+def plot_factors(itb: pd.DataFrame, path: Path) -> None:
+    """ITB over UD against network size: a panel per pattern, a colour and marker per message
+    size, the paper's average dashed in the same colour with hollow markers."""
+    patterns = sorted(set(itb.pattern))
     cols = min(3, max(1, len(patterns)))
     rows = -(-len(patterns) // cols) or 1
     fig = figure(4.2 * cols, 3.4 * rows)
     axes = fig.subplots(rows, cols, squeeze=False).flatten()
     published = PAPER.mapping("factors", "factor_avg", CELL)
     for ax, pattern in zip(axes, patterns, strict=False):
-        for size in sorted({f["bytes"] for f in itb if f["pattern"] == pattern}):
-            sel = sorted(
-                (f for f in itb if (f["pattern"], f["bytes"]) == (pattern, size)),
-                key=lambda f: f["switches"],
-            )
+        of = itb[itb.pattern == pattern]
+        for size in sorted(set(of.bytes)):
+            sel = of[of.bytes == size].sort_values("switches", kind="stable")
             color, marker = SIZE_STYLE.get(size, ("tab:gray", "D"))
             style = {"color": color, "marker": marker}
-            x = [f["switches"] for f in sel]
-            avg = [f["factor_avg"] for f in sel]
-            low = [f["factor_avg"] - f["factor_min"] for f in sel]
-            high = [f["factor_max"] - f["factor_avg"] for f in sel]
-            ax.errorbar(x, avg, yerr=[low, high], **style, capsize=3, label=f"{size} B")
-            px = [s for s in x if (pattern, s, size) in published]
-            if px:
+            x, avg = sel.switches.tolist(), sel.factor_avg
+            err = [(avg - sel.factor_min).tolist(), (sel.factor_max - avg).tolist()]
+            ax.errorbar(x, avg.tolist(), yerr=err, **style, capsize=3, label=f"{size} B")
+            if px := [s for s in x if (pattern, s, size) in published]:
                 paper = [published[(pattern, s, size)] for s in px]
                 ax.plot(px, paper, ls="--", lw=1, **style, mfc="none", label=f"{size} B, paper")
         ax.axhline(1.0, color="gray", lw=0.8)
@@ -452,75 +309,36 @@ def plot_factors(factors: Rows, path: Path) -> None:
         ax.legend(fontsize=6)
     for ax in axes[len(patterns) :]:
         ax.axis("off")
-    fig.suptitle(
-        "ITB over UD: average over networks, bars from min to max; "
-        "dashed, hollow: the paper's average"
-    )
-    fig.tight_layout()
-    fig.savefig(path)
-
-
-# --------------------------------------------------------------------------
-# Summary
-# --------------------------------------------------------------------------
-
-#: How far (relative) an average ITB/UD factor may sit from the paper's before
-#: the summary names it.
-NOTABLE_GAP = 0.15
-#: The two in-transit buffers per message the paper states (§4.6.3).
-PAPER_TRANSITS = {
-    ("local:l=3", 64): PAPER.statements["itb_per_message_local3_64"],
-    ("local:l=5", 64): PAPER.statements["itb_per_message_local5_64"],
-}
+    title = "ITB over UD: average over networks, bars from min to max; dashed, hollow: "
+    save_figure(fig, path, title + "the paper's average")
 
 
 def _published(table: str, metric: str, pattern: str, switches: int, size: int) -> float | None:
-    try:
-        return PAPER.find(table, metric, pattern=pattern, switches=switches, bytes=size).value
-    except KeyError:
-        return None
-
-
-def _paper(table: str, metric: str, row: dict[str, Any]) -> list[float | None]:
-    """The paper's min, max and avg of ``metric`` for ``row``'s pattern, switches and bytes."""
-    return [_published(table, f"{metric}_{s}", *(row[k] for k in CELL)) for s in STATS]
-
-
-def _stats(values: list, missing: str | None = None) -> str:
-    """``min / max / avg``; ``missing`` where none is known."""
-    if missing and all(v is None for v in values):
-        return missing
-    return " / ".join(map(fmt, values))
+    return PAPER.mapping(table, metric, CELL).get((pattern, switches, size))
 
 
 def _span(low: float, high: float) -> str:
     """Signed gaps (a fraction below the paper's when positive) in words."""
     lo, hi = round(100 * low), round(100 * high)
-    if lo == hi:
-        return f"{abs(lo)}% {'below' if lo >= 0 else 'above'}"
-    if lo >= 0 or hi <= 0:
-        return f"{min(abs(lo), abs(hi))}-{max(abs(lo), abs(hi))}% {'below' if lo >= 0 else 'above'}"
-    return f"between {-lo}% above and {hi}% below"
+    if lo < 0 < hi:
+        return f"between {-lo}% above and {hi}% below"
+    a, b = sorted((abs(lo), abs(hi)))
+    return f"{a}{'' if a == b else f'-{b}'}% {'below' if lo >= 0 else 'above'}"
 
 
-def _gap_to_paper(factors) -> list[str]:
-    """The summary's account of how far the ITB/UD factors of the largest
-    networks lie from the paper's, and what ITB over any minimal path reads
-    beside them, from the run's own numbers."""
+def _gap_to_paper(factors: list[dict]) -> list[str]:
+    """How far the ITB/UD factors of the largest networks lie from the paper's, and what ITB
+    over any minimal path reads beside them, from the run's own numbers."""
     itb = [f for f in factors if f["routing"] == "ITB"]
     if not itb:
         return []
     big = max(f["switches"] for f in itb)
-    gaps = []
-    for f in itb:
-        paper = _published("factors", "factor_avg", *(f[k] for k in CELL))
-        if paper and f["factor_avg"] != "":
-            gaps.append((f, 1 - float(f["factor_avg"]) / paper))
-    largest = [
-        g for f, g in gaps if f["switches"] == big and f["pattern"] in ("uniform", "bit-reverse")
-    ]
+    paper = PAPER.mapping("factors", "factor_avg", CELL)
+    gaps = [(f, 1 - f["factor_avg"] / p) for f in itb if (p := paper.get(tuple(map(f.get, CELL))))]
     lines = []
-    if largest:
+    if largest := [
+        g for f, g in gaps if f["switches"] == big and f["pattern"] in ("uniform", "bit-reverse")
+    ]:
         lines.append(
             f"- At {big} switches the average gain under uniform and bit-reversal traffic is "
             f"{_span(min(largest), max(largest))} the paper's (Tables 1, 3)."
@@ -530,20 +348,18 @@ def _gap_to_paper(factors) -> list[str]:
         for f in factors
         if f["routing"] == "ITB-any" and f["bytes"] == 512
     }
-    pairs = [
+    if pairs := [
         f"ITB-any {fmt(anyp[('uniform', n)])} at {n} switches (paper's ITB "
-        f"{fmt(_published('factors', 'factor_avg', 'uniform', n, 512))})"
+        f"{fmt(paper.get(('uniform', n, 512)))})"
         for n in sorted({n for _, n in anyp}, reverse=True)[:2]
         if ("uniform", n) in anyp
-    ]
-    if pairs:
+    ]:
         lines.append(
             "- `ITB-any` splits a pair's route along any of its minimal paths, also for pairs "
             "that have a legal minimal up*/down* path, which §3's ITB routes whole: beyond the "
             f"paper, not its routing. Uniform 512 B: {', '.join(pairs)}."
         )
-    far = [(f, g) for f, g in gaps if abs(g) > NOTABLE_GAP]
-    if far:
+    if far := [(f, g) for f, g in gaps if abs(g) > NOTABLE_GAP]:
         cells = ", ".join(
             f"{f['pattern']} {f['switches']} sw {f['bytes']} B {fmt(f['factor_avg'])} "
             f"({'below' if g > 0 else 'above'} the paper by {100 * abs(g):.0f}%)"
@@ -553,105 +369,69 @@ def _gap_to_paper(factors) -> list[str]:
     return lines
 
 
-def summarise(cfg: Facts, factors, latency, transits=(), skipped=(), **numbers) -> str:
-    """``summary.md``: the tables of the run; ``numbers``: ``seconds`` (this run),
-    ``simulation_seconds``, ``searches``, ``simulations`` and ``flit_hops`` (of its searches)."""
+def summarise(facts, tables: dict[str, list[dict]], skipped, **numbers) -> str:
+    """``summary.md`` from the CSV tables' records; ``numbers``: this run's and its searches'."""
+
+    def cell(r: dict, name: str, table: str | None = None, missing: str | None = None) -> list:
+        # The cell's key and the measured min / max / avg, the paper's beside them.
+        key = [r[k] for k in CELL]
+        row = [*key, " / ".join(fmt(r[f"{name}_{s}"]) for s in STATS)]
+        if table:
+            paper = [_published(table, f"{name}_{s}", *key) for s in STATS]
+            none = missing and all(v is None for v in paper)
+            row.append(missing if none else " / ".join(map(fmt, paper)))
+        return row
+
     return summary(
         NAME,
         title=TITLE,
-        cfg=cfg,
+        cfg=facts,
         factors=[
-            [
-                *(f[k] for k in CELL),
-                _stats([f[f"factor_{s}"] for s in STATS]),
-                _stats(_paper("factors", "factor", f)),
-                fmt(f["itb_per_message"], 3),
-            ]
-            for f in factors
-            if f["routing"] == "ITB"
+            [*cell(f, "factor", "factors"), fmt(f["itb_per_message"], 3)] for f in tables["factors"]
         ],
-        latency=[
-            [
-                *(x[k] for k in CELL),
-                _stats([x[f"increase_pct_{s}"] for s in STATS]),
-                _stats(_paper("latency", "increase_pct", x), "-"),
-            ]
-            for x in latency
-            if x["routing"] == "ITB"
-        ],
+        latency=[cell(x, "increase_pct", "latency", "-") for x in tables["latency"]],
         transits=[
-            [
-                t["switches"],
-                t["pattern"],
-                f"{t['itb_per_message']:.3f} ({t['itb_per_message_max']:.3f})",
-                fmt(PAPER_TRANSITS.get((t["pattern"], t["switches"])), 3),
-            ]
-            for t in transits
+            [n, p, f"{mean:.3f} ({most:.3f})", fmt(PAPER_TRANSITS.get((p, n)), 3)]
+            for n, p, _, mean, most in (t.values() for t in tables["transits"])
         ],
-        beyond=[
-            [
-                f["routing"],
-                *(f[k] for k in CELL),
-                _stats([f[f"factor_{s}"] for s in STATS]),
-                f["vcs_max"],
-            ]
-            for f in factors
-            if f["routing"] not in PAPER_ROUTINGS
-        ],
+        beyond=[[f["routing"], *cell(f, "factor"), f["vcs_max"]] for f in tables["beyond"]],
         skipped=skipped,
         not_run=sorted(set(skipped))[:20],
-        gap=_gap_to_paper(factors),
+        gap=_gap_to_paper(tables["factors"] + tables["beyond"]),
         **numbers,
     )
-
-
-# --------------------------------------------------------------------------
-# Entry point
-# --------------------------------------------------------------------------
-
-#: The columns of the CSV files.
-IN_TRANSIT = ("itb_per_message", "transit_peak_bytes", "transit_spills", "vcs")
-RUN_FIELDS = (*KEY, "routing", "load", "offered_fns", "accepted_fns", "latency_ns", *IN_TRANSIT)
-RUN_FIELDS += ("flit_hops", "seconds", "search")
-THROUGHPUT_FIELDS = (*KEY, "routing", "throughput_fns", "low_latency_ns", *IN_TRANSIT)
-FACTOR_FIELDS = ("routing", *CELL, "networks", *(f"factor_{s}" for s in STATS))
-FACTOR_FIELDS += ("itb_per_message", "vcs_max")
-LATENCY_FIELDS = ("routing", *CELL, "networks", *(f"increase_pct_{s}" for s in STATS))
-TRANSIT_FIELDS = ("switches", "pattern", "networks", "itb_per_message", "itb_per_message_max")
 
 
 def run(
     out: Path, quick: bool = False, tiny: bool = False, workers: int = 2, progress: bool = True
 ) -> Path:
-    """Runs (or resumes) the reproduction into ``out``; returns the path of
-    ``summary.md``.
-
-    ``quick``: 16 and 32 switches, three networks, 512-byte messages, uniform
-    and bit-reversal; ``tiny``: seconds, for tests."""
+    """Runs (or resumes) the reproduction into ``out``; returns ``summary.md``'s path. ``quick``:
+    16 and 32 switches, 3 networks, 512 B, uniform and bit-reversal; ``tiny``: for tests."""
     cfg = config(quick=quick, tiny=tiny, workers=workers)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     tables, skipped = sweep(cfg, out, progress)
-    facts = Facts.of(cfg, tables)
+    facts = facts_of(cfg, tables)
     rows = [row for df in tables.values() for row in rows_of(df)]
     seconds = time.perf_counter() - t0
-    transits = transits_per_message(facts)
-    tp = throughput(rows)
-    per_net = [r for routing in ROUTINGS if routing != "UD" for r in ratios(tp, routing)]
-    factors, latency = summarise_ratios(per_net)
-    write_csv(out / "runs.csv", RUN_FIELDS, rows)
-    write_csv(out / "transits.csv", TRANSIT_FIELDS, transits)
-    write_csv(out / "throughput.csv", THROUGHPUT_FIELDS, tp)
-    write_csv(out / "factors.csv", FACTOR_FIELDS, [f for f in factors if f["routing"] == "ITB"])
-    write_csv(out / "latency.csv", LATENCY_FIELDS, [x for x in latency if x["routing"] == "ITB"])
-    beyond = [f for f in factors if f["routing"] not in PAPER_ROUTINGS]
-    write_csv(out / "beyond.csv", FACTOR_FIELDS, beyond)
-    chosen = closest_to_average(per_net, factors)
+    runs = pd.DataFrame(rows).astype({"pattern": pd.CategoricalDtype(PATTERNS)})
+    tp, factors, latency, chosen = aggregate(runs)
+    csvs = {
+        "runs": runs,
+        "transits": transits_per_message(facts.topologies),
+        "throughput": tp,
+        "factors": factors[factors.routing == "ITB"],
+        "latency": latency[latency.routing == "ITB"],
+        "beyond": factors[~factors.routing.isin(PAPER_ROUTINGS)],
+    }
+    records = {name: df.to_dict("records") for name, df in csvs.items()}
+    for name, df in csvs.items():
+        write_csv(out / f"{name}.csv", df.columns, records[name])
     for pattern, (name, fig_name) in FIGURES.items():
-        plot_curves(rows, chosen, pattern, 512, out / name, fig_name)
-    plot_factors(factors, out / "factors.png")
+        plot_curves(runs, chosen, pattern, out / name, fig_name)
+    plot_factors(csvs["factors"], out / "factors.png")
     numbers = {
         "seconds": seconds,
         "simulation_seconds": float(sum(t["wall_seconds"].sum() for t in tables.values())),
@@ -660,9 +440,9 @@ def run(
         "flit_hops": sum(r["flit_hops"] for r in rows),
     }
     path = out / "summary.md"
-    path.write_text(summarise(facts, factors, latency, transits, skipped, **numbers))
+    path.write_text(summarise(facts, records, skipped, **numbers))
     meta = {"reproduction": NAME, "mode": cfg.mode, "started": started, **numbers}
     meta.update(seconds=round(seconds, 2), simulation_seconds=round(meta["simulation_seconds"], 2))
-    meta.update(switches=list(facts.switches), topologies=facts.topologies)
+    meta.update(switches=facts.switches, topologies=facts.topologies)
     write_run_json(out / "run.json", meta, cfg.workers)
     return path
