@@ -8,12 +8,14 @@ hosts. What a run writes is listed in its summary (``bridge.csv``, ``baseline.cs
 from __future__ import annotations
 
 import re
-import statistics
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from statistics import fmean
+from types import SimpleNamespace
+from typing import Any
+
+import pandas as pd
 
 from routelab.reproduce import expected
 from routelab.reproduce._common import (
@@ -27,54 +29,43 @@ from routelab.reproduce._common import (
     write_run_json,
 )
 
-if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
-
-    import pandas as pd
-
 Rows = list[dict[str, Any]]
 
 NAME = "geoffray2008"
 TITLE = "Geoffray, Hoefler: Adaptive Routing Strategies for Modern High Performance Networks (2008)"
 PAPER = expected.load(NAME)
 BASELINE_MIBS = float(PAPER.statements["baseline_mibs"])
-#: The paper's pair bandwidth as a rate: what its hosts move of a 10 Gb/s
-#: link (PCIe DMA, one message at a time each way, §5.3).
+#: The paper's stated means of bisections, by (scheme, hosts); each is a value, not a range.
+PAPER_MEANS = PAPER.mapping("stats", "norm_avg", ("scheme", "hosts"))
+#: The paper's pair bandwidth as a rate: what its hosts move of a 10 Gb/s link (PCIe DMA, one
+#: message at a time each way, §5.3), and the link rate it is a share of (Myri-10G, §2).
 PAPER_PAIR_BANDWIDTH = f"{BASELINE_MIBS * 2**20 * 8 / 1e9:.4f}Gb/s"
-#: The link rate the paper's pair rate is a share of (Myri-10G, §2).
-LINK_GBPS = 10.0
-LINK_RATE = "10Gb/s"
-#: Models of the hosts: (``nic.send_bandwidth``, ``nic.receive_bandwidth``)
-#: as the specs give them. ``send``: the NIC reads what it sends from host
-#: memory at the pair rate (PCIe reads, each a request and a completion,
-#: are the slower direction); ``receive``: it writes what it receives at
-#: that rate, so the switch's output to the host backs up behind it.
+LINK_GBPS, LINK_RATE = 10.0, "10Gb/s"
+#: Models of the hosts: (``nic.send_bandwidth``, ``nic.receive_bandwidth``) as the specs give
+#: them. ``send``: the NIC reads what it sends from host memory at the pair rate (PCIe reads, each
+#: a request and a completion, are the slower direction); ``receive``: it writes what it receives
+#: at that rate, so the switch's output to the host backs up behind it.
 HOST_MODELS: dict[str, tuple[str, str]] = {
     "send": (PAPER_PAIR_BANDWIDTH, LINK_RATE),
     "ideal": (LINK_RATE, LINK_RATE),
     "receive": (LINK_RATE, PAPER_PAIR_BANDWIDTH),
     "both": (PAPER_PAIR_BANDWIDTH, PAPER_PAIR_BANDWIDTH),
 }
-HOST_TITLES = {
-    "send": "send at pair rate",
-    "ideal": "ideal hosts",
-    "receive": "receive at pair rate",
-    "both": "both at pair rate",
-}
+HOST_TITLES = {m: f"{m} at pair rate" for m in HOST_MODELS} | {"ideal": "ideal hosts"}
 #: The model of the main tables and figures. In the full mode's comparison
-#: (docs/reproductions/geoffray2008.md) it is the one nearest the paper's
-#: 512-host averages that keeps probing's bridge at the paper's 98%.
+#: (docs/reproductions/geoffray2008.md) it is the one nearest the paper's 512-host averages that
+#: keeps probing's bridge at the paper's 98%.
 MAIN_HOSTS = "send"
 
-#: The experiment specs, one per table or figure, each with ``quick`` and
-#: ``tiny`` variants: ``routelab sweep specs/geoffray2008/bisect.toml`` runs
-#: Figs. 2-6 as any user spec would. ``pair`` is the normalisation (one pair
-#: per host model), ``hosts`` the other host models on the first patterns.
+#: The experiment specs, one per table or figure, each with ``quick`` and ``tiny`` variants:
+#: ``routelab sweep specs/geoffray2008/bisect.toml`` runs Figs. 2-6 as any user spec would.
+#: ``pair`` is the normalisation (one pair per host model), ``hosts`` the other host models on
+#: the first patterns.
 SPECS = Path(__file__).parent / "specs" / NAME
 PARTS = ("pair", "bisect", "bridge", "params", "hosts", "flow")
 
-#: Schemes in the order of the tables: the NIC's four modes (routing
-#: ``dispersive``) and D-mod-k, a static routing the paper did not run.
+#: Schemes in the order of the tables: the NIC's four modes (routing ``dispersive``) and D-mod-k,
+#: a static routing the paper did not run.
 SCHEMES = ("static", "random", "adaptive", "probing", "dmodk")
 TITLES = {
     "static": "static (per-pair route)",
@@ -83,57 +74,34 @@ TITLES = {
     "probing": "probing adaptive (16, 100%)",
     "dmodk": "static D-mod-k",
 }
-SHORT = {"dmodk": "D-mod-k"}
-COLORS = {
-    "static": "tab:gray",
-    "random": "tab:orange",
-    "adaptive": "tab:blue",
-    "probing": "tab:green",
-    "dmodk": "tab:purple",
-}
+COLORS = dict(
+    zip(SCHEMES, ("tab:gray", "tab:orange", "tab:blue", "tab:green", "tab:purple"), strict=True)
+)
+HATCHES = ("", "//", "..", "xx", "\\\\")
 COUNTERS = ("dispersions", "probes", "forced_dispersions")
-BANDWIDTHS = ("bw_mean_gbps", "bw_min_gbps", "bw_max_gbps")
-ROW_FIELDS = ("pattern", "scheme", "hosts", "seed", *BANDWIDTHS, "norm", *COUNTERS, "seconds")
-NORMS = ("norm_avg", "norm_min", "norm_max")
-STATS_FIELDS = ("scheme", "hosts", "patterns", *NORMS, "mibs_avg", "worst_pair_norm")
-HOST_FIELDS = ("pattern", "hosts", "scheme", *HOST_MODELS, "paper")
+#: The columns of ``bisect.csv`` and ``bridge.csv``, and of ``params.csv``: their rows carry more.
+ROW_FIELDS = ("pattern", "scheme", "hosts", "seed", "bw_mean_gbps", "bw_min_gbps", "bw_max_gbps")
+ROW_FIELDS += ("norm", *COUNTERS, "seconds")
+PARAM_FIELDS = ("hosts", "seed", "threshold", "probability", "norm")
+BISECTION_AXIS = "effective bisection bandwidth (% of one pair's)"
 
 
-@dataclass(frozen=True)
-class Facts:
-    """What a mode ran, read off its run tables: the summary's words."""
-
-    mode: str
-    ports: int
-    hosts: tuple[int, ...]
-    #: Random bisections per size, in the order of ``hosts``.
-    patterns: tuple[int, ...]
-    #: Messages per pair, by scheme.
-    messages: dict[str, int]
-    message_bytes: str
-    params_hosts: int
-    params_patterns: int
-    compare_patterns: int
-    thresholds: tuple[int, ...]
-    probabilities: tuple[float, ...]
-    #: Simulations (the flow level aside) and their wall times summed.
-    runs: int
-    seconds: float
+class Facts(SimpleNamespace):
+    """What a mode ran, read off its run tables: the summary's words. ``patterns``: random
+    bisections per size, in the order of ``hosts``; ``messages``: per pair, by scheme; ``runs``
+    and ``seconds``: the simulations (the flow level aside) and their wall times summed."""
 
     @classmethod
     def of(cls, mode: str, tables: dict[str, pd.DataFrame]) -> Facts:
         bis, params = tables["bisect"], tables["params"]
+        sizes = bis["network.topology"].map(hosts_of)
         options = [options_of(r) for r in params.to_dict("records")]
         sims = [t for part, t in tables.items() if part != "flow"]
         return cls(
             mode=mode,
             ports=int(re.search(r"ports=(\d+)", bis["network.topology"].iloc[0])[1]),
-            hosts=tuple(sorted({hosts_of(t) for t in bis["network.topology"]})),
-            patterns=tuple(
-                bis.groupby(bis["network.topology"].map(hosts_of))["run.seed"]
-                .nunique()
-                .sort_index()
-            ),
+            hosts=tuple(sorted(set(sizes))),
+            patterns=tuple(bis.groupby(sizes)["run.seed"].nunique()),
             messages={scheme_of(r): int(r["traffic.messages"]) for r in bis.to_dict("records")},
             message_bytes=str(bis["traffic.message_bytes"].iloc[0]),
             params_hosts=hosts_of(params["network.topology"].iloc[0]),
@@ -147,17 +115,12 @@ class Facts:
 
     @property
     def messages_text(self) -> str:
-        """``8 messages``, or ``4 (static, random, D-mod-k) and 8 (adaptive,
-        probing) messages``."""
+        """``8 messages``, or ``4 (static, random, D-mod-k) and 8 (adaptive, probing) messages``."""
         by: dict[int, list[str]] = {}
-        for scheme in SCHEMES:
-            if scheme in self.messages:
-                by.setdefault(self.messages[scheme], []).append(SHORT.get(scheme, scheme))
-        if len(by) == 1:
-            return f"{next(iter(by))} messages"
-        return " and ".join(f"{n} ({', '.join(names)})" for n, names in sorted(by.items())) + (
-            " messages"
-        )
+        for scheme in (s for s in SCHEMES if s in self.messages):
+            by.setdefault(self.messages[scheme], []).append(scheme.replace("dmodk", "D-mod-k"))
+        counts = " and ".join(f"{n} ({', '.join(names)})" for n, names in sorted(by.items()))
+        return f"{next(iter(by))} messages" if len(by) == 1 else f"{counts} messages"
 
 
 def model_of(send: str, receive: str) -> str:
@@ -172,24 +135,13 @@ def hosts_of(topology: str) -> int:
     return int(re.search(r"hosts=(\d+)", topology)[1])
 
 
-def bases_of(pair: pd.DataFrame) -> dict[str, float]:
-    """One pair's bandwidth (Gb/s) per host model: each model's 100%."""
-    return {
-        model_of(r["nic.send_bandwidth"], r["nic.receive_bandwidth"]): float(
-            r["workload_bandwidth_mean_gbps"]
-        )
-        for r in pair.to_dict("records")
-    }
-
-
 def scheme_of(run: dict[str, Any]) -> str:
     alg = run["routing.algorithm"]
     return options_of(run).get("mode", alg) if alg == "dispersive" else alg
 
 
 def options_of(run: dict[str, Any]) -> dict[str, Any]:
-    """A run's router options: one column of tables where a [[zip]] varies
-    them whole, ``routing.options.KEY`` columns where each is a parameter."""
+    """A run's router options: a column where a [[zip]] varies them whole, or one per option."""
     whole = run.get("routing.options")
     if isinstance(whole, dict):
         return whole
@@ -197,13 +149,9 @@ def options_of(run: dict[str, Any]) -> dict[str, Any]:
     return {k.removeprefix(prefix): v for k, v in run.items() if k.startswith(prefix)}
 
 
-def _count(value: Any) -> int:
-    return 0 if value is None or value != value else int(value)  # NaN: no such counter
-
-
 def rows_of(df: pd.DataFrame, bases: dict[str, float]) -> Rows:
-    """A sweep's runs as rows: pattern, scheme, size, seed, host model, the
-    pairs' mean, least and most bandwidth, the mean over the model's pair."""
+    """A sweep's runs as rows: the pairs' mean, least and most bandwidth, the mean over the host
+    model's pair (``norm``), the router's options and counters (0 where a run has none)."""
     rows = []
     for r in df.to_dict("records"):
         model = model_of(r["nic.send_bandwidth"], r["nic.receive_bandwidth"])
@@ -220,7 +168,7 @@ def rows_of(df: pd.DataFrame, bases: dict[str, float]) -> Rows:
                 "norm": round(bw["mean"] / bases[model], 5),
                 "threshold": options.get("threshold", ""),
                 "probability": options.get("probability", ""),
-                **{c: _count(r.get(f"counters_{c}")) for c in COUNTERS},
+                **{c: int(v) if pd.notna(v := r.get(f"counters_{c}")) else 0 for c in COUNTERS},
                 "seconds": round(r["wall_seconds"], 3),
             }
         )
@@ -228,144 +176,76 @@ def rows_of(df: pd.DataFrame, bases: dict[str, float]) -> Rows:
 
 
 def stats(rows: Rows, pattern: str, base: float) -> Rows:
-    """Min, mean and max over a pattern's runs per scheme and size."""
-    groups: dict[tuple[str, int], Rows] = {}
-    for r in rows:
-        if r["pattern"] == pattern:
-            groups.setdefault((r["scheme"], r["hosts"]), []).append(r)
-    out = []
-    for (scheme, hosts), sel in sorted(groups.items()):
-        norms = [r["norm"] for r in sel]
-        avg = statistics.fmean(norms)
-        out.append(
-            {
-                "scheme": scheme,
-                "hosts": hosts,
-                "patterns": len(sel),
-                "norm_avg": round(avg, 4),
-                "norm_min": round(min(norms), 4),
-                "norm_max": round(max(norms), 4),
-                "mibs_avg": round(avg * BASELINE_MIBS, 1),
-                "worst_pair_norm": round(min(r["bw_min_gbps"] for r in sel) / base, 4),
-            }
-        )
-    return out
-
-
-def _paper_means(scheme: str) -> dict[int, float]:
-    """The paper's stated means of a scheme's bisections, by size."""
-    return {
-        e.keys["hosts"]: e.value
-        for e in PAPER.values
-        if (e.table, e.metric, e.keys.get("scheme")) == ("stats", "norm_avg", scheme)
-        and e.value is not None
-    }
-
-
-def _param_means(prows: Rows) -> dict[tuple[Any, Any], float]:
-    """Probing's mean per (threshold, probability) of the parameter study."""
-    sel: dict[tuple[Any, Any], list[float]] = {}
-    for r in prows:
-        sel.setdefault((r["threshold"], r["probability"]), []).append(r["norm"])
-    return {k: statistics.fmean(v) for k, v in sel.items()}
-
-
-def host_rows(rows: Rows, other: Rows, bases: dict[str, float]) -> Rows:
-    """Mean normalised bandwidth per pattern, size and scheme under each host
-    model, beside the paper's value where it gives one, on the patterns of the
-    comparison: ``other`` (the hosts spec) and the main model's runs of the
-    same sizes and seeds from ``rows``."""
-    shared = {(r["pattern"], r["hosts"], r["seed"]) for r in other}
-    by = {MAIN_HOSTS: [r for r in rows if (r["pattern"], r["hosts"], r["seed"]) in shared]}
-    for r in other:
-        by.setdefault(r["host_model"], []).append(r)
-    means = {
-        m: {
-            (pattern, r["hosts"], r["scheme"]): r["norm_avg"]
-            for pattern in ("bisect", "bridge")
-            for r in stats(by[m], pattern, bases[m])
-        }
-        for m in HOST_MODELS
-        if m in by
-    }
-    keys = sorted(
-        {k for m in means.values() for k in m}, key=lambda k: (*k[:2], SCHEMES.index(k[2]))
-    )
+    """Min, mean and max over a pattern's runs per scheme and size. Python's `fmean`, `min` and
+    `round` over the groups' Python floats: pandas' mean may differ in the last bit."""
+    groups = pd.DataFrame(rows).query("pattern == @pattern").groupby(["scheme", "hosts"])
     return [
         {
-            "pattern": pattern,
-            "hosts": hosts,
             "scheme": scheme,
-            **{m: means[m].get((pattern, hosts, scheme), "") for m in means},
-            # Fig. 7's text for the bridge (probing 98%, the others about 56%;
-            # D-mod-k was not run), the stated averages for bisections.
-            "paper": {"probing": 0.98, "dmodk": ""}.get(scheme, 0.56)
-            if pattern == "bridge"
-            else _paper_means(scheme).get(hosts, ""),
+            "hosts": hosts,
+            "patterns": len(g),
+            "norm_avg": round(fmean(g["norm"]), 4),
+            "norm_min": round(min(g["norm"]), 4),
+            "norm_max": round(max(g["norm"]), 4),
+            "mibs_avg": round(fmean(g["norm"]) * BASELINE_MIBS, 1),
+            "worst_pair_norm": round(min(g["bw_min_gbps"]) / base, 4),
         }
-        for pattern, hosts, scheme in keys
+        for (scheme, hosts), g in groups
     ]
 
 
-# Plots ---------------------------------------------------------------------
+def host_rows(rows: Rows, other: Rows) -> Rows:
+    """Mean normalised bandwidth per pattern, size and scheme under each host model ("" where it
+    did not run) and the paper's, on the patterns of the comparison: ``other`` (the hosts spec)
+    and the main model's runs of the same sizes and seeds in ``rows``."""
+    other = pd.DataFrame(other)
+    shared = other[["pattern", "hosts", "seed"]].drop_duplicates()
+    main = pd.DataFrame(rows).merge(shared).assign(host_model=MAIN_HOSTS)
+    df = pd.concat([main, other]).query("pattern in ('bisect', 'bridge')")
+    g = df.groupby(["pattern", "hosts", "scheme", "host_model"])["norm"]
+    means = g.agg(lambda v: round(fmean(v), 4)).unstack().reindex(columns=list(HOST_MODELS))
+    out = means.astype(object).fillna("").reset_index().to_dict("records")
+    for r in out:
+        # Fig. 7's text for the bridge (probing 98%, the others about 56%;
+        # D-mod-k was not run), the stated averages for bisections.
+        bridge = {"probing": 0.98, "dmodk": ""}.get(r["scheme"], 0.56)
+        stated = PAPER_MEANS.get((r["scheme"], r["hosts"]), "")
+        r["paper"] = bridge if r["pattern"] == "bridge" else stated
+    return sorted(out, key=lambda r: (r["pattern"], r["hosts"], SCHEMES.index(r["scheme"])))
 
-BISECTION_AXIS = "effective bisection bandwidth (% of one pair's)"
-HATCHES = ("", "//", "..", "xx", "\\\\")
 
-
-def _percent_axes(ax, title: str, xlabel: str, ylabel: str = BISECTION_AXIS) -> None:
-    """What every figure's axes share: labels, 0 to 110% and a small title."""
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_ylim(0, 110)
+def _finish(ax, path: Path, title: str, xlabel: str, ylabel=BISECTION_AXIS, grid=True, **legend):
+    """What every figure shares: labels, 0 to 110%, a small title, the legend; then saved."""
+    ax.set(xlabel=xlabel, ylabel=ylabel, ylim=(0, 110))
     ax.set_title(title, fontsize=9)
+    if grid:
+        ax.grid(alpha=0.3)
+    ax.legend(**legend)
+    save_figure(ax.figure, path)
 
 
-def _errorbars(ax, st: Rows, scheme: str, offset: float = 0.0) -> None:
-    sel = sorted((r for r in st if r["scheme"] == scheme), key=lambda r: r["hosts"])
-    if not sel:
-        return
-    xs = [r["hosts"] * (1 + offset) for r in sel]
-    ys = [100 * r["norm_avg"] for r in sel]
-    lo = [100 * (r["norm_avg"] - r["norm_min"]) for r in sel]
-    hi = [100 * (r["norm_max"] - r["norm_avg"]) for r in sel]
-    ax.errorbar(
-        xs, ys, yerr=[lo, hi], marker="o", capsize=3, color=COLORS[scheme], label=TITLES[scheme]
-    )
-
-
-def _finish_bisection(fig, ax, title: str, path: Path) -> None:
-    """Figs. 2-6: hosts on a log axis, Karol's bound dotted, the legend, saved."""
+def plot_bisection(st: Rows, schemes: tuple[str, ...], path: Path, title: str) -> None:
+    """Figs. 2-6: the mean over patterns by size, bars from least to most, hosts on a log axis,
+    Karol's bound dotted. One scheme has the paper's means as stars; several sit side by side."""
+    alone = len(schemes) == 1
+    ax = (figure(6.0, 4.0) if alone else figure(7.5, 4.4)).subplots()
+    for i, scheme in enumerate(schemes):
+        offset = 0.0 if alone else 0.03 * (i - 2)
+        if sel := sorted((r for r in st if r["scheme"] == scheme), key=lambda r: r["hosts"]):
+            xs = [r["hosts"] * (1 + offset) for r in sel]
+            lo = [100 * (r["norm_avg"] - r["norm_min"]) for r in sel]
+            hi = [100 * (r["norm_max"] - r["norm_avg"]) for r in sel]
+            style = {"marker": "o", "capsize": 3, "color": COLORS[scheme], "label": TITLES[scheme]}
+            ax.errorbar(xs, [100 * r["norm_avg"] for r in sel], yerr=[lo, hi], **style)
+        for hosts, value in [(h, v) for (s, h), v in PAPER_MEANS.items() if s == scheme and alone]:
+            ax.plot(hosts, 100 * value, "*", ms=12, color=COLORS[scheme], markeredgecolor="black")
     ax.set_xscale("log", base=2)
     ax.axhline(100 * float(PAPER.statements["karol_bound"]), color="gray", ls=":", lw=1)
-    _percent_axes(ax, title, "hosts")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="lower left")
-    save_figure(fig, path)
-
-
-def plot_scheme(st: Rows, scheme: str, path: Path, fig_name: str) -> None:
-    fig = figure(6.0, 4.0)
-    ax = fig.subplots()
-    _errorbars(ax, st, scheme)
-    for hosts, value in _paper_means(scheme).items():
-        ax.plot(hosts, 100 * value, "*", ms=12, color=COLORS[scheme], markeredgecolor="black")
-    title = f"{fig_name}: {TITLES[scheme]} (bars: min/max over patterns; stars: paper)"
-    _finish_bisection(fig, ax, title, path)
-
-
-def plot_all(st: Rows, path: Path) -> None:
-    fig = figure(7.5, 4.4)
-    ax = fig.subplots()
-    for i, scheme in enumerate(SCHEMES):
-        _errorbars(ax, st, scheme, offset=0.03 * (i - 2))
-    title = "Fig. 6: every scheme (dotted: Karol's 58.6% HOL bound of a crossbar)"
-    _finish_bisection(fig, ax, title, path)
+    _finish(ax, path, title, "hosts", fontsize=8, loc="lower left")
 
 
 def plot_bridge(bst: Rows, path: Path) -> None:
-    fig = figure(7.5, 4.0)
-    ax = fig.subplots()
+    ax = figure(7.5, 4.0).subplots()
     sizes = sorted({r["hosts"] for r in bst})
     width = 0.8 / len(SCHEMES)
     for i, scheme in enumerate(SCHEMES):
@@ -377,44 +257,29 @@ def plot_bridge(bst: Rows, path: Path) -> None:
     ax.set_xticks(range(len(sizes)), [str(h) for h in sizes])
     ax.axhline(98, color="tab:green", ls="--", lw=1)
     title = "Fig. 7: bridge pattern (dashed: the paper's 98% for probing)"
-    _percent_axes(ax, title, "hosts", "bandwidth (% of one pair's)")
-    # Below the axes: inside, the legend would cover bars.
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3)
-    save_figure(fig, path)
+    # The legend below the axes: inside, it would cover bars.
+    legend = {"fontsize": 7, "loc": "upper center", "bbox_to_anchor": (0.5, -0.16), "ncol": 3}
+    _finish(ax, path, title, "hosts", "bandwidth (% of one pair's)", grid=False, **legend)
 
 
-def plot_params(prows: Rows, path: Path) -> None:
-    fig = figure(6.0, 4.0)
-    ax = fig.subplots()
-    means = _param_means(prows)
+def plot_params(prows: Rows, means: dict[tuple[Any, Any], float], path: Path) -> None:
+    ax = figure(6.0, 4.0).subplots()
     thresholds = sorted({r["threshold"] for r in prows})
     probabilities = sorted({r["probability"] for r in prows})
     for prob, style in zip(probabilities, ("--", "-", ":"), strict=False):
         ys = [100 * means.get((thr, prob), float("nan")) for thr in thresholds]
         ax.plot(thresholds, ys, style, marker="o", label=f"probability {prob:.0%}")
-    hosts = prows[0]["hosts"] if prows else 0
-    title = f"Probing adaptive: parameter study at {hosts} hosts"
-    _percent_axes(ax, title, "dispersion threshold (blocked packets)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    save_figure(fig, path)
-
-
-# Summary (the words: specs/geoffray2008/summary.md.j2) --------------------
+    title = f"Probing adaptive: parameter study at {prows[0]['hosts'] if prows else 0} hosts"
+    _finish(ax, path, title, "dispersion threshold (blocked packets)", fontsize=8)
 
 
 def _pct(x: Any) -> str:
     return "-" if x is None or x == "" else f"{100 * x:.0f}%"
 
 
-def _stat(st: Rows, scheme: str, hosts: int, key: str = "norm_avg") -> str:
-    return _pct(next((r[key] for r in st if (r["scheme"], r["hosts"]) == (scheme, hosts)), None))
-
-
 def _hosts_findings(rows: Rows, bases: dict[str, float]) -> list[str]:
-    """The host models' comparison read, with its numbers, one line each:
-    each interpretation only where the numbers bear it out, none where the
-    mode ran too little (specs/geoffray2008/findings.md.j2)."""
+    """The host models' comparison read, a line each (specs/geoffray2008/findings.md.j2): each
+    interpretation only where the numbers bear it out, none where the mode ran too little."""
 
     def has(r: dict[str, Any] | None, *models: str) -> bool:
         return r is not None and all(r.get(m, "") != "" for m in models)
@@ -443,73 +308,67 @@ def _hosts_findings(rows: Rows, bases: dict[str, float]) -> list[str]:
     ).splitlines()
 
 
-def summarise(
-    cfg: Facts, bases: dict[str, float], st: Rows, bst: Rows, prows: Rows, hrows: Rows, flow: Rows
-) -> str:
-    bsizes = sorted({r["hosts"] for r in bst})
-    models = [m for m in HOST_MODELS if m in bases]
-    cols = [*models, "paper"]
-    ebb = {(f["hosts"], f["routing"]): f["ebb"] for f in flow}
+def summarise(facts: Facts, bases, st: Rows, bst: Rows, pmeans, hrows: Rows, ebb) -> str:
+    """``summary.md``; ``pmeans``: probing's mean per (threshold, probability); ``ebb``: the flow
+    level's bisection bandwidth per (hosts, routing)."""
     published = []
-    for e in PAPER.values:
-        if e.table != "stats":
-            continue
+    for e in (e for e in PAPER.values if e.table == "stats"):
         s, h = e.keys["scheme"], e.keys.get("hosts")
         vals = [r[e.metric] for r in st if r["scheme"] == s and h in (None, r["hosts"])]
-        agg = {"min": min, "max": max}.get(e.aggregate, statistics.fmean)
+        agg = {"min": min, "max": max}.get(e.aggregate, fmean)
         where = f"{h} hosts" if h is not None else "every size"
         label = f"{s} {e.metric} at {where}: {e.published} ({e.source})"
         published.append([label, _pct(agg(vals) if vals else None)])
-    means = _param_means(prows)
+    cols = [*(m for m in HOST_MODELS if m in bases), "paper"]
+    bsizes = sorted({r["hosts"] for r in bst})
 
-    def by_scheme(sizes: Sequence[int], cell: Callable[[str, int], str]) -> list[list[str]]:
+    def stat(s: str, h: int, key: str = "norm_avg", rows: Rows = st) -> str:
+        return _pct(next((r[key] for r in rows if r["scheme"] == s and r["hosts"] == h), None))
+
+    def by_scheme(sizes, cell) -> list[list[str]]:
         return [[TITLES[s], *(cell(s, h) for h in sizes)] for s in SCHEMES]
 
     return summary(
         NAME,
         title=TITLE,
-        cfg=cfg,
+        cfg=facts,
         main=HOST_TITLES[MAIN_HOSTS],
         nic=HOST_MODELS[MAIN_HOSTS],
         base=bases[MAIN_HOSTS],
-        models={HOST_TITLES[m]: bases[m] for m in models},
+        models={HOST_TITLES[m]: bases[m] for m in cols[:-1]},
         baseline_mibs=BASELINE_MIBS,
         pair_rate=PAPER_PAIR_BANDWIDTH,
-        sizes=[f"{h} hosts" for h in cfg.hosts],
+        sizes=[f"{h} hosts" for h in facts.hosts],
         bsizes=[f"{h} hosts" for h in bsizes],
-        means=by_scheme(cfg.hosts, lambda s, h: _stat(st, s, h)),
+        means=by_scheme(facts.hosts, stat),
         spans=by_scheme(
-            cfg.hosts, lambda s, h: f"{_stat(st, s, h, 'norm_min')} / {_stat(st, s, h, 'norm_max')}"
+            facts.hosts, lambda s, h: f"{stat(s, h, 'norm_min')} / {stat(s, h, 'norm_max')}"
         ),
         published=published,
-        bridge=by_scheme(bsizes, lambda s, h: _stat(bst, s, h)),
+        bridge=by_scheme(bsizes, lambda s, h: stat(s, h, rows=bst)),
         host_table=[
-            [r["pattern"], r["hosts"], TITLES[r["scheme"]], *(_pct(r.get(m)) for m in cols)]
+            [r["pattern"], r["hosts"], TITLES[r["scheme"]], *(_pct(r[m]) for m in cols)]
             for r in hrows
         ],
         findings=_hosts_findings(hrows, bases),
-        probabilities=[f"p = {p:.0%}" for p in cfg.probabilities],
-        params=[[t, *(_pct(means.get((t, p))) for p in cfg.probabilities)] for t in cfg.thresholds],
+        probabilities=[f"p = {p:.0%}" for p in facts.probabilities],
+        params=[
+            [t, *(_pct(pmeans.get((t, p))) for p in facts.probabilities)] for t in facts.thresholds
+        ],
         flow=[
-            [h, fmt(ebb.get((h, "dmodk"))), _stat(st, "dmodk", h)]
-            + [fmt(ebb.get((h, "multipath"))), _stat(st, "random", h)]
-            for h in cfg.hosts
+            [h, fmt(ebb.get((h, "dmodk"))), stat("dmodk", h)]
+            + [fmt(ebb.get((h, "multipath"))), stat("random", h)]
+            for h in facts.hosts
         ],
     )
-
-
-# Entry point ---------------------------------------------------------------
 
 
 def run(
     out: Path, quick: bool = False, tiny: bool = False, workers: int = 2, progress: bool = True
 ) -> Path:
-    """Runs (or resumes) the benchmark into ``out``; returns the path of
-    ``summary.md``.
-
-    ``quick``: 16 to 128 hosts, 5 patterns and the full mode's messages per pair; ``tiny``:
-    a seconds-long run on a Clos of 8-port crossbars, for tests.
-    """
+    """Runs (or resumes) the benchmark into ``out``; returns the path of ``summary.md``. ``quick``:
+    16 to 128 hosts, 5 patterns and the full mode's messages per pair; ``tiny``: a seconds-long
+    run on a Clos of 8-port crossbars, for tests."""
     cfg = config(quick=quick, tiny=tiny, workers=workers)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -517,35 +376,38 @@ def run(
     t0 = time.perf_counter()
     tables = sweep_specs(SPECS, PARTS, cfg.mode, out, cfg.workers, progress)
     facts = Facts.of(cfg.mode, tables)
-    bases = bases_of(tables["pair"])
+    pair = tables["pair"]
+    models = map(model_of, pair["nic.send_bandwidth"], pair["nic.receive_bandwidth"])
+    bases = dict(zip(models, pair["workload_bandwidth_mean_gbps"].tolist(), strict=True))
     base = bases[MAIN_HOSTS]
-    bis, bri, prows = (rows_of(tables[p], bases) for p in ("bisect", "bridge", "params"))
-    hrows = host_rows(bis + bri, rows_of(tables["hosts"], bases), bases)
+    bis, bri, prows, other = (rows_of(tables[p], bases) for p in PARTS[1:5])
+    pmeans = pd.DataFrame(prows).groupby(["threshold", "probability"])["norm"].agg(fmean).to_dict()
     ebb = {
         (hosts_of(t["network.topology"]), t["routing.algorithm"]): round(t["avg"], 5)
         for t in tables["flow"].to_dict("records")
     }
-    flow = [{"routing": r, "hosts": h, "ebb": v} for (h, r), v in sorted(ebb.items())]
-    st, bst = stats(bis, "bisect", base), stats(bri, "bridge", base)
-    baseline = [{"pair_gbps": round(base, 5), "paper_mibs": BASELINE_MIBS}]
-    for name, fields, rows in (
-        ("hosts.csv", HOST_FIELDS, hrows),
-        ("bisect.csv", ROW_FIELDS, bis),
-        ("bridge.csv", ROW_FIELDS, bri),
-        ("stats.csv", STATS_FIELDS, st),
-        ("bridge_stats.csv", STATS_FIELDS, bst),
-        ("params.csv", ("hosts", "seed", "threshold", "probability", "norm"), prows),
-        ("flow.csv", ("routing", "hosts", "ebb"), flow),
-        ("baseline.csv", ("pair_gbps", "paper_mibs"), baseline),
-    ):
-        write_csv(out / name, fields, rows)
-    for i, scheme in enumerate(SCHEMES[:4]):  # Figs. 2-5
-        plot_scheme(st, scheme, out / f"fig{i + 2}_{scheme}.png", f"Fig. {i + 2}")
-    plot_all(st, out / "fig6_all.png")
+    csvs = {
+        "hosts": (hrows := host_rows(bis + bri, other)),
+        "bisect": bis,
+        "bridge": bri,
+        "stats": (st := stats(bis, "bisect", base)),
+        "bridge_stats": (bst := stats(bri, "bridge", base)),
+        "params": prows,
+        "flow": [{"routing": r, "hosts": h, "ebb": v} for (h, r), v in sorted(ebb.items())],
+        "baseline": [{"pair_gbps": round(base, 5), "paper_mibs": BASELINE_MIBS}],
+    }
+    fields = {"bisect": ROW_FIELDS, "bridge": ROW_FIELDS, "params": PARAM_FIELDS}
+    for name, rows in csvs.items():
+        write_csv(out / f"{name}.csv", fields.get(name) or rows[0], rows)
+    for i, scheme in enumerate(SCHEMES[:4], start=2):  # Figs. 2-5
+        title = f"Fig. {i}: {TITLES[scheme]} (bars: min/max over patterns; stars: paper)"
+        plot_bisection(st, (scheme,), out / f"fig{i}_{scheme}.png", title)
+    title = "Fig. 6: every scheme (dotted: Karol's 58.6% HOL bound of a crossbar)"
+    plot_bisection(st, SCHEMES, out / "fig6_all.png", title)
     plot_bridge(bst, out / "fig7_bridge.png")
-    plot_params(prows, out / "params.png")
+    plot_params(prows, pmeans, out / "params.png")
     path = out / "summary.md"
-    path.write_text(summarise(facts, bases, st, bst, prows, hrows, flow))
+    path.write_text(summarise(facts, bases, st, bst, pmeans, hrows, ebb))
     write_run_json(
         out / "run.json",
         {
