@@ -1,24 +1,22 @@
-"""Versaci and Bilardi (2013), "OutFlank Routing: Increasing Throughput in
-Toroidal Interconnection Networks": the simulations of Section 4, swept from the
-experiment specs in ``specs/versaci2013/`` and turned into the paper's tables,
-figures and ``summary.md`` (its words: ``specs/versaci2013/summary.md.j2``).
-Loads are in the paper's unit: gamma = 1 saturates the bisection under uniform
-traffic. What runs and what each output holds: docs/reproductions/versaci2013.md."""
+"""Versaci and Bilardi (2013), "OutFlank Routing: Increasing Throughput in Toroidal
+Interconnection Networks": the simulations of Section 4 (specs/versaci2013/*.toml) as the paper's
+tables, figures and summary.md (its words: specs/versaci2013/summary.md.j2). Loads in the paper's
+unit: gamma = 1 saturates the bisection under uniform traffic. Outputs:
+docs/reproductions/versaci2013.md."""
 
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import math
-import statistics
 import time
 import tomllib
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from statistics import fmean
+from types import SimpleNamespace
 from typing import Any
-
-import pandas as pd
 
 import routelab
 from routelab.reproduce import expected
@@ -44,7 +42,6 @@ TITLE = (
 SPECS = Path(__file__).parent / "specs" / NAME
 PARTS = ("searches", "curves", "stages", "readings")
 ROUTERS = ("dor", "abr", "por", "ofr")
-ROUTER_TITLES = {r: r.upper() for r in ROUTERS}
 # The routelab pattern and the paper's name for it.
 PATTERNS: dict[str, str] = {
     "butterfly": "Butterfly/FFT",
@@ -60,55 +57,33 @@ PAPER = expected.load(NAME)
 PAPER_TABLE2: dict[tuple[str, str, int], float] = PAPER.mapping(  # type: ignore[assignment]
     "table2", "gamma_star", ("pattern", "router", "k")
 )
-# Table 3 (16x16x16): ratio of derouted packets per pattern, in the order of
-# `TABLE3_COLUMNS`.
+# Table 3 (16x16x16): per pattern, the ratio of derouted packets of each column (its router and
+# the ratio it averages).
 PAPER_TABLE3_K = 16
-TABLE3_COLUMNS = {  # column: the router and the ratio it averages
+TABLE3_COLUMNS = {
     "ofr_oidn": ("ofr", "ratio_oidn"),
     "ofr_widn": ("ofr", "ratio_widn"),
     "ofr_total": ("ofr", "ratio_derouted"),
     "por": ("por", "ratio_derouted"),
 }
-PAPER_TABLE3: dict[str, tuple[float, float, float, float]] = {
-    pattern: tuple(  # type: ignore[misc]
-        PAPER.find("table3", c, pattern=pattern, k=PAPER_TABLE3_K).value for c in TABLE3_COLUMNS
-    )
-    for pattern in PATTERNS
+PAPER_TABLE3: dict[str, tuple[float, ...]] = {
+    p: tuple(PAPER.find("table3", c, pattern=p, k=PAPER_TABLE3_K).value for c in TABLE3_COLUMNS)
+    for p in PATTERNS
 }
-# What the text adds: OFR over ABR on 16^3 from +14% (uniform) to +114%
-# (butterfly).
+# What the text adds: OFR over ABR on 16^3 from +14% (uniform) to +114% (butterfly).
 PAPER_OFR_OVER_ABR_16 = tuple(PAPER.statements["ofr_over_abr_16"])
 
-with (SPECS / "searches.toml").open("rb") as _f:
-    _CLASSES = tomllib.load(_f)["network"]["classes"]
-
-
-def _bps(text: str) -> float:
-    """Bit/s of a bandwidth as Table 1 writes it (``"20Gb/s"``)."""
-    return float(text.removesuffix("Gb/s")) * 1e9
-
-
-#: Links of Table 1, bit/s: between routers, and from a node to its router.
-ROUTER_LINK_BPS = _bps(_CLASSES["switch"]["bandwidth"])
-NODE_LINK_BPS = _bps(_CLASSES["terminal"]["bandwidth"])
-
-
-@functools.cache
-def gamma0_bps(topology: str) -> float:
-    """gamma0 of ``topology`` per node, in bit/s, with Table 1's links
-    between routers (the bisection scales with their bandwidth)."""
-    net = routelab.topology(topology)
-    built = {name: bw for name, bw, _ in net.classes}["switch"]
-    return (net.gamma0_bps() or 0.0) * ROUTER_LINK_BPS / built
+_CLASSES = tomllib.loads((SPECS / "searches.toml").read_text())["network"]["classes"]
+#: Table 1's links ("20Gb/s"), bit/s: between routers, and from a node to its router.
+ROUTER_LINK_BPS, NODE_LINK_BPS = (
+    float(_CLASSES[c]["bandwidth"].removesuffix("Gb/s")) * 1e9 for c in ("switch", "terminal")
+)
 
 
 def topology(pattern: str, k: int) -> str:
-    """The k x k x k torus, or for transposition the 2k x k x k one when k^3 is
-    not a square (the paper's 16x8x8)."""
-    n = k**3
-    if pattern == "transpose" and math.isqrt(n) ** 2 != n:
-        return f"torus:{2 * k}x{k}x{k}"
-    return f"torus:{k}x{k}x{k}"
+    """k x k x k, or for transposition 2k x k x k if k^3 is not a square (the paper's 16x8x8)."""
+    odd = pattern == "transpose" and math.isqrt(k**3) ** 2 != k**3
+    return f"torus:{2 * k if odd else k}x{k}x{k}"
 
 
 def size_of(topology: str) -> int:
@@ -116,68 +91,38 @@ def size_of(topology: str) -> int:
     return min(int(x) for x in topology.split(":")[1].split("x"))
 
 
-def _names(text: str) -> tuple[str, ...]:
-    return tuple(text.split())
-
-
 def _by_load(rows: Any) -> Rows:
     return sorted(rows, key=lambda r: r["load"])
 
 
-@dataclass(frozen=True)
-class Config:
-    """What a mode ran, read from its specs' tables (the text cites it)."""
-
-    mode: str
-    sizes: tuple[int, ...]
-    figure_size: int
-    routers: tuple[str, ...]
-    patterns: tuple[str, ...]
-    resolution: float
-    tolerance: float
-    convergence: float
-    warmup_cycles: int
-    warmup_periods: int
-    measure_cycles: int
-    workers: int = 2
+def config_of(mode: str, searches, workers: int) -> SimpleNamespace:
+    """What a mode ran, read from its searches' table (the summary cites it)."""
+    first, sizes = searches.iloc[0], sorted({size_of(t) for t in searches["network.topology"]})
+    cfg = SimpleNamespace(mode=mode, sizes=tuple(sizes), figure_size=max(sizes), workers=workers)
+    cfg.routers = tuple(r for r in ROUTERS if r in set(searches["routing.algorithm"]))
+    cfg.patterns = tuple(p for p in PATTERNS if p in set(searches["traffic.pattern"]))
+    for column in ("saturate.resolution", "saturate.tolerance", "run.convergence"):
+        setattr(cfg, column.split(".")[1], float(first[column]))
+    for column in ("run.warmup_cycles", "run.warmup_periods", "run.measure_cycles"):
+        setattr(cfg, column.split(".")[1], int(first[column]))
+    return cfg
 
 
-def config_of(mode: str, searches: pd.DataFrame, workers: int) -> Config:
-    first = searches.iloc[0]
-    sizes = tuple(sorted({size_of(t) for t in searches["network.topology"]}))
-    routers = tuple(r for r in ROUTERS if r in set(searches["routing.algorithm"]))
-    patterns = tuple(p for p in PATTERNS if p in set(searches["traffic.pattern"]))
-    ratios = ("saturate.resolution", "saturate.tolerance", "run.convergence")
-    cycles = ("run.warmup_cycles", "run.warmup_periods", "run.measure_cycles")
-    floats, ints = (float(first[c]) for c in ratios), (int(first[c]) for c in cycles)
-    return Config(mode, sizes, max(sizes), routers, patterns, *floats, *ints, workers)
-
-
-# Runs ----------------------------------------------------------------------
-
-# The last two: the search's answer, on each of its rows: the final bracket
-# (highest load sustained below the lowest not sustained above it).
-LOAD_FIELDS = _names(
+# The last two: the search's answer, on each of its rows: the final bracket (highest load
+# sustained below the lowest not sustained above it).
+LOAD_FIELDS = tuple(
     """k topology router pattern load status error sustained drained converged offered accepted
     accepted_normalised lifetime_us lifetime_p99_us network_latency_us avg_hops minimal oidn widn
     derouted zero_dilation ratio_oidn ratio_widn ratio_derouted wall_seconds search_gamma_star
-    search_bracket_high"""
+    search_bracket_high""".split()  # noqa: SIM905
 )
-# Result fields kept in loads.csv, by (field, the result's, scale, digits).
-_MEASURES = (
-    ("offered", "offered", 1, 6),
-    ("accepted", "accepted", 1, 6),
-    ("accepted_normalised", "accepted_normalised", 1, 4),
-    ("lifetime_us", "latency_mean", 1e-3, 3),
-    ("lifetime_p99_us", "latency_p99", 1e-3, 3),
-    ("network_latency_us", "network_latency_mean", 1e-3, 3),
-    ("avg_hops", "avg_hops", 1, 3),
-)
+# loads.csv's times in us, from the result's in ns.
+_TIMES = {"lifetime_us": "latency_mean", "lifetime_p99_us": "latency_p99"}
+_TIMES["network_latency_us"] = "network_latency_mean"
 
 
 def _load_row(p: Row, run: Row, tolerance: float) -> Row:
-    """A load ``p`` of ``run`` (a search's point, or a sim run, sustained by the
-    search's test) as a row of ``loads.csv``, packets by routing decision."""
+    """A search's point or a sim run (sustained by the search's test) as a row of loads.csv."""
     router, topo = run["routing.algorithm"], run["network.topology"]
     row: Row = dict.fromkeys(LOAD_FIELDS, "")
     row.update(k=size_of(topo), topology=topo, router=router, pattern=run["traffic.pattern"])
@@ -185,14 +130,13 @@ def _load_row(p: Row, run: Row, tolerance: float) -> Row:
     if p["status"] in ("deadlock", "failed", "backlog"):
         why = (p.get("error") or "").splitlines()
         return dict(row, status=p["status"], error=why[0] if why else "", sustained=False)
-    sustained = p.get("sustained")
-    if sustained is None:
-        sustained = (
-            p["drained"] and p["converged"] and p["accepted"] >= (1.0 - tolerance) * p["offered"]
-        )
-    row.update(status="ok", sustained=bool(sustained))
+    ok = p["drained"] and p["converged"] and p["accepted"] >= (1.0 - tolerance) * p["offered"]
+    row.update(status="ok", sustained=bool(ok if p.get("sustained") is None else p["sustained"]))
     row.update({f: bool(p[f]) for f in ("drained", "converged")})
-    row.update({f: round(p[src] * scale, d) for f, src, scale, d in _MEASURES})
+    row.update({f: round(p[f], 6) for f in ("offered", "accepted")})
+    row.update({f: round(p[src] * 1e-3, 3) for f, src in _TIMES.items()})
+    row.update(accepted_normalised=round(p["accepted_normalised"], 4))
+    row.update(avg_hops=round(p["avg_hops"], 3))
     counters = p.get("counters") or {}
     n = {c: int(counters.get(c, 0)) for c in ("minimal", "oidn", "widn", "derouted")}
     n["derouted"] += n["oidn"] + n["widn"]
@@ -205,61 +149,46 @@ def _load_row(p: Row, run: Row, tolerance: float) -> Row:
     return row
 
 
-def search_rows(df: pd.DataFrame) -> Rows:
+def search_rows(df) -> Rows:
     """Every load of every search, with the search's final bracket."""
     rows = []
     for r in df.to_dict("records"):
-        high = r["bracket_high"]
-        bracket = {
-            "search_gamma_star": round(r["bracket_low"], 4),
-            "search_bracket_high": "" if high is None or high != high else round(high, 4),
-        }
-        tol = float(r["saturate.tolerance"])
+        high, tol = r["bracket_high"], float(r["saturate.tolerance"])
+        high = "" if high is None or high != high else round(high, 4)
+        bracket = {"search_gamma_star": round(r["bracket_low"], 4), "search_bracket_high": high}
         rows += [dict(_load_row(p, r, tol), **bracket) for p in r["points"]]
     return rows
 
 
-def sim_rows(df: pd.DataFrame, tolerance: float) -> Rows:
+def sim_rows(df, tolerance: float) -> Rows:
     """A sim sweep's runs as rows of ``loads.csv``, with router ``options``."""
     rows = []
     for r in df.to_dict("records"):
-        counters = {
-            k.removeprefix("counters_"): v
-            for k, v in r.items()
-            if k.startswith("counters_") and v == v and v is not None
-        }
+        named = {k.removeprefix("counters_"): v for k, v in r.items() if k.startswith("counters_")}
+        counters = {k: v for k, v in named.items() if v == v and v is not None}
         status = "deadlock" if r["status"] == "deadlock" else "ok"
         point = dict(r, load=r["traffic.load"], wall_seconds=r["result.wall_seconds"])
         row = _load_row(dict(point, status=status, counters=counters), r, tolerance)
-        options = r.get("routing.options") or {}
-        row["options"] = json.loads(options) if isinstance(options, str) else options
+        opts = r.get("routing.options") or {}
+        row["options"] = json.loads(opts) if isinstance(opts, str) else opts
         rows.append(row)
     return rows
 
 
 def gamma_star(rows: Rows) -> float:
-    """The low end of the search's final bracket when ``rows`` are one search
-    (a load below it not sustained is `inverted`, not taken); else the
-    highest load sustained below the lowest one that was not."""
+    """The low end of the final bracket if ``rows`` are one search (loads out of order with it are
+    `inverted`), else the highest load sustained below the lowest one that was not."""
     found = {r.get("search_gamma_star", "") for r in rows} - {""}
     if len(found) == 1:
         return float(found.pop())
-    best = 0.0
-    for r in _by_load(rows):
-        if not r["sustained"]:
-            break
-        best = r["load"]
-    return best
+    below = list(itertools.takewhile(lambda r: r["sustained"], _by_load(rows)))
+    return below[-1]["load"] if below else 0.0
 
 
 def inverted(rows: Rows) -> Rows:
     """Loads below gamma* not sustained, or above the bracket and sustained."""
     g, h = gamma_star(rows), bracket_high(rows)
-    return [
-        r
-        for r in rows
-        if (r["load"] < g and not r["sustained"]) or (h != "" and r["load"] > h and r["sustained"])
-    ]
+    return [r for r in rows if (h != "" and r["load"] > h if r["sustained"] else r["load"] < g)]
 
 
 def bracket_high(rows: Rows) -> float | str:
@@ -276,128 +205,103 @@ def _walks(rows: Rows) -> dict[tuple[str, str, int], Rows]:
     return {key: _by_load(v) for key, v in out.items()}
 
 
-# Two readings of eq. (15) --------------------------------------------------
-
-#: eq. (15)'s u*, by the router option that sets it: the least used link
-#: minimal towards the destination (the reproduction's), or the least used of
-#: all the source's outgoing links, as the text has it ("a link going out
-#: from s"). readings.toml runs both.
+#: eq. (15)'s u*, by the router option that sets it: the least used link minimal towards the
+#: destination (the reproduction's), or the least used of all the source's outgoing links, as the
+#: text has it ("a link going out from s"). readings.toml runs both.
 READINGS = {"minimal": "minimal", "all": "as written"}
-READING_FIELDS = _names(
-    """k pattern router reading load sustained ratio_oidn ratio_widn ratio_derouted zero_dilation
-    avg_hops paper_ratio_oidn paper_ratio_widn paper_ratio_derouted"""
-)
 
 
 def readings(rows: Rows) -> Rows:
     """POR's and OFR's derouting per reading of eq. (15), beside Table 3."""
-
-    def reading(r: Row) -> str:
-        return READINGS[r["options"].get("u_star", "minimal")]
-
-    def order(r: Row) -> tuple[Any, ...]:
-        return (r["k"], r["pattern"] != "uniform", r["router"] != "por", reading(r) != "minimal")
-
-    out = []
-    for row in sorted(rows, key=order):
+    out, ratios = [], ("ratio_oidn", "ratio_widn", "ratio_derouted")
+    for row in rows:
         paper = PAPER_TABLE3[row["pattern"]]
+        paper = paper[:3] if row["router"] == "ofr" else ("", "", paper[3])
         total = row["minimal"] + row["derouted"] if row["status"] == "ok" else 0
-        ofr = row["router"] == "ofr"
         out.append(
-            {k: row[k] for k in READING_FIELDS if k in row}
-            | {
-                "reading": reading(row),
-                "zero_dilation": row["zero_dilation"] / total if total else "",
-                "paper_ratio_oidn": paper[0] if ofr else "",
-                "paper_ratio_widn": paper[1] if ofr else "",
-                "paper_ratio_derouted": paper[2] if ofr else paper[3],
-            }
+            {c: row[c] for c in ("k", "pattern", "router")}
+            | {"reading": READINGS[row["options"].get("u_star", "minimal")]}
+            | {c: row[c] for c in ("load", "sustained", *ratios)}
+            | {"zero_dilation": row["zero_dilation"] / total if total else ""}
+            | {"avg_hops": row["avg_hops"]}
+            | {f"paper_{c}": v for c, v in zip(ratios, paper, strict=True)}
         )
-    return out
+    first = {"pattern": "uniform", "router": "por", "reading": "minimal"}  # within a size
+    return sorted(out, key=lambda r: (r["k"], *(r[c] != v for c, v in first.items())))
 
-
-# Butterfly's stages --------------------------------------------------------
 
 #: The knee: the lifetime at most this many times that at the lowest load.
 KNEE = 2.0
-STAGE_FIELDS = ("k", "router", "load", "lifetime_us", "lifetime_ratio", "sustained")
 
 
+@functools.cache
 def stage_capacity(k: int, ways: int) -> float:
-    """The load (gamma0 units) up to which a k/2 stage of butterfly fits in
-    its period: each link of the ring's ``ways`` directions carries k/2 / ways
-    messages per period (0.25 one way, 0.5 both ways on k x k x k tori)."""
-    return ways * ROUTER_LINK_BPS / (k / 2 * gamma0_bps(f"torus:{k}x{k}x{k}"))
+    """The load up to which butterfly's k/2 stage fits its period, its k/2 messages per period
+    on the ring's ``ways`` directions (0.25 one way, 0.5 both ways on k x k x k); gamma0 with
+    Table 1's links between routers (the bisection scales with their bandwidth)."""
+    net = routelab.topology(f"torus:{k}x{k}x{k}")
+    built = {name: bw for name, bw, _ in net.classes}["switch"]
+    gamma0 = (net.gamma0_bps() or 0.0) * ROUTER_LINK_BPS / built
+    return ways * ROUTER_LINK_BPS / (k / 2 * gamma0)
+
+
+def by_size(rows: Rows) -> dict[int, Rows]:
+    """Rows grouped by network size, smallest first."""
+    return {k: [r for r in rows if int(r["k"]) == k] for k in sorted({int(r["k"]) for r in rows})}
 
 
 def butterfly_stages(rows: Rows) -> Rows:
-    """Butterfly's lifetime against load per network and router, and over
-    that at the lowest load (the knee: the k/2 stages no longer fit)."""
+    """Butterfly's lifetime per size, router and load, and over that at the lowest load."""
     out = []
-    for k in sorted({r["k"] for r in rows}):
+    for k, mine in by_size(rows).items():
         for router in (r for r in ROUTERS if any(x["router"] == r for x in rows)):
-            mine = _by_load(r for r in rows if r["router"] == router and r["k"] == k)
-            # The lifetime at the lowest load, the level the knee is measured from.
-            base = mine[0]["lifetime_us"] if mine and mine[0]["status"] == "ok" else None
-            for r in mine:
+            walk = _by_load(r for r in mine if r["router"] == router)
+            base = walk[0]["lifetime_us"] if walk and walk[0]["status"] == "ok" else None
+            for r in walk:
                 life = r["lifetime_us"] if r["status"] == "ok" else None
                 out.append(
-                    {"k": k, "router": router, "load": r["load"], "sustained": r["sustained"]}
+                    {"k": k, "router": router, "load": r["load"]}
                     | {"lifetime_us": life if life is not None else ""}
                     | {"lifetime_ratio": round(life / base, 3) if life and base else ""}
+                    | {"sustained": r["sustained"]}
                 )
     return out
 
 
-def by_size(rows: Rows) -> dict[int, Rows]:
-    """Stage rows grouped by network size, smallest first."""
-    return {k: [r for r in rows if int(r["k"]) == k] for k in sorted({int(r["k"]) for r in rows})}
-
-
 def stage_summary(rows: Rows) -> dict[str, tuple[float, float]]:
-    """Per router: the knee (highest load up to which all are sustained within
-    `KNEE` times the lowest load's lifetime) and the highest sustained."""
+    """Per router: the knee (the highest load up to which all are sustained within `KNEE` times
+    the lowest load's lifetime) and the highest load up to which all are sustained."""
     out = {}
     for router in dict.fromkeys(r["router"] for r in rows):
-        knee = bounded = 0.0
-        flat = True
-        for r in _by_load(r for r in rows if r["router"] == router):
-            if not r["sustained"]:
-                break
-            bounded = r["load"]
-            flat = flat and r["lifetime_ratio"] != "" and r["lifetime_ratio"] <= KNEE
-            if flat:
-                knee = r["load"]
-        out[router] = (knee, bounded)
+        mine = _by_load(r for r in rows if r["router"] == router)
+        bounded = list(itertools.takewhile(lambda r: r["sustained"], mine))
+        flat = itertools.takewhile(
+            lambda r: r["lifetime_ratio"] != "" and r["lifetime_ratio"] <= KNEE, bounded
+        )
+        knee, top = (w[-1]["load"] if w else 0.0 for w in (list(flat), bounded))
+        out[router] = (knee, top)
     return out
 
 
-# Bounds --------------------------------------------------------------------
+# Bounds: the topologies here have one link class, so they count the links between routers
+# only and check that the node links (64 Gb/s against 20, Table 1) stay below theirs.
 
 
 def _bound_flows(pattern: str, k: int) -> tuple[routelab.Network, list[tuple[int, int]], int]:
-    """The network, the flows of ``pattern`` and the flows per source (each at
-    an equal share of the node's rate)."""
+    """The network, the flows of ``pattern`` and the flows per source (equal shares of its rate)."""
     net = routelab.topology(topology(pattern, k))
     t = len(net.terminals)
     if pattern == "butterfly":
-        # Each source's messages flip each of its n index bits in turn: n
-        # flows per source, each with 1/n of its rate.
+        # Each source's messages flip each of its n index bits in turn.
         n = t.bit_length() - 1
         return net, [(s, s ^ (1 << b)) for s in range(t) for b in range(n)], n
     return net, [(s, d) for s, d in routelab.pattern(pattern, net) if s != d], 1
 
 
-# Node links run at 64 Gb/s against 20 between routers (Table 1) and carry
-# one node's traffic; the topologies here are built with one link class, so
-# the bounds count the links between routers only and check that the node
-# links stay below their 64 Gb/s (NODE_LINK_BPS) at the bound.
-
-
 def even_split(pattern: str, k: int) -> float:
-    """The gamma* of one minimal routing, every flow split evenly over its
-    minimal paths (when its busiest link between routers saturates). Not a
-    bound: uneven minimal routers can reach `routing_bound`. Uniform: 1."""
+    """The gamma* of one minimal routing, every flow split evenly over its minimal paths (when
+    its busiest link between routers saturates). Not a bound: uneven minimal routers can reach
+    `routing_bound`. Uniform: 1."""
     if pattern == "uniform":
         return 1.0
     net, flows, n = _bound_flows(pattern, k)
@@ -409,17 +313,15 @@ def even_split(pattern: str, k: int) -> float:
     return n * routelab.throughput_bound(net, flows, loads)["bound_gamma0"]
 
 
-# Phases of the bound's multiplicative-weights method at most: it stops at a
-# 1% gap, or here, where 3D transposition on 16x16x16 (about a minute) is
-# still a few percent away; the bound is certified either way.
+# Most phases of the bound's multiplicative weights (it stops at a 1% gap): 3D transposition on
+# 16x16x16 (a minute) is still a few percent away here; the bound is certified either way.
 BOUND_PHASES = 400
 
 
 def routing_bound(pattern: str, k: int, paths: str = "minimal") -> tuple[float, float]:
-    """``(bound, reached)``: the gamma* no routing over ``paths``
-    (``"minimal"`` or ``"any"``) can exceed, and one a routing over them
-    reaches (`routelab.max_concurrent_flow`'s certified bound and rate).
-    Uniform gives 1: the even split reaches the bisection bound."""
+    """``(bound, reached)``: the gamma* no routing over ``paths`` (``"minimal"`` or ``"any"``)
+    can exceed, and one a routing over them reaches (`routelab.max_concurrent_flow`'s certified
+    bound and rate). Uniform gives 1: the even split reaches the bisection bound."""
     if pattern == "uniform":
         return 1.0, 1.0
     net, flows, n = _bound_flows(pattern, k)
@@ -432,69 +334,39 @@ def routing_bound(pattern: str, k: int, paths: str = "minimal") -> tuple[float, 
     return n * r["bound_gamma0"], n * r["reached_gamma0"]
 
 
-# Tables --------------------------------------------------------------------
-
-TABLE2_FIELDS = _names(
-    """pattern paper_pattern k topology router gamma_star paper_gamma_star accepted_at_gamma_star
-    first_unsustained loads_run out_of_order even_split minimal_reached minimal_bound"""
-)
-TABLE3_FIELDS = ("pattern", "paper_pattern", "k", "loads", *TABLE3_COLUMNS, "paper_k")
-TABLE3_FIELDS += tuple(f"paper_{c}" for c in TABLE3_COLUMNS)
-
-
-def table2(rows: Rows, cfg: Config) -> Rows:
-    walks = _walks(rows)
-    out = []
-    for k in cfg.sizes:
-        for pattern in cfg.patterns:
-            upper, reached = routing_bound(pattern, k)
-            bounds = {
-                "even_split": round(even_split(pattern, k), 3),
-                # Rounded up and down: a bound stays a bound, a rate reached stays reached.
-                "minimal_reached": math.floor(reached * 1000) / 1000,
-                "minimal_bound": math.ceil(upper * 1000) / 1000,
-            }
-            for router in cfg.routers:
-                w = walks.get((pattern, router, k), [])
-                g = gamma_star(w)
-                at = next((r for r in w if r["load"] == g), None)
-                out.append(
-                    {"pattern": pattern, "paper_pattern": PATTERNS[pattern], "k": k}
-                    | {"topology": topology(pattern, k), "router": router, "gamma_star": g}
-                    | {"paper_gamma_star": PAPER_TABLE2.get((pattern, router, k), "")}
-                    | {"accepted_at_gamma_star": at["accepted_normalised"] if at else ""}
-                    | {"first_unsustained": bracket_high(w), "loads_run": len(w)}
-                    | {"out_of_order": len(inverted(w)), **bounds}
-                )
-    return out
-
-
-def _mean_ratio(w: Rows, key: str) -> float | None:
-    """Mean of a derouted ratio over the sustained loads (the paper: stable
-    for gamma <= gamma*)."""
-    vals = [r[key] for r in w if r["sustained"] and r[key] != ""]
-    return round(statistics.fmean(vals), 4) if vals else None
-
-
-def table3(rows: Rows, cfg: Config) -> Rows:
-    walks = _walks(rows)
-    out = []
-    for k in cfg.sizes:
-        for pattern in cfg.patterns:
-            w = {r: walks.get((pattern, r, k), []) for r in ("ofr", "por")}
-            out.append(
-                {"pattern": pattern, "paper_pattern": PATTERNS[pattern], "k": k}
-                | {"loads": sum(1 for r in w["ofr"] if r["sustained"]), "paper_k": PAPER_TABLE3_K}
-                | {c: _mean_ratio(w[router], key) for c, (router, key) in TABLE3_COLUMNS.items()}
-                | {
-                    f"paper_{c}": v
-                    for c, v in zip(TABLE3_COLUMNS, PAPER_TABLE3[pattern], strict=True)
-                }
+def tables(rows: Rows, cfg) -> tuple[Rows, Rows]:
+    """Tables 2 and 3: gamma* beside the bounds; derouted ratios, mean of the sustained loads."""
+    walks, t2, t3 = _walks(rows), [], []
+    for k, pattern in itertools.product(cfg.sizes, cfg.patterns):
+        named = {"pattern": pattern, "paper_pattern": PATTERNS[pattern], "k": k}
+        upper, reached = routing_bound(pattern, k)
+        bounds = {
+            "even_split": round(even_split(pattern, k), 3),
+            # Rounded up and down: a bound stays a bound, a rate reached stays reached.
+            "minimal_reached": math.floor(reached * 1000) / 1000,
+            "minimal_bound": math.ceil(upper * 1000) / 1000,
+        }
+        for router in cfg.routers:
+            w = walks.get((pattern, router, k), [])
+            g = gamma_star(w)
+            at = next((r for r in w if r["load"] == g), None)
+            t2.append(
+                named
+                | {"topology": topology(pattern, k), "router": router, "gamma_star": g}
+                | {"paper_gamma_star": PAPER_TABLE2.get((pattern, router, k), "")}
+                | {"accepted_at_gamma_star": at["accepted_normalised"] if at else ""}
+                | {"first_unsustained": bracket_high(w), "loads_run": len(w)}
+                | {"out_of_order": len(inverted(w)), **bounds}
             )
-    return out
+        row = named | {"loads": sum(r["sustained"] for r in walks.get((pattern, "ofr", k), []))}
+        for c, (router, key) in TABLE3_COLUMNS.items():
+            w = walks.get((pattern, router, k), [])
+            vals = [r[key] for r in w if r["sustained"] and r[key] != ""]
+            row[c] = round(fmean(vals), 4) if vals else None
+        paper = zip(TABLE3_COLUMNS, PAPER_TABLE3[pattern], strict=True)
+        t3.append(row | {"paper_k": PAPER_TABLE3_K} | {f"paper_{c}": v for c, v in paper})
+    return t2, t3
 
-
-# Figures -------------------------------------------------------------------
 
 COLORS = {"dor": "tab:gray", "abr": "tab:blue", "por": "tab:green", "ofr": "tab:red"}
 MARKERS = {"dor": "s", "abr": "o", "por": "^", "ofr": "D"}
@@ -507,32 +379,29 @@ def _xy(pts: Rows, field: str) -> tuple[list[Any], list[Any]]:
 
 
 def curve(rows: Rows, extra: Rows, key: tuple[str, str, int], field: str) -> Rows:
-    """One router's curve at ``key``: its search's (``rows``) and fixed-load
-    runs' (``extra``) sustained loads up to gamma* that have ``field``."""
+    """``key``'s curve: the sustained loads up to gamma* with ``field`` of its search (``rows``)
+    and fixed-load runs (``extra``)."""
     search = _walks(rows).get(key, [])
     g = gamma_star(search) if search else math.inf
     pts = search + _walks(extra).get(key, [])
     return _by_load(r for r in pts if r["sustained"] and r["load"] <= g and r[field] != "")
 
 
-def plot_lifetime(rows: Rows, extra: Rows, cfg: Config, path: Path) -> None:
+def plot_lifetime(rows: Rows, extra: Rows, cfg, path: Path) -> None:
     """Fig. 4: lifetime against gamma of the paper's routers, sustained loads."""
-    k = cfg.figure_size
-    walks = _walks(rows)
+    k, walks = cfg.figure_size, _walks(rows)
     fig = figure(12, 7)
     axes = fig.subplots(2, 3).flatten()
     for ax, pattern in zip(axes, cfg.patterns, strict=False):
         right = 0.0
         for router in (r for r in cfg.routers if r != "dor"):
             style = {"marker": MARKERS[router], "color": COLORS[router]}
-            pts = curve(rows, extra, (pattern, router, k), "lifetime_us")
-            if pts:
+            if pts := curve(rows, extra, (pattern, router, k), "lifetime_us"):
                 g = gamma_star(walks.get((pattern, router, k), []))
-                label = f"{ROUTER_TITLES[router]} (gamma* {fmt(g)})"
+                label = f"{router.upper()} (gamma* {fmt(g)})"
                 ax.plot(*_xy(pts, "lifetime_us"), ms=4, label=label, **style)
                 right = max(right, pts[-1]["load"])
-            paper = PAPER_TABLE2.get((pattern, router, k))
-            if paper is not None:
+            if (paper := PAPER_TABLE2.get((pattern, router, k))) is not None:
                 # The paper's gamma*, a hollow marker on the load axis.
                 hollow = {"ms": 7, "mfc": "none", "ls": "none", "clip_on": False}
                 ax.plot([paper], [0], **style, **hollow, transform=ax.get_xaxis_transform())
@@ -556,23 +425,19 @@ def plot_lifetime(rows: Rows, extra: Rows, cfg: Config, path: Path) -> None:
     save_figure(fig, path, title)
 
 
-def plot_derouted(rows: Rows, extra: Rows, cfg: Config, path: Path) -> None:
+def plot_derouted(rows: Rows, extra: Rows, cfg, path: Path) -> None:
     """Fig. 5: butterfly's derouted ratios against gamma, Table 3's dashed."""
-    k = cfg.figure_size
-    fig = figure()
-    ax = fig.add_subplot()
+    k, ax = cfg.figure_size, (fig := figure()).add_subplot()
     series = (  # label, line, marker, colour per Table 3 column
         ("OFR OIDN", "--", "v", "tab:orange"),
         ("OFR WIDN", ":", "^", "tab:purple"),
         ("OFR total", "-", "D", COLORS["ofr"]),
         ("POR", "-", "o", COLORS["por"]),
     )
-    paper = PAPER_TABLE3["butterfly"]
     for (router, key), (label, line, marker, color), value in zip(
-        TABLE3_COLUMNS.values(), series, paper, strict=True
+        TABLE3_COLUMNS.values(), series, PAPER_TABLE3["butterfly"], strict=True
     ):
-        pts = curve(rows, extra, ("butterfly", router, k), key)
-        if pts:
+        if pts := curve(rows, extra, ("butterfly", router, k), key):
             ax.plot(*_xy(pts, key), line, marker=marker, ms=5, color=color, label=label)
         label = f"paper {label}, k = 16"
         ax.axhline(value, color=color, ls=(0, (6, 3)), lw=1, alpha=0.8, label=label)
@@ -591,13 +456,11 @@ def plot_stages(rows: Rows, path: Path) -> None:
         ax = fig.add_subplot(1, len(sizes), i + 1)
         for router in dict.fromkeys(r["router"] for r in mine):
             pts = [r for r in mine if r["router"] == router and r["lifetime_us"] != ""]
-            color = COLORS[router]
-            style = {"marker": MARKERS[router], "ms": 4, "color": color}
-            ax.plot(*_xy(pts, "lifetime_us"), **style, label=ROUTER_TITLES[router])
+            style = {"marker": MARKERS[router], "ms": 4, "color": (color := COLORS[router])}
+            ax.plot(*_xy(pts, "lifetime_us"), **style, label=router.upper())
             unsustained = [r for r in pts if not r["sustained"]]
             ax.scatter(*_xy(unsustained, "lifetime_us"), marker="x", s=60, color=color)
-            paper = PAPER_TABLE2.get(("butterfly", router, k))
-            if paper is not None:
+            if (paper := PAPER_TABLE2.get(("butterfly", router, k))) is not None:
                 ax.axvline(paper, color=color, alpha=0.3, lw=3)
         for ways, style in ((1, "--"), (2, ":")):
             label = f"k/2 stage fits its period, {'one way' if ways == 1 else 'both ways'}"
@@ -613,49 +476,22 @@ def plot_stages(rows: Rows, path: Path) -> None:
     save_figure(fig, path)
 
 
-# Summary -------------------------------------------------------------------
-
-
-def _claims(t2: Rows, cfg: Config) -> dict[int, dict[str, Any]]:
-    """Per size: OFR's gain over ABR per pattern, who has the higher gamma* of
-    OFR and POR per pattern, and on how many patterns DOR's is the lowest."""
-    g = {(r["pattern"], r["router"], r["k"]): r["gamma_star"] for r in t2}
-    out = {}
-    for k in cfg.sizes:
-        a, p, o = ({x: g.get((x, r, k)) for x in cfg.patterns} for r in ("abr", "por", "ofr"))
-        both = [x for x in cfg.patterns if p[x] is not None and o[x] is not None]
-        lowest = [
-            all(g.get((x, "dor", k), 0) <= g.get((x, r, k), 0) for r in cfg.routers)
-            for x in cfg.patterns
-        ]
-        out[k] = {
-            "gains": [(x, o[x] / a[x] - 1) for x in cfg.patterns if a[x] and o[x]],
-            "wins": [
-                "draw" if abs(o[x] - p[x]) < 1e-9 else "ofr" if o[x] > p[x] else "por" for x in both
-            ],
-            "dor_lowest": sum(lowest),
-        }
-    return out
-
-
 def _stages_md(stage_rows: Rows) -> list[str]:
-    """Butterfly's stage sweep per size and router: knee, highest sustained
-    load and lifetimes."""
+    """Butterfly's stage sweep per size and router: knee, highest sustained load, lifetimes."""
     rows = []
     for k, mine in by_size(stage_rows).items():
         for router, (knee, bounded) in stage_summary(mine).items():
             paper = PAPER_TABLE2.get(("butterfly", router, k))
             life = {r["load"]: r["lifetime_us"] for r in mine if r["router"] == router}
             lives = " / ".join(fmt(life.get(g)) for g in (0.1, 0.3, 0.5))
-            rows.append([k, ROUTER_TITLES[router], fmt(paper), fmt(knee), fmt(bounded), lives])
+            rows.append([k, router.upper(), fmt(paper), fmt(knee), fmt(bounded), lives])
     header = ["k", "router", "paper gamma*", "knee", "sustained to"]
     return md_table([*header, "lifetime at 0.1 / 0.3 / 0.5 (us)"], rows)
 
 
 def _stages(stage_rows: Rows) -> dict[str, Any]:
-    """What the summary says of the stage sweep: per size and router the knee
-    and the highest load sustained (`stage_summary`), the stage capacities,
-    and per size where the paper's gamma* lies against them."""
+    """The summary's stage sweep: knees and highest loads sustained per size and router, the
+    stage capacities, and per size where the paper's gamma* lies against them."""
     found = {k: stage_summary(mine) for k, mine in by_size(stage_rows).items()}
     papers = []
     for k, f in found.items():
@@ -681,8 +517,8 @@ def _butterfly_difference(stage_rows: Rows) -> list[str]:
 
 
 def _eq15(rows: Rows) -> dict[str, Any]:
-    """Which reading of eq. (15) Table 3 supports, from `readings`: POR's and
-    OFR's derouted ratios under each at the largest k, beside the paper's."""
+    """Which reading of eq. (15) Table 3 supports: the derouted ratios under each at the largest
+    k beside the paper's."""
     k = max(int(r["k"]) for r in rows)
     at = {(int(r["k"]), r["router"], r["pattern"], r["reading"]): r for r in rows}
 
@@ -700,95 +536,71 @@ def _eq15(rows: Rows) -> dict[str, Any]:
     return dict(k=k, found=found, nearer=sum(nearer), compared=len(nearer), oidn=oidn)
 
 
-def summarise(
-    cfg: Config,
-    rows: Rows,
-    t2: Rows,
-    t3: Rows,
-    seconds: float,
-    sims: int,
-    sim_seconds: float,
-    stage_rows: Rows | None = None,
-    reading_rows: Rows | None = None,
-) -> str:
-    gaps = [r["gamma_star"] - r["paper_gamma_star"] for r in t2 if r["paper_gamma_star"] != ""]
+def summarise(cfg, rows: Rows, t: dict[str, Rows], **numbers: Any) -> str:
+    """summary.md from the loads and the output tables ``t``; ``numbers``: this run's."""
+    t2, stages, reads = t["table2"], t["butterfly_stages"], t["table3_readings"]
+    g, claims = {(r["pattern"], r["router"], r["k"]): r["gamma_star"] for r in t2}, {}
+    for k in cfg.sizes:  # OFR over ABR, OFR against POR, where DOR's gamma* is the lowest
+        a, p, o = ({x: g.get((x, r, k)) for x in cfg.patterns} for r in ("abr", "por", "ofr"))
+        both = [x for x in cfg.patterns if p[x] is not None and o[x] is not None]
+        wins = [
+            "draw" if abs(o[x] - p[x]) < 1e-9 else "ofr" if o[x] > p[x] else "por" for x in both
+        ]
+        dor = [all(g.get((x, "dor", k), 0) <= g.get((x, r, k), 0) for r in cfg.routers) for x in a]
+        gains = [(x, o[x] / a[x] - 1) for x in cfg.patterns if a[x] and o[x]]
+        claims[k] = {"gains": gains, "wins": wins, "dor_lowest": sum(dor)}
     best: dict[str, Row] = {}  # the highest gamma* of an adaptive router per pattern
     for r in t2:
         if r["k"] == max(cfg.sizes) and r["router"] != "dor":
             best[r["pattern"]] = max(best.get(r["pattern"], r), r, key=lambda x: x["gamma_star"])
+    gaps = [r["gamma_star"] - r["paper_gamma_star"] for r in t2 if r["paper_gamma_star"] != ""]
+    within = sum(abs(d) <= 0.1 + 1e-9 for d in gaps)
+    context = dict(title=TITLE, cfg=cfg, patterns=PATTERNS, phases=BOUND_PHASES, claims=claims)
+    context |= dict(paper_ofr_over_abr=PAPER_OFR_OVER_ABR_16, t3=t["table3"], readings=reads)
+    context |= dict(gaps=gaps, within=within, mean_gap=fmean(gaps) if gaps else None, best=best)
+    context |= dict(st=_stages(stages) if stages else None, eq15=_eq15(reads) if reads else None)
+    context |= dict(paper_oidn=PAPER_TABLE3["butterfly"][0], **numbers)
     return summary(
         NAME,
-        title=TITLE,
-        cfg=cfg,
-        patterns=PATTERNS,
-        sims=sims,
-        seconds=seconds,
-        sim_seconds=sim_seconds,
+        **context,
         transposition=", ".join(topology("transpose", k).split(":")[1] for k in cfg.sizes),
-        phases=BOUND_PHASES,
         table2={(r["pattern"], r["router"], r["k"]): r for r in t2},
-        claims=_claims(t2, cfg),
-        paper_ofr_over_abr=PAPER_OFR_OVER_ABR_16,
         inversions=[(*key, bad) for key, w in _walks(rows).items() if (bad := inverted(w))],
-        t3=t3,
-        readings=reading_rows or [],
-        st=_stages(stage_rows) if stage_rows else None,
-        gaps=gaps,
-        within=sum(abs(d) <= 0.1 + 1e-9 for d in gaps),
-        mean_gap=statistics.fmean(gaps) if gaps else None,
-        best=best,
-        eq15=_eq15(reading_rows) if reading_rows else None,
-        paper_oidn=PAPER_TABLE3["butterfly"][0],
         deadlocks=[r for r in rows if r["status"] == "deadlock"],
     )
 
 
-# Entry point ---------------------------------------------------------------
-
-
 def run(
-    out: Path,
-    quick: bool = False,
-    tiny: bool = False,
-    workers: int = 2,
-    progress: bool = True,
+    out: Path, quick: bool = False, tiny: bool = False, workers: int = 2, progress: bool = True
 ) -> Path:
-    """Runs (or resumes) the specs' full, ``quick`` or ``tiny`` variants into
-    ``out``/PART and writes the outputs into ``out``; returns ``summary.md``."""
+    """Runs (or resumes) the specs' full, ``quick`` or ``tiny`` variants into ``out``/PART and
+    writes the outputs into ``out``; returns ``summary.md``."""
     mode = "tiny" if tiny else "quick" if quick else "full"
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     accept = ("ok", "undrained", "deadlock")
-    tables = sweep_specs(SPECS, PARTS, mode, out, workers, progress, accept, ("points",))
+    sweeps = sweep_specs(SPECS, PARTS, mode, out, workers, progress, accept, ("points",))
     seconds = time.perf_counter() - t0
-    cfg = config_of(mode, tables["searches"], workers)
-    rows = search_rows(tables["searches"])
-    sims = [tables[p] for p in PARTS[1:]]
-    curve_rows, stage_sims, reading_sims = (sim_rows(t, cfg.tolerance) for t in sims)
-    stage_rows, reading_rows = butterfly_stages(stage_sims), readings(reading_sims)
-    t2, t3 = table2(rows, cfg), table3(rows, cfg)
-    for name, fields, table in (
-        ("loads", LOAD_FIELDS, rows),
-        ("curves", LOAD_FIELDS[:-2], curve_rows),
-        ("table2", TABLE2_FIELDS, t2),
-        ("table3", TABLE3_FIELDS, t3),
-        ("table3_readings", READING_FIELDS, reading_rows),
-        ("butterfly_stages", STAGE_FIELDS, stage_rows),
-    ):
-        write_csv(out / f"{name}.csv", fields, table)
+    cfg = config_of(mode, sweeps["searches"], workers)
+    rows, sims = search_rows(sweeps["searches"]), [sweeps[p] for p in PARTS[1:]]
+    curve_rows, stage_sims, reading_sims = (sim_rows(df, cfg.tolerance) for df in sims)
+    (t2, t3), stage_rows = tables(rows, cfg), butterfly_stages(stage_sims)
+    t = {"loads": rows, "curves": curve_rows, "table2": t2, "table3": t3}
+    t |= {"table3_readings": readings(reading_sims), "butterfly_stages": stage_rows}
+    fields = {"loads": LOAD_FIELDS, "curves": LOAD_FIELDS[:-2]}  # else the rows' own columns
+    for name, table in t.items():
+        write_csv(out / f"{name}.csv", fields.get(name) or list(table[0]), table)
     plot_lifetime(rows, curve_rows + stage_sims, cfg, out / "fig4_lifetime.png")
     plot_derouted(rows, stage_sims, cfg, out / "fig5_derouted_butterfly.png")
     plot_stages(stage_rows, out / "fig_butterfly_stages.png")
     count = sum(map(len, sims)) + len(rows)
     sim_seconds = sum(float(r["wall_seconds"] or 0) for r in rows) + sum(
-        float(t["result.wall_seconds"].sum()) for t in sims
+        float(df["result.wall_seconds"].sum()) for df in sims
     )
     path = out / "summary.md"
-    path.write_text(
-        summarise(cfg, rows, t2, t3, seconds, count, sim_seconds, stage_rows, reading_rows)
-    )
+    path.write_text(summarise(cfg, rows, t, sims=count, seconds=seconds, sim_seconds=sim_seconds))
     meta = {"reproduction": NAME, "mode": mode, "started": started, "seconds": round(seconds, 2)}
     meta |= {"simulations": count, "simulation_seconds": round(sim_seconds, 1)}
     write_run_json(out / "run.json", meta | {"sizes": list(cfg.sizes)}, workers)
