@@ -29,7 +29,11 @@ def config(quick: bool = False, tiny: bool = False, workers: int = 2) -> Config:
     return Config("tiny" if tiny else "quick" if quick else "full", workers)
 
 
-def write_csv(path: Path, fields: Sequence[str], rows: Iterable[dict[str, Any]]) -> None:
+def write_csv(path: Path, fields: Sequence[str] | None, rows: Iterable[dict[str, Any]]) -> None:
+    """``rows`` under the header ``fields``; ``None``: the first row's keys, in order."""
+    rows = list(rows)
+    if fields is None:
+        fields = list(rows[0]) if rows else []
     with path.open("w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(fields), extrasaction="ignore")
         w.writeheader()

@@ -551,7 +551,7 @@ def run(
     ran |= dict(multipath_max_endpoints=multipath)
     text, t["claims"] = summarise(t, cfg=ran, seconds=seconds)
     for name, rows in t.items():
-        write_csv(out / f"{name}.csv", rows[0].keys() if rows else (), rows)
+        write_csv(out / f"{name}.csv", None, rows)
     plot(t, out)
     (out / "summary.md").write_text(text)
     meta = {"reproduction": NAME, "mode": cfg.mode, "started": started}

@@ -398,7 +398,7 @@ def run(
     }
     fields = {"bisect": ROW_FIELDS, "bridge": ROW_FIELDS, "params": PARAM_FIELDS}
     for name, rows in csvs.items():
-        write_csv(out / f"{name}.csv", fields.get(name) or rows[0], rows)
+        write_csv(out / f"{name}.csv", fields.get(name), rows)
     for i, scheme in enumerate(SCHEMES[:4], start=2):  # Figs. 2-5
         title = f"Fig. {i}: {TITLES[scheme]} (bars: min/max over patterns; stars: paper)"
         plot_bisection(st, (scheme,), out / f"fig{i}_{scheme}.png", title)

@@ -237,7 +237,7 @@ def run(
     rows = [r for part in PARTS for r in outputs[part]]
     outputs["stats"] = st = stats(rows, facts)
     for name, table in outputs.items():
-        write_csv(out / f"{name}.csv", table[0].keys() if table else (), table)
+        write_csv(out / f"{name}.csv", None, table)
     plot(rows, facts, out)
     (out / "summary.md").write_text(summarise(facts, st, seconds, sims))
     meta = dict(reproduction=NAME, mode=cfg.mode, started=started)

@@ -591,7 +591,7 @@ def run(
     t |= {"table3_readings": readings(reading_sims), "butterfly_stages": stage_rows}
     fields = {"loads": LOAD_FIELDS, "curves": LOAD_FIELDS[:-2]}  # else the rows' own columns
     for name, table in t.items():
-        write_csv(out / f"{name}.csv", fields.get(name) or list(table[0]), table)
+        write_csv(out / f"{name}.csv", fields.get(name), table)
     plot_lifetime(rows, curve_rows + stage_sims, cfg, out / "fig4_lifetime.png")
     plot_derouted(rows, stage_sims, cfg, out / "fig5_derouted_butterfly.png")
     plot_stages(stage_rows, out / "fig_butterfly_stages.png")
