@@ -13,6 +13,9 @@ from routelab import reproduce
 from routelab.experiment import spec
 from routelab.reproduce import parker, versaci2013
 
+#: The committed reproduction outputs.
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "reproductions"
+
 
 def _rows(path: Path) -> list[dict[str, str]]:
     with path.open() as f:
@@ -216,14 +219,12 @@ def test_searches_bisect_gamma_star_from_their_first_bracket(versaci: Path) -> N
         assert versaci2013.inverted(ordered) == out
 
 
-@pytest.mark.parametrize(
-    ("variant", "sizes", "span"), [(None, (16, 8), 0.08), ("quick", (8,), 0.2)]
-)
-def test_every_search_starts_around_the_papers_gamma_star(variant, sizes, span) -> None:
-    # One search per size, pattern and router; its first bracket `span`
+def test_every_search_starts_around_the_papers_gamma_star() -> None:
+    # One search per size, pattern and router; its first bracket 0.08
     # either side of Table 2's gamma* and not below half of it; DOR, not in
     # the paper, around 0.3, or its 8x8x8 gamma* at k = 16.
-    runs = _runs("searches", variant)
+    sizes, span = (16, 8), 0.08
+    runs = _runs("searches")
     assert len(runs) == len(sizes) * len(versaci2013.PATTERNS) * len(versaci2013.ROUTERS)
     seen = set()
     for r in runs:
@@ -238,6 +239,25 @@ def test_every_search_starts_around_the_papers_gamma_star(variant, sizes, span) 
         low = round(max(r["saturate.resolution"], paper - span, paper / 2), 4)
         assert (r["saturate.low"], r["saturate.high"]) == (low, round(paper + span, 4)), r
     assert len(seen) == len(runs)
+
+
+def test_the_quick_searches_bracket_the_full_modes_uniform_gamma_star() -> None:
+    # The quick mode's searches: uniform traffic on 8x8x8, every router, each
+    # first bracket around the gamma* the full mode measured (the committed
+    # table2.csv) and at most three resolutions wide, so that one step of
+    # thirds reaches the resolution when the bracket holds gamma*.
+    full = {
+        r["router"]: float(r["gamma_star"])
+        for r in _rows(DOCS / "versaci2013" / "table2.csv")
+        if r["pattern"] == "uniform" and r["k"] == "8"
+    }
+    runs = _runs("searches", "quick")
+    assert {r["routing.algorithm"] for r in runs} == set(versaci2013.ROUTERS) == set(full)
+    for r in runs:
+        assert (r["network.topology"], r["traffic.pattern"]) == ("torus:8x8x8", "uniform")
+        low, high = r["saturate.low"], r["saturate.high"]
+        assert low < full[r["routing.algorithm"]] < high, r
+        assert high - low <= 3 * r["saturate.resolution"] + 1e-9, r
 
 
 def test_the_specs_are_table_1_with_the_routers_and_patterns_of_the_paper() -> None:
@@ -272,9 +292,11 @@ def test_fig4_curves_run_six_loads_below_every_papers_gamma_star(variant, k) -> 
         loads.setdefault((r["traffic.pattern"], r["routing.algorithm"]), []).append(
             r["traffic.load"]
         )
-    assert set(loads) == {
-        (p, r) for p in versaci2013.PATTERNS if p != "butterfly" for r in ("abr", "por", "ofr")
-    }
+    # The quick mode's one pattern is uniform traffic, as its searches'.
+    patterns = (
+        [p for p in versaci2013.PATTERNS if p != "butterfly"] if variant is None else ["uniform"]
+    )
+    assert set(loads) == {(p, r) for p in patterns for r in ("abr", "por", "ofr")}
     for (pattern, _), ls in loads.items():
         assert len(set(ls)) == 6
         assert max(ls) < min(
@@ -428,10 +450,10 @@ def test_versaci_butterfly_stages_bound_abr_one_way_and_ofr_both_ways() -> None:
     stages), so 0.4 is still sustained."""
     assert versaci2013.stage_capacity(8, 1) == pytest.approx(0.25, rel=0.03)
     assert versaci2013.stage_capacity(8, 2) == pytest.approx(0.5, rel=0.03)
-    runs = {(r["routing.algorithm"], r["traffic.load"]): r for r in _runs("stages", "quick")}
+    runs = {r["routing.algorithm"]: r for r in _runs("stages", "quick")}
 
     def run(router: str, load: float):
-        r = routelab.simulate(spec.unflatten(runs[(router, load)]))
+        r = routelab.simulate(spec.unflatten(runs[router] | {"traffic.load": load}))
         ok = r.drained and r.converged and r.accepted >= 0.95 * r.offered
         return r.latency_mean, ok
 
