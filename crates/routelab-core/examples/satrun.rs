@@ -25,24 +25,21 @@ fn main() {
     let mut opts = SaturateOptions::default();
     let mut journal = None;
     for a in std::env::args().skip(1) {
-        match a.as_str() {
-            "--no-convergence" => {
-                opts.require_converged = false;
-                continue;
-            }
-            "--skip-short-drains" => {
-                opts.drain_unsustained = false;
-                continue;
-            }
-            _ => {}
-        }
-        if let Some((flag, v)) = a.split_once('=').filter(|(f, _)| f.starts_with("--")) {
+        if a == "--no-convergence" {
+            opts.require_converged = false;
+        } else if a == "--skip-short-drains" {
+            opts.drain_unsustained = false;
+        } else if let Some((flag, v)) = a.split_once('=').filter(|(f, _)| f.starts_with("--")) {
             match flag {
                 "--low" => opts.low = number(flag, v),
                 "--high" => opts.high = Some(number(flag, v)),
                 "--resolution" => opts.resolution = Some(number(flag, v)),
                 "--tolerance" => opts.tolerance = number(flag, v),
-                "--steps" => opts.steps = number(flag, v) as u32,
+                "--steps" => {
+                    opts.steps = v.parse().unwrap_or_else(|_| {
+                        fail(format!("{flag}: not a whole number of steps: {v}"))
+                    })
+                }
                 "--journal" => journal = Some(std::path::PathBuf::from(v)),
                 _ => fail(format!("unknown option {flag}")),
             }

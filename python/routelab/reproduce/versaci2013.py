@@ -393,9 +393,9 @@ def plot_lifetime(rows: Rows, extra: Rows, cfg, path: Path) -> None:
     # One panel per pattern measured and one for the note: 2 x 3 for the
     # full mode's five patterns, 1 x 2 for the quick mode's one.
     panels = len(cfg.patterns) + 1
-    rows_, cols = (1, panels) if panels <= 3 else (2, 3)
-    fig = figure(4 * cols, 3.5 * rows_ + 0.5)
-    axes = fig.subplots(rows_, cols, squeeze=False).flatten()
+    lines, cols = (1, panels) if panels <= 3 else (2, 3)
+    fig = figure(4 * cols, 3.5 * lines + 0.5)
+    axes = fig.subplots(lines, cols, squeeze=False).flatten()
     for ax in axes[panels:]:
         ax.axis("off")
     for ax, pattern in zip(axes, cfg.patterns, strict=False):
@@ -419,14 +419,15 @@ def plot_lifetime(rows: Rows, extra: Rows, cfg, path: Path) -> None:
         ax.grid(alpha=0.3)
         ax.tick_params(labelsize=7)
         ax.legend(fontsize=6)
-    axes[panels - 1].axis("off")
+    aside = axes[panels - 1]
+    aside.axis("off")
     note = (
         "Each curve: six loads below every router's gamma* (butterfly:\n"
         "its stage sweep) and the loads its saturation search sustained,\n"
         "up to gamma*. Hollow markers on the load axis: the paper's\n"
         "gamma* (Table 2). DOR, not in the paper, is in Table 2."
     )
-    axes[panels - 1].text(0.0, 0.5, note, fontsize=8, transform=axes[panels - 1].transAxes)
+    aside.text(0.0, 0.5, note, fontsize=8, transform=aside.transAxes)
     title = f"Fig. 4: average packet lifetime against gamma, k = {k} (sustained loads)"
     save_figure(fig, path, title)
 
