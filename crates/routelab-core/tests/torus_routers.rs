@@ -611,6 +611,79 @@ fn por_and_ofr_take_the_other_half_ring_at_no_extra_hop() {
     }
 }
 
+// ------------------------------------------------------ held candidates
+
+/// A bubble router that is asked for its candidates every time: its
+/// fixed candidates ([`HopRouter::fixed_candidates`]) hidden.
+struct AskedEachTime {
+    inner: AnyRouter,
+}
+
+impl HopRouter for AskedEachTime {
+    pass_to_inner!();
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn check(&self, res: &sim::Resources) -> Result<(), String> {
+        self.inner.check(res)
+    }
+    fn source(&self, hdr: &mut Header, view: &dyn LocalView, ctx: &mut RouterCtx) {
+        self.inner.source(hdr, view, ctx)
+    }
+    fn forwarded(
+        &self,
+        hdr: &mut Header,
+        here: &Here,
+        chosen: Candidate,
+        channel: ChannelId,
+        ctx: &mut RouterCtx,
+    ) {
+        self.inner.forwarded(hdr, here, chosen, channel, ctx)
+    }
+    fn arrived(&self, hdr: &mut Header, ctx: &mut RouterCtx) -> Option<u64> {
+        self.inner.arrived(hdr, ctx)
+    }
+}
+
+#[test]
+fn held_candidates_change_nothing() {
+    // Saturated tori with 4-flit packets: heads wait and are retried on
+    // the candidates they were given; the results are the same, bit for
+    // bit, as when the router is asked again each time.
+    let strip = |r: SimResult| {
+        let mut v = serde_json::to_value(r).unwrap();
+        v.as_object_mut().unwrap().remove("wall_seconds");
+        v
+    };
+    for (topology, algorithm, pattern) in [
+        ("torus:8x8x8", "por", "uniform"),
+        ("torus:8x8", "ofr", "uniform"),
+        ("torus:8x8", "abr", "uniform"),
+        ("torus:8x8", "rdr", "bit-reverse"),
+        ("torus:8x8", "dor-bubble", "uniform"),
+    ] {
+        let mut s = spec(topology, algorithm, pattern, 0.9);
+        s.run.warmup_cycles = 200;
+        s.run.measure_cycles = 400;
+        let net = sim::build_network(&s).unwrap();
+        let opts = sim::router_options(&s.routing, s.run.seed).unwrap();
+        let inner = adaptive::build(&net, algorithm, &opts).unwrap();
+        assert!(inner.fixed_candidates(), "{algorithm}");
+        let held = run(&s);
+        let asked = Experiment::with_router(&s, net, Box::new(AskedEachTime { inner }))
+            .unwrap()
+            .run()
+            .unwrap();
+        assert!(
+            held.accepted < 0.9 * held.offered,
+            "{algorithm} on {topology}: {} of {} is not saturated",
+            held.accepted,
+            held.offered
+        );
+        assert_eq!(strip(held), strip(asked), "{algorithm} on {topology}");
+    }
+}
+
 // ------------------------------------------------------ deadlock freedom
 
 /// The most packets per terminal per cycle the pattern can push across

@@ -215,6 +215,10 @@ pub(super) struct Sim<'a> {
     pub waiters: Vec<Vec<(u32, u16)>>,
     pub pool: Vec<Vec<(u32, u16)>>,
     pub cands: Candidates,
+    /// Under a router with fixed candidates
+    /// ([`HopRouter::fixed_candidates`]), per buffer: the candidates its
+    /// front head was given when it could not go (empty otherwise).
+    pub held_cands: Vec<Option<Box<HeldCands>>>,
     pub sw_rng: Vec<Rng>,
     pub counters: Vec<u64>,
     pub nic: Vec<Nic>,
@@ -250,6 +254,17 @@ pub(super) struct Sim<'a> {
     /// In a parallel run, the part this is and its messages to the
     /// others ([`super::parallel`]).
     pub part: Option<Box<super::parallel::Part>>,
+}
+
+/// The candidates a waiting head was given, valid while its buffer's
+/// `gen` is `gen` (it changes when the head is allocated).
+#[derive(Debug, Clone, Default)]
+pub struct HeldCands {
+    pub gen: u16,
+    /// The head's packet length.
+    pub flits: u16,
+    pub valid: bool,
+    pub cands: Candidates,
 }
 
 /// How many events ahead [`Sim::run_until`] prefetches.
@@ -625,6 +640,12 @@ impl<'a> Sim<'a> {
             waiters: vec![Vec::new(); nch],
             pool: Vec::new(),
             cands: Candidates::default(),
+            // `None` is all zeros: pages are committed only where heads wait.
+            held_cands: if router.fixed_candidates() {
+                vec![None; nbuf]
+            } else {
+                Vec::new()
+            },
             sw_rng,
             counters: vec![0; router.counters().len()],
             nic,

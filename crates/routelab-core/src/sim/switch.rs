@@ -9,8 +9,10 @@
 //! wormhole, the whole packet for cut-through and store-and-forward, or
 //! what the router asks) chosen by the selection policy. A head that
 //! finds none waits on every candidate port and is retried, oldest first,
-//! when one of them releases a VC or receives credits. The packet then
-//! holds that output VC until its tail has been sent.
+//! when one of them releases a VC or receives credits (on the candidates
+//! it was given, if the router's do not change while it waits:
+//! [`HopRouter::fixed_candidates`]). The packet then holds that output VC
+//! until its tail has been sent.
 //!
 //! *Switch allocation* (the greedy allocator) is per output port: when the
 //! port is idle it serves, round robin over its VCs, the holders whose
@@ -370,14 +372,29 @@ impl<'a> super::state::Sim<'a> {
     /// [`Self::try_route`] compiled for one router type: its calls are
     /// static and inlined, and what it does not read is not built.
     fn route_with<R: HopRouter + ?Sized>(&mut self, router: &R, iv: u32) {
-        let (pkt, len) = {
+        let (pkt, len, gen) = {
             let b = &self.vc[iv as usize];
-            (b.front, b.len)
+            (b.front, b.len, b.gen)
         };
-        let mut hdr = self.pk.hdr[pkt as usize];
-        if self.p.switching == Switching::StoreAndForward && len < hdr.flits {
-            return;
-        }
+        // A waiting head of a router with fixed candidates is retried on
+        // those it was given, without its header (a cache miss) until it
+        // goes; it was whole when it was given them.
+        let held = self
+            .held_cands
+            .get(iv as usize)
+            .and_then(|h| h.as_deref())
+            .filter(|h| h.valid && h.gen == gen)
+            .map(|h| h.flits);
+        let flits = match held {
+            Some(flits) => flits,
+            None => {
+                let flits = self.pk.hdr[pkt as usize].flits;
+                if self.p.switching == Switching::StoreAndForward && len < flits {
+                    return;
+                }
+                flits
+            }
+        };
         if self.p.routing_unit_ps > 0 && !self.unit_turn_now(iv) {
             return;
         }
@@ -398,8 +415,13 @@ impl<'a> super::state::Sim<'a> {
             vcs: v as u8,
             now_ps: self.now,
         };
-        self.cands.clear();
-        {
+        if held.is_some() {
+            // Swapped in; the scratch list waits there.
+            let h = self.held_cands[iv as usize].as_mut().expect("held above");
+            std::mem::swap(&mut self.cands, &mut h.cands);
+            h.valid = false;
+        } else {
+            self.cands.clear();
             let view = View {
                 now: self.now,
                 vcs: self.p.vcs,
@@ -411,9 +433,11 @@ impl<'a> super::state::Sim<'a> {
                 waiters: &self.waiters,
             };
             let mut ctx = RouterCtx::new(&mut self.sw_rng[sw], &mut self.counters);
+            let hdr = self.pk.hdr[pkt as usize];
             router.route(&hdr, &here, &view, &mut ctx, &mut self.cands);
         }
         if self.cands.is_empty() {
+            let hdr = self.pk.hdr[pkt as usize];
             self.fail(SimError::router(
                 router.name(),
                 format!(
@@ -425,7 +449,7 @@ impl<'a> super::state::Sim<'a> {
             ));
             return;
         }
-        let need_mode = self.mode_need(hdr.flits);
+        let need_mode = self.mode_need(flits);
         let now = self.now;
         let port_ch = &self.port_ch[ports.clone()];
         let mut bad = None;
@@ -466,6 +490,7 @@ impl<'a> super::state::Sim<'a> {
             if self.p.routing_unit_ps > 0 {
                 // A head the unit could not route waits for its next turn.
                 self.book_turn(iv);
+                self.hold_cands(iv, flits);
                 return;
             }
             // Wait on every candidate port.
@@ -478,11 +503,13 @@ impl<'a> super::state::Sim<'a> {
                 let och = self.port_ch[base + usize::from(port.0) - 1];
                 self.register_wait(och, iv);
             }
+            self.hold_cands(iv, flits);
             return;
         };
         let cand = self.cands.as_slice()[k];
         let och = port_ch[usize::from(cand.port.0) - 1];
-        if hdr.flits == 1 && len == 1 && self.p.lone_leaves {
+        let mut hdr = self.pk.hdr[pkt as usize];
+        if flits == 1 && len == 1 && self.p.lone_leaves {
             let out = &self.ch[och as usize];
             if out.held == 0 && out.busy <= now && self.ch[ch as usize].in_busy <= now {
                 // What allocation and switch allocation do at once for a
@@ -518,6 +545,21 @@ impl<'a> super::state::Sim<'a> {
         router.forwarded(&mut hdr, &here, cand, ChannelId(och), &mut ctx);
         self.pk.hdr[pkt as usize] = hdr;
         self.serve_output_with(router, och);
+    }
+
+    /// Keeps the candidates of the head at the front of `iv`, which could
+    /// not go, for its retries (under a router with fixed candidates);
+    /// the scratch list takes the place they leave.
+    #[inline]
+    fn hold_cands(&mut self, iv: u32, flits: u16) {
+        let Some(slot) = self.held_cands.get_mut(iv as usize) else {
+            return;
+        };
+        let h = slot.get_or_insert_with(Box::default);
+        std::mem::swap(&mut self.cands, &mut h.cands);
+        h.gen = self.vc[iv as usize].gen;
+        h.flits = flits;
+        h.valid = true;
     }
 
     /// `routing_unit_time`: whether the head at the front of `iv` has the
@@ -556,10 +598,13 @@ impl<'a> super::state::Sim<'a> {
 
     fn register_wait(&mut self, o: u32, iv: u32) {
         let vc = &self.vc;
+        let entry = (iv, vc[iv as usize].gen);
         let w = &mut self.waiters[o as usize];
-        w.retain(|&(x, g)| vc[x as usize].gen == g);
-        if !w.iter().any(|&(x, _)| x == iv) {
-            w.push((iv, vc[iv as usize].gen));
+        if !w.contains(&entry) {
+            // Entries of heads served since are stale (and skipped): swept
+            // when a head joins, not each time one waits again.
+            w.retain(|&(x, g)| vc[x as usize].gen == g);
+            w.push(entry);
         }
         let k = &mut self.ch[o as usize];
         k.waiting = true;

@@ -62,6 +62,10 @@ impl HopRouter for AbrRouter {
         false
     }
 
+    fn fixed_candidates(&self) -> bool {
+        true
+    }
+
     fn vcs_needed(&self) -> u8 {
         self.escapes + self.adaptive.max(1)
     }

@@ -47,6 +47,10 @@ impl HopRouter for DorBubbleRouter {
         false
     }
 
+    fn fixed_candidates(&self) -> bool {
+        true
+    }
+
     fn vcs_needed(&self) -> u8 {
         1
     }

@@ -365,6 +365,16 @@ pub trait HopRouter: Send + Sync {
         true
     }
 
+    /// Whether `route` gives the same candidates whenever it is asked for
+    /// the same header at the same switch, input port and VC: it reads
+    /// neither the view, the clock nor the random stream, and counts
+    /// nothing. A head that could not go is then retried on the
+    /// candidates it was given, without asking again (saturated adaptive
+    /// runs retry each waiting head many times). Default: no.
+    fn fixed_candidates(&self) -> bool {
+        false
+    }
+
     /// Whether it reads channels beyond the switch it routes at
     /// ([`LocalView::channel_in_use`], a probe's oracle): such a router
     /// needs the whole network in one place, so a simulation split over
@@ -781,6 +791,9 @@ impl HopRouter for AnyRouter {
     }
     fn reads_view(&self) -> bool {
         dispatch!(self, r => r.reads_view())
+    }
+    fn fixed_candidates(&self) -> bool {
+        dispatch!(self, r => r.fixed_candidates())
     }
     fn reads_remote_channels(&self) -> bool {
         dispatch!(self, r => r.reads_remote_channels())

@@ -405,6 +405,10 @@ impl HopRouter for OfrRouter {
         "ofr"
     }
 
+    fn fixed_candidates(&self) -> bool {
+        true
+    }
+
     fn vcs_needed(&self) -> u8 {
         self.escapes() + self.adaptive.max(1)
     }

@@ -160,6 +160,10 @@ impl HopRouter for PorRouter {
         "por"
     }
 
+    fn fixed_candidates(&self) -> bool {
+        true
+    }
+
     fn vcs_needed(&self) -> u8 {
         self.escapes + self.adaptive.max(1)
     }

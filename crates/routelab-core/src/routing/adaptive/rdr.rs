@@ -91,6 +91,10 @@ impl HopRouter for RdrRouter {
         false
     }
 
+    fn fixed_candidates(&self) -> bool {
+        true
+    }
+
     fn vcs_needed(&self) -> u8 {
         1 + self.adaptive.max(1)
     }
