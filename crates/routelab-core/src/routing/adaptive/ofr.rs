@@ -105,8 +105,14 @@ pub struct Idn {
 /// 2) mod k_i`.
 pub fn widn(dims: &[u32], s: &[u32], t: &[u32], beta: &[u8]) -> Vec<u32> {
     (0..dims.len())
-        .map(|i| (s[i] + t[i] + u32::from(beta[i]) * dims[i]) / 2 % dims[i])
+        .map(|i| widn_coord(dims[i], s[i], t[i], beta[i]))
         .collect()
+}
+
+/// One coordinate of [`widn`].
+#[inline]
+fn widn_coord(k: u32, s: u32, t: u32, beta: u8) -> u32 {
+    (s + t + u32::from(beta) * k) / 2 % k
 }
 
 /// The OIDN `q(lambda)` of eqs. (2)-(3), `lambda` in real orientation
@@ -121,31 +127,45 @@ pub fn widn(dims: &[u32], s: &[u32], t: &[u32], beta: &[u8]) -> Vec<u32> {
 /// dimension with `s_i = t_i`: `s_i + lambda_i Delta`, all mod `k_i`.
 pub fn oidn(dims: &[u32], s: &[u32], t: &[u32], lambda: &[i8], delta: u32) -> Vec<u32> {
     (0..dims.len())
-        .map(|i| {
-            let k = i64::from(dims[i]);
-            let (si, ti, dl) = (i64::from(s[i]), i64::from(t[i]), i64::from(delta));
-            let q = if s[i] == t[i] {
-                si + i64::from(lambda[i]) * dl
-            } else {
-                let (d, plus) = ring_offset(dims[i], s[i], t[i]);
-                match (lambda[i], plus) {
-                    (-1, true) => si - dl,
-                    (-1, false) => ti - dl,
-                    (1, false) => si + dl,
-                    (1, true) => ti + dl,
-                    _ => {
-                        let half = i64::from(d / 2);
-                        if plus {
-                            si + half
-                        } else {
-                            si - half
-                        }
-                    }
-                }
-            };
-            q.rem_euclid(k) as u32
-        })
+        .map(|i| oidn_coord(dims[i], s[i], t[i], lambda[i], delta))
         .collect()
+}
+
+/// One coordinate of [`oidn`].
+#[inline]
+fn oidn_coord(k: u32, s: u32, t: u32, lambda: i8, delta: u32) -> u32 {
+    let (si, ti, dl) = (i64::from(s), i64::from(t), i64::from(delta));
+    let q = if s == t {
+        si + i64::from(lambda) * dl
+    } else {
+        let (d, plus) = ring_offset(k, s, t);
+        match (lambda, plus) {
+            (-1, true) => si - dl,
+            (-1, false) => ti - dl,
+            (1, false) => si + dl,
+            (1, true) => ti + dl,
+            _ => {
+                let half = i64::from(d / 2);
+                if plus {
+                    si + half
+                } else {
+                    si - half
+                }
+            }
+        }
+    };
+    q.rem_euclid(i64::from(k)) as u32
+}
+
+/// `lambda_i` of the paper's frame (`+1` on the side of the minimal link)
+/// in real orientation.
+#[inline]
+fn real_lambda(k: u32, s: u32, t: u32, lambda: i8) -> i8 {
+    if s == t || ring_offset(k, s, t).1 {
+        lambda
+    } else {
+        -lambda
+    }
 }
 
 /// The `lambda` vectors of the OIDNs used, in the paper's frame (`+1` on
@@ -215,15 +235,15 @@ pub fn oidn_lambdas(same: &[bool]) -> Vec<Vec<i8>> {
 /// already in `seen`, and it deroutes the packet: it adds hops, or, with
 /// `zero_dilation` and one-way ties, it takes the other half-ring of a
 /// dimension at a tie at no extra hop.
-fn keep(
+fn keep<'a>(
     geo: &TorusGeometry,
     s: &[u32],
     t: &[u32],
     q: &[u32],
-    seen: &[Idn],
+    mut seen: impl Iterator<Item = &'a [u32]>,
     zero_dilation: bool,
 ) -> bool {
-    if q == s || q == t || seen.iter().any(|x| x.coords == q) {
+    if q == s || q == t || seen.any(|x| x == q) {
         return false;
     }
     let d = geo.distance_coords(s, t);
@@ -255,16 +275,10 @@ fn oidns_in(geo: &TorusGeometry, s: &[u32], t: &[u32], delta: u32, zero: bool) -
     let mut out: Vec<Idn> = Vec::new();
     for lambda in oidn_lambdas(&same) {
         let real: Vec<i8> = (0..dims.len())
-            .map(|i| {
-                if same[i] || ring_offset(dims[i], s[i], t[i]).1 {
-                    lambda[i]
-                } else {
-                    -lambda[i]
-                }
-            })
+            .map(|i| real_lambda(dims[i], s[i], t[i], lambda[i]))
             .collect();
         let q = oidn(dims, s, t, &real, delta);
-        if keep(geo, s, t, &q, &out, zero) {
+        if keep(geo, s, t, &q, out.iter().map(|x| &x.coords[..]), zero) {
             out.push(Idn {
                 kind: IdnKind::Oidn,
                 choice: lambda,
@@ -288,7 +302,7 @@ fn widns_in(geo: &TorusGeometry, s: &[u32], t: &[u32], zero: bool) -> Vec<Idn> {
     for bits in 0u32..1 << n {
         let beta: Vec<u8> = (0..n).map(|i| (bits >> i & 1) as u8).collect();
         let q = widn(&geo.dims, s, t, &beta);
-        if keep(geo, s, t, &q, &out, zero) {
+        if keep(geo, s, t, &q, out.iter().map(|x| &x.coords[..]), zero) {
             out.push(Idn {
                 kind: IdnKind::Widn,
                 choice: beta.iter().map(|&b| b as i8).collect(),
@@ -308,7 +322,17 @@ pub struct OfrRouter {
     adaptive: u8,
     rule: ProfitRule,
     zero_dilation: bool,
+    /// Up to [`FAST_DIMS`] dimensions: the `lambda` vectors of
+    /// [`oidn_lambdas`] by the mask of dimensions where source and
+    /// destination agree (empty beyond).
+    lambdas: Vec<Vec<Vec<i8>>>,
 }
+
+/// Dimensions the per-packet decision handles without allocating.
+const FAST_DIMS: usize = 4;
+/// IDNs of one kind at most within [`FAST_DIMS`]: `2^n` WIDNs; OIDNs two
+/// per pair of dimensions, two per dimension and two more.
+const MAX_IDNS: usize = 1 << FAST_DIMS;
 
 impl BuildRouter for OfrRouter {
     fn build(net: &Network, opts: &RouterOptions) -> Result<AnyRouter, RoutingError> {
@@ -330,8 +354,18 @@ impl BuildRouter for OfrRouter {
                 expected: "a non-negative number".into(),
             });
         }
+        let geo = TorusGeometry::new(net, "ofr", true)?.with_ties(opts)?;
+        let n = geo.n();
+        let lambdas = if n <= FAST_DIMS {
+            (0..1u32 << n)
+                .map(|mask| oidn_lambdas(&(0..n).map(|i| mask >> i & 1 == 1).collect::<Vec<_>>()))
+                .collect()
+        } else {
+            Vec::new()
+        };
         Ok(AnyRouter::Ofr(OfrRouter {
-            geo: TorusGeometry::new(net, "ofr", true)?.with_ties(opts)?,
+            geo,
+            lambdas,
             eta,
             delta: opts.u32("delta", 2)?,
             split: opts.bool("split", true)?,
@@ -366,20 +400,82 @@ impl OfrRouter {
         let u0 = mean_minimal(geo, sc, tc, occ);
         let mut best = self.rule.profit(u_star, u0, self.eta, d, d);
         let mut choice = None;
-        let zero = self.zero_dilation;
-        let idns = oidns_in(geo, sc, tc, self.delta, zero)
-            .into_iter()
-            .chain(widns_in(geo, sc, tc, zero));
-        for q in idns {
-            let dq = geo.distance_coords(sc, &q.coords) + geo.distance_coords(&q.coords, tc);
-            let uq = mean_minimal(geo, sc, &q.coords, occ);
+        let mut weigh = |kind: IdnKind, q: &[u32]| {
+            let dq = geo.distance_coords(sc, q) + geo.distance_coords(q, tc);
+            let uq = mean_minimal(geo, sc, q, occ);
             let p = self.rule.profit(u_star, uq, self.eta, d, dq);
             if p > best {
                 best = p;
-                choice = Some((q.kind, geo.switch_at(&q.coords)));
+                choice = Some((kind, geo.switch_at(q)));
             }
+        };
+        if self.lambdas.is_empty() {
+            self.each_idn(sc, tc, &mut weigh);
+        } else {
+            self.each_idn_fast(sc, tc, &mut weigh);
         }
         choice
+    }
+
+    /// Calls `f` with each IDN for `s -> t` in the order of [`oidns`] then
+    /// [`widns`].
+    fn each_idn(&self, s: &[u32], t: &[u32], f: &mut impl FnMut(IdnKind, &[u32])) {
+        let (geo, zero) = (&self.geo, self.zero_dilation);
+        for q in oidns_in(geo, s, t, self.delta, zero)
+            .into_iter()
+            .chain(widns_in(geo, s, t, zero))
+        {
+            f(q.kind, &q.coords);
+        }
+    }
+
+    /// [`Self::each_idn`] up to [`FAST_DIMS`] dimensions, without
+    /// allocating: the same IDNs in the same order (once per packet, so
+    /// it weighs on every adaptive run).
+    fn each_idn_fast(&self, s: &[u32], t: &[u32], f: &mut impl FnMut(IdnKind, &[u32])) {
+        let (geo, zero) = (&self.geo, self.zero_dilation);
+        let (dims, n) = (&geo.dims, geo.n());
+        let mut seen = [[0u32; FAST_DIMS]; MAX_IDNS];
+        let same = (0..n).fold(0, |m, i| m | usize::from(s[i] == t[i]) << i);
+        let mut len = 0;
+        for lambda in &self.lambdas[same] {
+            let mut q = [0u32; FAST_DIMS];
+            for i in 0..n {
+                let real = real_lambda(dims[i], s[i], t[i], lambda[i]);
+                q[i] = oidn_coord(dims[i], s[i], t[i], real, self.delta);
+            }
+            if keep(
+                geo,
+                s,
+                t,
+                &q[..n],
+                seen[..len].iter().map(|x| &x[..n]),
+                zero,
+            ) {
+                seen[len] = q;
+                len += 1;
+                f(IdnKind::Oidn, &q[..n]);
+            }
+        }
+        len = 0;
+        for bits in 0u32..1 << n {
+            let mut q = [0u32; FAST_DIMS];
+            for i in 0..n {
+                q[i] = widn_coord(dims[i], s[i], t[i], (bits >> i & 1) as u8);
+            }
+            if keep(
+                geo,
+                s,
+                t,
+                &q[..n],
+                seen[..len].iter().map(|x| &x[..n]),
+                zero,
+            ) {
+                seen[len] = q;
+                len += 1;
+                f(IdnKind::Widn, &q[..n]);
+            }
+        }
     }
 
     /// The decision kept in a header: `None` before the source hook,
@@ -511,6 +607,46 @@ mod tests {
             panic!()
         };
         r
+    }
+
+    #[test]
+    fn the_allocation_free_idns_are_the_general_ones_in_order() {
+        // Every destination from sources spread over the torus (a prime
+        // stride), odd and even sides, two to four dimensions, ties both
+        // ways and one way, with and without the zero-dilation IDNs, three
+        // values of Delta.
+        let cases: [(&str, &[(&str, &str)]); 6] = [
+            ("torus:8x8x8", &[]),
+            ("torus:8x8x8", &[("one_way_ties", "true")]),
+            (
+                "torus:8x8x8",
+                &[("one_way_ties", "true"), ("zero_dilation", "false")],
+            ),
+            ("torus:5x6x7", &[("delta", "3"), ("one_way_ties", "true")]),
+            ("torus:8x6", &[("one_way_ties", "true")]),
+            ("torus:4x4x3x4", &[("delta", "1")]),
+        ];
+        for (topology, opts) in cases {
+            let r = ofr(topology, opts);
+            assert!(!r.lambdas.is_empty());
+            let switches = r.geo.dims.iter().product::<u32>();
+            let (mut pairs, mut idns) = (0, 0);
+            for s in (0..switches).step_by(37) {
+                for t in 0..switches {
+                    let (sc, tc) = (r.geo.coords(s), r.geo.coords(t));
+                    let (mut fast, mut general) = (Vec::new(), Vec::new());
+                    r.each_idn_fast(sc, tc, &mut |k, q| fast.push((k, q.to_vec())));
+                    r.each_idn(sc, tc, &mut |k, q| general.push((k, q.to_vec())));
+                    assert_eq!(fast, general, "{topology} {opts:?}: {sc:?} -> {tc:?}");
+                    pairs += 1;
+                    idns += fast.len();
+                }
+            }
+            assert!(
+                idns > 4 * pairs,
+                "{topology}: {idns} IDNs for {pairs} pairs"
+            );
+        }
     }
 
     #[test]
