@@ -29,8 +29,8 @@ build: $(STAMP)
 lint: $(STAMP)
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
-	$(BIN)/ruff check python tests
-	$(BIN)/ruff format --check python tests
+	$(BIN)/ruff check python tests examples
+	$(BIN)/ruff format --check python tests examples
 
 rust-test:
 	cargo test -p routelab-core --quiet

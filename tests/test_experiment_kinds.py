@@ -101,6 +101,40 @@ def test_route_runs_time_the_least_of_their_repeats_and_may_skip_the_checks(tmp_
         specs.parse(spec.read_text().replace("repeats = 3", "repeats = 0"))
 
 
+def test_route_memory_is_measured_in_a_fresh_process_and_failures_keep_their_reason(tmp_path):
+    spec = write(
+        tmp_path,
+        """
+        [experiment]
+        kind = "route"
+        name = "m"
+        [network]
+        topology = "random:switches=32,ports=8,hosts=4,seed=3"
+        [routing]
+        algorithm = ["sssp", "dfsssp"]
+        max_lanes = [1, 8]
+        [route]
+        memory = true
+        """,
+    )
+    assert routelab.sweep(spec, tmp_path / "out", workers=2).total == 4
+    df = routelab.results(tmp_path / "out")
+    ok = df[df["status"] == "ok"]
+    # SSSP takes one lane whatever it needs; DFSSSP on this irregular network
+    # needs more than one lane, so with one it fails, naming what it needs
+    assert set(zip(ok["routing.algorithm"], ok["routing.max_lanes"], strict=True)) == {
+        ("sssp", 1),
+        ("sssp", 8),
+        ("dfsssp", 8),
+    }
+    failed = df[df["status"] == "failed"].iloc[0]
+    assert failed["routing.algorithm"] == "dfsssp" and "lanes" in failed["error"]
+    assert (ok["route_peak_mb"] > ok["route_extra_mb"]).all() and (ok["route_extra_mb"] >= 0).all()
+    assert (ok["route_seconds"] > 0).all() and (ok["terminals"] == 128).all()
+    dfsssp = ok[ok["routing.algorithm"] == "dfsssp"].iloc[0]
+    assert 2 <= dfsssp["lanes_needed"] <= 8
+
+
 def test_ebb_runs_keep_the_per_pattern_values_as_an_artefact(tmp_path):
     spec = write(
         tmp_path,

@@ -13,8 +13,9 @@ import pytest
 
 import routelab
 from routelab import reproduce
-from routelab.reproduce import domke2011, expected
-from routelab.reproduce import report as reproduce_report
+from routelab.experiment import published as expected
+from routelab.experiment import study_report
+from routelab.reproduce import domke2011
 
 DOC = {
     "paper": {"title": "A paper"},
@@ -80,12 +81,12 @@ def test_bad_entries_are_refused() -> None:
         with pytest.raises(routelab.ConfigError, match=message):
             expected.parse({"expected": [entry]}, "test")
     with pytest.raises(routelab.ConfigError, match="no published values"):
-        expected.load("nope")
+        reproduce.published("nope")
 
 
 def test_every_reproduction_has_its_published_values() -> None:
     for name in reproduce.names():
-        paper = expected.load(name)
+        paper = reproduce.published(name)
         assert paper.values, name
     from routelab.reproduce import parker, versaci2013
 
@@ -106,7 +107,7 @@ def test_the_bandwidth_grid_is_a_resumable_sweep(tmp_path: Path, monkeypatch) ->
     def small(cfg):
         out = {}
         for sub in domke2011.EBB_SPECS:
-            doc = tomllib.loads((domke2011.SPECS / "domke2011" / f"{sub}.toml").read_text())
+            doc = tomllib.loads((domke2011.SPECS / f"{sub}.toml").read_text())
             doc.pop("variants")
             doc["network"]["topology"] = [t for t in doc["network"]["topology"] if "=64" in t]
             doc["ebb"]["patterns"] = 5
@@ -156,7 +157,7 @@ def test_the_report_of_a_reproduction_without_sweeps(tmp_path: Path) -> None:
         }
     ).to_csv(tmp_path / "stats.csv", index=False)
     (tmp_path / "summary.md").write_text("# parker\n\nMeasured <b>here</b>.\n")
-    text = reproduce_report.build("parker", tmp_path)
+    text = study_report.build(tmp_path, reproduce.published("parker"), "reproduction parker")
     assert '<h2 id="published">Measured and published</h2>' in text
     assert "Parker, Kapoor, Raicu" in text
     # DOR's largest bandwidth, 2.5 GB/s, is 0.5 above the published 0-2

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import routelab
-from routelab.reproduce import expected, flich2000
+from routelab.reproduce import flich2000, published
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -110,7 +110,7 @@ def test_low_load_latency_is_close_for_ud_and_itb(out: Path) -> None:
 
 
 def test_published_tables_are_complete_and_join() -> None:
-    paper = expected.load("flich2000")
+    paper = published("flich2000")
     factors = [e for e in paper.values if e.table == "factors"]
     # Tables 1, 3, 5, 8 have 4 sizes, Table 6 three; 3 message sizes x 3 stats.
     assert len(factors) == (4 * 4 + 3) * 9

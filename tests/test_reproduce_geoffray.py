@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 import routelab
-from routelab.reproduce import expected, geoffray2008
+from routelab.experiment import published as expected
+from routelab.reproduce import geoffray2008, published
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -166,8 +167,8 @@ def test_the_specs_state_the_host_models_and_run_as_user_specs() -> None:
 
 
 def test_published_values_join(out: Path) -> None:
-    joined = expected.join(expected.load("geoffray2008"), expected.read_tables(out))
-    assert len(joined) == len(expected.load("geoffray2008").values)
+    joined = expected.join(published("geoffray2008"), expected.read_tables(out))
+    assert len(joined) == len(published("geoffray2008").values)
     # The tiny run has no 512-host rows, but it has bridge rows for probing.
     bridge = joined[(joined["table"] == "bridge_stats")]
     assert bridge["measured"].notna().all()

@@ -13,8 +13,11 @@ and ``routelab.saturate``; a build of routelab without them raises a
 
 from __future__ import annotations
 
+import json
 import math
 import platform
+import subprocess
+import sys
 import time
 import traceback
 from collections.abc import Callable, Mapping
@@ -136,6 +139,9 @@ ROUTE_SCHEMA = Schema(
         "route.stats": Field(
             "bool", "false: skip the routes' hops, minimality and deadlock check (timings)"
         ),
+        "route.memory": Field(
+            "bool", "route in a fresh process and record its peak memory (Linux; no checks)"
+        ),
     }
 )
 EBB_SCHEMA = Schema(
@@ -246,6 +252,8 @@ def _timed(params: dict[str, Any]) -> tuple[routelab.Network, routelab.Routes, d
     description="computing routes and checking them for deadlock",
 )
 def run_route(params: dict[str, Any]) -> dict[str, Any]:
+    if params.get("route", {}).get("memory", False):
+        return _route_memory(params)
     net, routes, timing = _timed(params)
     if params.get("route", {}).get("stats", True):
         stats = routes.stats()
@@ -260,6 +268,44 @@ def run_route(params: dict[str, Any]) -> dict[str, Any]:
     if cycle is not None:
         stats["cycle"] = Artefact(cycle)
     return stats
+
+
+# VmHWM belongs to the new process image (ru_maxrss would carry the parent's
+# peak across exec); writing 5 to clear_refs resets it to the current size, so
+# the peak measured is the routing's, above the network's.
+_MEMORY_SCRIPT = """
+import contextlib, json, sys, routelab
+def kib(key):
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith(key + ":"))
+params = json.loads(sys.argv[1])
+options = dict(params["routing"])
+net = routelab.topology(params["network"]["topology"])
+with contextlib.suppress(OSError), open("/proc/self/clear_refs", "w") as f:
+    f.write("5")
+base = kib("VmRSS")
+try:
+    routes = routelab.route(net, options.pop("algorithm"), **options)
+except Exception as e:
+    sys.exit(f"{type(e).__name__}: {e}")
+peak = kib("VmHWM")
+print(json.dumps({"route_extra_mb": (peak - base) / 1024, "route_peak_mb": peak / 1024,
+                  "route_seconds": routes.seconds, "lanes_needed": routes.lanes_needed,
+                  "switches": len(net.switches), "terminals": len(net.terminals)}))
+"""
+
+
+def _route_memory(params: dict[str, Any]) -> dict[str, Any]:
+    """``route.memory``: one routing in a fresh Python process, its peak
+    resident memory above the network's (``route_extra_mb``) and in all
+    (``route_peak_mb``), with the engine's time and the lanes it needs."""
+    if not Path("/proc/self/status").exists():
+        raise ConfigError("route.memory needs /proc/self/status (Linux)")
+    command = [sys.executable, "-c", _MEMORY_SCRIPT, json.dumps(params)]
+    proc = subprocess.run(command, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr.strip()[-600:] or f"exit status {proc.returncode}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 @register(

@@ -1,12 +1,13 @@
 """Reproductions of published experiments: ``routelab reproduce NAME``.
 
-Each reproduction is a module with ``run(out: Path, quick: bool) -> Path`` that
-writes CSV tables, PNG plots and a ``summary.md`` putting the measured numbers
-beside the paper's into ``out`` and returns the summary's path; `run` then
-writes ``report.html``, which joins the paper's published values
-(``papers/<name>.toml``, see `routelab.reproduce.expected`) onto those
-tables. Fixed grids of runs are sweep specs (``specs/``) run with
-``routelab.sweep`` into subdirectories of ``out``, so a second run resumes.
+Each reproduction is a study (`routelab.experiment.study`): the folder of
+experiment specs ``specs/<name>/`` with its summary's templates, the paper's
+published values ``papers/<name>.toml`` (`routelab.experiment.published`),
+and a module with ``run(out: Path, quick: bool) -> Path`` that sweeps the
+specs into subdirectories of ``out`` (a second run resumes), writes CSV
+tables, PNG plots and a ``summary.md`` putting the measured numbers beside
+the paper's into ``out`` and returns the summary's path; `run` then writes
+``report.html``, which joins the published values onto those tables.
 ``REGISTRY`` maps a name to its module; modules are imported only when run.
 """
 
@@ -18,6 +19,9 @@ from pathlib import Path
 from types import ModuleType
 
 from routelab._core import ConfigError
+from routelab.experiment import published as _published
+
+PAPERS = Path(__file__).parent / "papers"
 
 REGISTRY: dict[str, str] = {
     "domke2011": "routelab.reproduce.domke2011",
@@ -52,10 +56,15 @@ def run(name: str, out: str | Path, quick: bool = False, workers: int | None = N
     return summary
 
 
+def published(name: str) -> _published.Paper:
+    """The published values of reproduction ``name`` (``papers/<name>.toml``)."""
+    return _published.load(PAPERS / f"{name}.toml", name)
+
+
 def write_report(name: str, out: str | Path) -> Path:
     """Writes ``out``/report.html: the paper's published values beside the
     measured ones (``papers/<name>.toml``), the result tables and the sweeps."""
     module(name)  # the name is checked
-    from routelab.reproduce import report
+    from routelab.experiment import study_report
 
-    return report.write(name, out)
+    return study_report.write(out, published(name), f"reproduction {name}")

@@ -9,11 +9,8 @@ switches of 15 used ports."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import subprocess
-import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -30,8 +27,7 @@ from typing import Any
 import numpy as np
 
 import routelab
-from routelab.reproduce import expected
-from routelab.reproduce._common import (
+from routelab.experiment.study import (
     Config,
     config,
     figure,
@@ -41,9 +37,10 @@ from routelab.reproduce._common import (
     write_csv,
     write_run_json,
 )
+from routelab.reproduce import published
 
 NAME = "domke2011"
-SPECS = Path(__file__).parent / "specs"
+SPECS = Path(__file__).parent / "specs" / NAME
 TITLE = "Domke, Hoefler, Nagel: Deadlock-Free Oblivious Routing for Arbitrary Topologies (2011)"
 MAX_LANES = 15
 SEED = 1
@@ -72,12 +69,6 @@ TIME_ENGINES = {
 # DFSSSP's online variant), then the other heuristics; LANE_SERIES names Figure 9's series.
 LANE_ORDER = (("dfsssp", "weakest"), ("lash", ""), *(("dfsssp", h) for h in HEURISTICS[1:]))
 LANE_SERIES = ("dfsssp", "lash", "dfsssp-online")
-# The k-ary n-tree of Table I each mode measures DFSSSP's memory on.
-MEMORY_SPECS = {
-    "tiny": "kary-ntree:k=6,n=2,terminals=64",
-    "quick": "kary-ntree:k=10,n=3,terminals=1024",
-    "full": "kary-ntree:k=18,n=3,terminals=4096",
-}
 # One colour per engine in every figure, in the order of TREE_ENGINES.
 _PALETTE = "blue orange green red purple brown grey pink olive"
 COLORS = {
@@ -86,7 +77,7 @@ COLORS = {
 
 # What the paper states in its text (figures give no printed values), from
 # papers/domke2011.toml.
-PAPER = expected.load(NAME)
+PAPER = published(NAME)
 PAPER_HEURISTIC_RANGES = {
     e.keys["heuristic"]: (int(e.low), int(e.high))
     for e in PAPER.values
@@ -115,6 +106,7 @@ _CONVERT = {
     **dict.fromkeys(("lanes_used", "lanes_needed", "switches"), int),
     **dict.fromkeys(("deadlock_free", "minimal"), bool),
     **dict.fromkeys(("ebb_avg", "ebb_min", "ebb_max"), float),
+    **dict.fromkeys(("extra_mb", "peak_mb"), partial(round, ndigits=1)),
     "avg_hops": partial(round, ndigits=4),
     **dict.fromkeys(("route_seconds", "ebb_seconds", "seconds", "wall_seconds"), _MICROSECONDS),
 }
@@ -156,7 +148,7 @@ def ebb_experiments(cfg: Config) -> dict[str, Any]:
     from routelab.experiment import spec as specs
 
     variant = None if cfg.mode == "full" else cfg.mode
-    return {sub: specs.load(SPECS / NAME / f"{sub}.toml", variant=variant) for sub in EBB_SPECS}
+    return {sub: specs.load(SPECS / f"{sub}.toml", variant=variant) for sub in EBB_SPECS}
 
 
 def sweep_ebb(cfg: Config, out: Path, quiet: bool = True) -> list[Any]:
@@ -261,37 +253,6 @@ def _time_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     # "kary-ntree" sorts before "random"; one order of the engines fits both series
     rank = (*TIME_ENGINES["random"], "dmodk")
     return sorted(rows, key=lambda r: (r["series"], r["endpoints"], rank.index(r["engine"])))
-
-
-# VmHWM belongs to the new process image (ru_maxrss would carry the parent's
-# peak across exec); writing 5 to clear_refs resets it to the current size, so
-# the peak measured is the routing's.
-_MEMORY_SCRIPT = """
-import contextlib, json, sys, routelab
-def kib(key):
-    with open("/proc/self/status") as f:
-        return next(int(l.split()[1]) for l in f if l.startswith(key + ":"))
-net = routelab.topology(sys.argv[1])
-with contextlib.suppress(OSError), open("/proc/self/clear_refs", "w") as f:
-    f.write("5")
-base = kib("VmRSS")
-routes = routelab.route(net, sys.argv[2], max_lanes=15)
-peak = kib("VmHWM")
-print(json.dumps({"extra_mb": round((peak - base) / 1024, 1), "peak_mb": round(peak / 1024, 1),
-                  "seconds": round(routes.seconds, 3)}))
-"""
-
-
-def _memory(spec: str, engine: str) -> dict[str, Any]:
-    """Peak memory of one routing in a fresh process, above the network's (Linux)."""
-    row = dict(spec=spec, engine=engine, extra_mb="", peak_mb="", seconds="", error="")
-    if not Path("/proc/self/status").exists():
-        return row | {"error": "needs /proc (Linux)"}
-    command = [sys.executable, "-c", _MEMORY_SCRIPT, spec, engine]
-    proc = subprocess.run(command, capture_output=True, text=True, timeout=3600)
-    if proc.returncode != 0:
-        return row | {"error": proc.stderr.strip()[-300:]}
-    return row | json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 # --- Plots --------------------------------------------------------------------
@@ -500,7 +461,7 @@ def summarise(t: dict[str, list[dict]], **context: Any) -> tuple[str, list[dict[
     facts |= dict(paper_ranges=PAPER_HEURISTIC_RANGES, heuristics=HEURISTICS)
     facts |= dict(version=routelab.__version__, cpus=os.cpu_count())
     context |= dict(families=families, timing=timing)
-    text = summary(NAME, **facts, **measured, **found, **context)
+    text = summary(SPECS, **facts, **measured, **found, **context)
     values = (
         round(extra, 1) if extra is not None else "",
         round(fmean(ratios), 3) if ratios else "",
@@ -519,7 +480,7 @@ def run(
     ``quick`` keeps networks to 1,024 endpoints and uses fewer patterns and random networks
     (minutes on two cores); ``tiny`` is a seconds-long configuration for tests."""
     cfg = config(quick=quick, tiny=tiny, workers=workers)
-    out, accept, folder = Path(out), ("ok", "failed"), SPECS / NAME
+    out, accept, folder = Path(out), ("ok", "failed"), SPECS
     out.mkdir(parents=True, exist_ok=True)
     started, laps = datetime.now(UTC).isoformat(timespec="seconds"), [time.perf_counter()]
     sweep_ebb(cfg, out, quiet=not progress)
@@ -539,9 +500,13 @@ def run(
     laps.append(time.perf_counter())
     # one routing at a time, so that timings do not compete; then SSSP's and DFSSSP's memory,
     # each in a fresh process
-    timing = sweep_specs(folder, ("timing", "timing-random"), cfg.mode, out, 1, progress, accept)
+    timed = ("timing", "timing-random", "memory")
+    timing = sweep_specs(folder, timed, cfg.mode, out, 1, progress, accept)
+    memory = timing.pop("memory").sort_values("routing.algorithm", ascending=False)
     t["routing_time"] = _time_rows([r for df in timing.values() for r in df.to_dict("records")])
-    t["memory"] = [_memory(MEMORY_SPECS[cfg.mode], e) for e in ("sssp", "dfsssp")]
+    columns = "spec engine extra_mb=route_extra_mb peak_mb=route_peak_mb "
+    columns += "seconds=route_seconds error"
+    t["memory"] = [_record(r, columns) for r in memory.to_dict("records")]
     laps.append(time.perf_counter())
     seconds = dict(zip(PHASES, (b - a for a, b in pairwise(laps)), strict=True))
     # what the mode ran, read off the bandwidth table

@@ -16,8 +16,7 @@ from types import SimpleNamespace
 import pandas as pd
 
 import routelab
-from routelab.reproduce import expected
-from routelab.reproduce._common import (
+from routelab.experiment.study import (
     Config,
     config,
     figure,
@@ -28,13 +27,14 @@ from routelab.reproduce._common import (
     write_csv,
     write_run_json,
 )
+from routelab.reproduce import published
 
 NAME = "flich2000"
 TITLE = (
     "Flich, Malumbres, Lopez, Duato: Performance Evaluation of a New Routing Strategy "
     "for Irregular Networks with Source Routing (ICS 2000)"
 )
-PAPER = expected.load(NAME)
+PAPER = published(NAME)
 
 FLIT_NS = 6.25  # one byte at 160 MB/s
 HOSTS_PER_SWITCH = 4
@@ -383,7 +383,7 @@ def summarise(facts, tables: dict[str, list[dict]], skipped, **numbers) -> str:
         return row
 
     return summary(
-        NAME,
+        SPECS,
         title=TITLE,
         cfg=facts,
         factors=[

@@ -17,8 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from routelab.reproduce import expected
-from routelab.reproduce._common import (
+from routelab.experiment.study import (
     config,
     figure,
     fmt,
@@ -28,12 +27,13 @@ from routelab.reproduce._common import (
     write_csv,
     write_run_json,
 )
+from routelab.reproduce import published
 
 Rows = list[dict[str, Any]]
 
 NAME = "geoffray2008"
 TITLE = "Geoffray, Hoefler: Adaptive Routing Strategies for Modern High Performance Networks (2008)"
-PAPER = expected.load(NAME)
+PAPER = published(NAME)
 BASELINE_MIBS = float(PAPER.statements["baseline_mibs"])
 #: The paper's stated means of bisections, by (scheme, hosts); each is a value, not a range.
 PAPER_MEANS = PAPER.mapping("stats", "norm_avg", ("scheme", "hosts"))
@@ -294,7 +294,7 @@ def _hosts_findings(rows: Rows, bases: dict[str, float]) -> list[str]:
     adaptive = at("bridge", "adaptive", "ideal", "receive")
     probing = [r for r in rows if r["scheme"] == "probing" and has(r, "ideal", "receive")]
     return summary(
-        NAME,
+        SPECS,
         "findings.md.j2",
         rnd=rnd,
         gbps={m: rnd[m] * bases[m] for m in HOST_MODELS if has(rnd, m) and m in bases},
@@ -329,7 +329,7 @@ def summarise(facts: Facts, bases, st: Rows, bst: Rows, pmeans, hrows: Rows, ebb
         return [[TITLES[s], *(cell(s, h) for h in sizes)] for s in SCHEMES]
 
     return summary(
-        NAME,
+        SPECS,
         title=TITLE,
         cfg=facts,
         main=HOST_TITLES[MAIN_HOSTS],

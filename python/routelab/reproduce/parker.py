@@ -25,8 +25,7 @@ from statistics import fmean, median
 from types import SimpleNamespace
 from typing import Any
 
-from routelab.reproduce import expected
-from routelab.reproduce._common import (
+from routelab.experiment.study import (
     config,
     figure,
     save_figure,
@@ -35,6 +34,7 @@ from routelab.reproduce._common import (
     write_csv,
     write_run_json,
 )
+from routelab.reproduce import published
 
 NAME = "parker"
 TITLE = (
@@ -55,7 +55,7 @@ SHADES = ("tab:green", "tab:orange", "tab:red", "tab:brown", "tab:blue")
 LATENCY_LABEL = "average ping-pong latency per sender (us)"
 
 # From papers/parker.toml (the paper's figures give no printed values).
-PAPER = expected.load(NAME)
+PAPER = published(NAME)
 PAPER_DOR_MAX_GBYTES = PAPER.find("stats", "bandwidth_max_gbytes", router="dor").high
 PAPER_RDR_MAX_GBYTES = PAPER.find("stats", "bandwidth_max_gbytes", router="rdr").value
 
@@ -215,7 +215,7 @@ def summarise(facts, st: list[dict[str, Any]], seconds: float, sims: int) -> str
     stated = {"dor_max": PAPER_DOR_MAX_GBYTES, "rdr_max": PAPER_RDR_MAX_GBYTES}
     context = {"title": TITLE, "cfg": facts, "titles": ROUTER_TITLES, "stated": stated}
     measured = {"stats": st, "growth": growth, "spreads": spreads, "top": top}
-    return summary(NAME, **context, **measured, seconds=seconds, sims=sims)
+    return summary(SPECS, **context, **measured, seconds=seconds, sims=sims)
 
 
 def run(

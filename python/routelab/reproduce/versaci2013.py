@@ -19,8 +19,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import routelab
-from routelab.reproduce import expected
-from routelab.reproduce._common import (
+from routelab.experiment.study import (
     figure,
     fmt,
     md_table,
@@ -30,6 +29,7 @@ from routelab.reproduce._common import (
     write_csv,
     write_run_json,
 )
+from routelab.reproduce import published
 
 Row = dict[str, Any]
 Rows = list[Row]
@@ -52,7 +52,7 @@ PATTERNS: dict[str, str] = {
 }
 
 # The paper's values, from papers/versaci2013.toml.
-PAPER = expected.load(NAME)
+PAPER = published(NAME)
 # Table 2: gamma* (gamma0 units), by (pattern, router, k). DOR is not in it.
 PAPER_TABLE2: dict[tuple[str, str, int], float] = PAPER.mapping(  # type: ignore[assignment]
     "table2", "gamma_star", ("pattern", "router", "k")
@@ -520,7 +520,7 @@ def _stages(stage_rows: Rows) -> dict[str, Any]:
 
 def _butterfly_difference(stage_rows: Rows) -> list[str]:
     """The summary's item on butterfly's gamma*, alone."""
-    return [summary(NAME, "butterfly.md.j2", st=_stages(stage_rows))]
+    return [summary(SPECS, "butterfly.md.j2", st=_stages(stage_rows))]
 
 
 def _eq15(rows: Rows) -> dict[str, Any]:
@@ -568,7 +568,7 @@ def summarise(cfg, rows: Rows, t: dict[str, Rows], **numbers: Any) -> str:
     context |= dict(st=_stages(stages) if stages else None, eq15=_eq15(reads) if reads else None)
     context |= dict(paper_oidn=PAPER_TABLE3["butterfly"][0], **numbers)
     return summary(
-        NAME,
+        SPECS,
         **context,
         transposition=", ".join(topology("transpose", k).split(":")[1] for k in cfg.sizes),
         table2={(r["pattern"], r["router"], r["k"]): r for r in t2},

@@ -1,8 +1,8 @@
-"""The HTML report of a reproduction (``OUT/report.html``): the reproduction's
-summary (its Markdown rendered), every figure it drew, the paper's published
-values beside the measured ones, its tables and the report of every sweep it
-ran (the subdirectories of ``OUT`` holding a spec). One self-contained file:
-figures are inline, tables sort on a click."""
+"""The HTML report of a study (``OUT/report.html``): its summary (the Markdown
+rendered), every figure it drew, the published values beside the measured
+ones, its CSV tables and the report of every sweep it ran (the subdirectories
+of ``OUT`` holding a spec). One self-contained file: figures are inline,
+tables sort on a click."""
 
 from __future__ import annotations
 
@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from routelab.experiment import report
+from routelab.experiment import published, report
 from routelab.experiment.store import Store
-from routelab.reproduce import expected
 
 MAX_ROWS = 200
 FIGURE_SUFFIXES = (".png", ".svg")
@@ -24,7 +23,7 @@ _CAPTION = re.compile(r"^\s*[-*]\s+`([^`]+)`\s*:\s*(.+?)\s*$")
 
 
 def tables_section(tables: dict[str, pd.DataFrame]) -> str:
-    """Every CSV table of the reproduction, the first `MAX_ROWS` rows each."""
+    """Every CSV table of the study, the first `MAX_ROWS` rows each."""
     parts = ['<h2 id="tables">Result tables</h2>']
     for name, df in tables.items():
         parts.append(f"<h3>{html.escape(name)}.csv</h3>")
@@ -35,7 +34,7 @@ def tables_section(tables: dict[str, pd.DataFrame]) -> str:
 
 
 def figure_files(out: Path) -> list[Path]:
-    """The figures the reproduction wrote into ``out`` (not those of its sweeps)."""
+    """The figures the study wrote into ``out`` (not those of its sweeps)."""
     return sorted(p for p in out.iterdir() if p.suffix.lower() in FIGURE_SUFFIXES)
 
 
@@ -53,7 +52,7 @@ def figures_section(files: list[Path], summary: str) -> str:
         caption = f"{path.name}: {_plain(text)}" if text else path.name
         parts.append(report.image_html(path, caption))
     if not files:
-        parts.append('<p class="note">This reproduction wrote no figure.</p>')
+        parts.append('<p class="note">This study wrote no figure.</p>')
     return "\n".join(parts)
 
 
@@ -62,11 +61,12 @@ def _plain(markdown: str) -> str:
     return re.sub(r"[`*_]", "", markdown)
 
 
-def build(name: str, out: str | Path) -> str:
-    """The report of reproduction ``name`` whose results are in ``out``."""
+def build(out: str | Path, paper: published.Paper, what: str = "study") -> str:
+    """The report of the study whose outputs are in ``out``, beside ``paper``'s
+    published values; ``what`` names it in the subtitle (``reproduction
+    versaci2013``)."""
     out = Path(out)
-    paper = expected.load(name)
-    tables = expected.read_tables(out)
+    tables = published.read_tables(out)
     summary_path = out / "summary.md"
     summary = summary_path.read_text() if summary_path.is_file() else ""
     files = figure_files(out)
@@ -84,8 +84,8 @@ def build(name: str, out: str | Path) -> str:
         sections.append('<h2 id="summary">Summary</h2>')
         sections.append(report.markdown_html(summary, base=out))
     sections.append(figures_section(files, summary))
-    published = expected.html_section(expected.join(paper, tables), paper)
-    sections.append(published.replace("<h2>", '<h2 id="published">', 1))
+    joined = published.html_section(published.join(paper, tables), paper)
+    sections.append(joined.replace("<h2>", '<h2 id="published">', 1))
     sections.append(tables_section(tables))
 
     def count(n: int, what: str) -> str:
@@ -93,7 +93,7 @@ def build(name: str, out: str | Path) -> str:
 
     subtitle = " · ".join(
         [
-            f"reproduction <code>{html.escape(name)}</code>",
+            html.escape(what),
             count(len(tables), "table"),
             count(len(files), "figure"),
             count(len(sweeps), "sweep"),
@@ -103,10 +103,10 @@ def build(name: str, out: str | Path) -> str:
     return report.build(dirs, title=paper.title, sections=sections, subtitle=subtitle)
 
 
-def write(name: str, out: str | Path) -> Path:
-    """Writes ``out``/report.html for reproduction ``name``."""
+def write(out: str | Path, paper: published.Paper, what: str = "study") -> Path:
+    """Writes ``out``/report.html (see `build`)."""
     path = Path(out) / "report.html"
     from routelab.experiment.store import atomic_write
 
-    atomic_write(path, build(name, out))
+    atomic_write(path, build(out, paper, what))
     return path

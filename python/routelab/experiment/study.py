@@ -1,5 +1,13 @@
-"""Helpers shared by the simulation reproductions: the sweeps of a folder of
-specs, CSV and Markdown tables, Agg figures, ``summary.md`` and ``run.json``."""
+"""A study: a folder of experiment specs, one per table or figure (``PART.toml``),
+run in a mode (``full``: the specs as written; another: each spec's
+``[variants.MODE]``), turned into CSV tables, figures and a ``summary.md``
+written from the folder's Jinja2 template, and compared with published values
+(`routelab.experiment.published`) in an HTML report
+(`routelab.experiment.study_report`). Resume, progress and workers come from
+``routelab.sweep``. Every reproduction of ``routelab reproduce`` is a study;
+a study of one's own is a folder of the same shape and a module that turns its
+run tables into tables, figures and a summary with the helpers here
+(docs/guides/experiments.md, "Studies")."""
 
 from __future__ import annotations
 
@@ -18,8 +26,8 @@ import routelab
 
 @dataclass(frozen=True)
 class Config:
-    """A reproduction's mode (``full``, or its specs' ``quick`` or ``tiny``
-    variant) and the local workers; what a mode runs is in the specs."""
+    """A study's mode (``full``, or its specs' ``quick`` or ``tiny`` variant)
+    and the local workers; what a mode runs is in the specs."""
 
     mode: str
     workers: int = 2
@@ -86,8 +94,8 @@ def write_run_json(path: Path, meta: dict[str, Any], workers: int) -> None:
     path.write_text(json.dumps(doc, indent=2) + "\n")
 
 
-def summary(paper: str, template: str = "summary.md.j2", **context: Any) -> str:
-    """The paper's ``summary.md``: the template ``specs/PAPER/summary.md.j2``
+def summary(folder: Path, template: str = "summary.md.j2", **context: Any) -> str:
+    """The study's ``summary.md``: the template ``folder``/summary.md.j2
     (Jinja2) filled from ``context``; ``template`` names another one there,
     such as a part of the summary a test reads alone. The module computes
     numbers and tables; the words live in the template. Filters: ``fmt``,
@@ -96,7 +104,7 @@ def summary(paper: str, template: str = "summary.md.j2", **context: Any) -> str:
     import jinja2
 
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(Path(__file__).parent / "specs" / paper),
+        loader=jinja2.FileSystemLoader(folder),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

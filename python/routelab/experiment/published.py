@@ -1,6 +1,7 @@
-"""A paper's published values, and joining them onto measured results.
+"""Published values, and joining them onto measured results.
 
-Each reproduction keeps what its paper reports in ``papers/<name>.toml``::
+A study keeps what its paper (or any earlier measurement) reports in a TOML
+file; each reproduction's is ``routelab/reproduce/papers/<name>.toml``::
 
     [paper]
     title = "Domke, Hoefler, Nagel (2011)"
@@ -35,7 +36,6 @@ import pandas as pd
 
 from routelab._core import ConfigError
 
-PAPERS = Path(__file__).parent / "papers"
 RESERVED = ("table", "metric", "value", "range", "aggregate", "source", "note")
 AGGREGATES = ("mean", "min", "max", "median")
 COLUMNS = (
@@ -153,13 +153,16 @@ def parse(doc: Mapping[str, Any], name: str = "<paper>") -> Paper:
     )
 
 
-def load(name: str) -> Paper:
-    """The published values of reproduction ``name`` (``papers/<name>.toml``)."""
-    path = PAPERS / f"{name}.toml"
+def load(path: str | Path, name: str | None = None) -> Paper:
+    """The published values in the file ``path``; ``name`` (default: the file's
+    stem) names it in errors."""
+    path, name = Path(path), name or Path(path).stem
     try:
         doc = tomllib.loads(path.read_text())
     except OSError as e:
         raise ConfigError(f"no published values for '{name}': {path}: {e.strerror}") from e
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: {e}") from e
     return parse(doc, name)
 
 
