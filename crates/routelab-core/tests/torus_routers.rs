@@ -646,15 +646,13 @@ impl HopRouter for AskedEachTime {
 }
 
 #[test]
-fn held_candidates_change_nothing() {
-    // Saturated tori with 4-flit packets: heads wait and are retried on
-    // the candidates they were given; the results are the same, bit for
-    // bit, as when the router is asked again each time.
-    let strip = |r: SimResult| {
-        let mut v = serde_json::to_value(r).unwrap();
-        v.as_object_mut().unwrap().remove("wall_seconds");
-        v
-    };
+fn held_candidates_agree_with_asking_the_router_each_time() {
+    // Saturated tori with 4-flit packets: heads wait, are retried on the
+    // candidates they were given, and only on an output that one of them
+    // can take now. That changes which head goes first within an instant,
+    // so the results are not those of a router asked again on every
+    // retry, bit for bit, but they must be the same physics: as much
+    // accepted and the same latency, within what another seed moves.
     for (topology, algorithm, pattern) in [
         ("torus:8x8x8", "por", "uniform"),
         ("torus:8x8", "ofr", "uniform"),
@@ -665,22 +663,49 @@ fn held_candidates_change_nothing() {
         let mut s = spec(topology, algorithm, pattern, 0.9);
         s.run.warmup_cycles = 200;
         s.run.measure_cycles = 400;
-        let net = sim::build_network(&s).unwrap();
-        let opts = sim::router_options(&s.routing, s.run.seed).unwrap();
-        let inner = adaptive::build(&net, algorithm, &opts).unwrap();
-        assert!(inner.fixed_candidates(), "{algorithm}");
+        let asked = |s: &Spec| {
+            let net = sim::build_network(s).unwrap();
+            let opts = sim::router_options(&s.routing, s.run.seed).unwrap();
+            let inner = adaptive::build(&net, algorithm, &opts).unwrap();
+            assert!(inner.fixed_candidates(), "{algorithm}");
+            let router = Box::new(AskedEachTime { inner });
+            Experiment::with_router(s, net, router)
+                .unwrap()
+                .run()
+                .unwrap()
+        };
         let held = run(&s);
-        let asked = Experiment::with_router(&s, net, Box::new(AskedEachTime { inner }))
-            .unwrap()
-            .run()
-            .unwrap();
+        let other = asked(&s);
+        s.run.seed += 1;
+        let (held2, other2) = (run(&s), asked(&s));
         assert!(
             held.accepted < 0.9 * held.offered,
             "{algorithm} on {topology}: {} of {} is not saturated",
             held.accepted,
             held.offered
         );
-        assert_eq!(strip(held), strip(asked), "{algorithm} on {topology}");
+        let name = format!("{algorithm} on {topology}");
+        for (what, h, a) in [
+            (
+                "accepted",
+                [held.accepted, held2.accepted],
+                [other.accepted, other2.accepted],
+            ),
+            (
+                "latency",
+                [held.latency_mean, held2.latency_mean],
+                [other.latency_mean, other2.latency_mean],
+            ),
+        ] {
+            let mean = |x: [f64; 2]| (x[0] + x[1]) / 2.0;
+            let spread = (h[0] - h[1]).abs().max((a[0] - a[1]).abs());
+            let gap = (mean(h) - mean(a)).abs();
+            eprintln!("{name} {what}: held {h:?} asked {a:?} gap {gap:.4} spread {spread:.4}");
+            assert!(
+                gap <= (0.03 * mean(a)).max(2.0 * spread),
+                "{name}: {what} held {h:?}, asked each time {a:?}"
+            );
+        }
     }
 }
 

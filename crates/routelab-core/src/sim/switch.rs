@@ -11,8 +11,10 @@
 //! finds none waits on every candidate port and is retried, oldest first,
 //! when one of them releases a VC or receives credits (on the candidates
 //! it was given, if the router's do not change while it waits:
-//! [`HopRouter::fixed_candidates`]). The packet then holds that output VC
-//! until its tail has been sent.
+//! [`HopRouter::fixed_candidates`]; such a head is retried on a port only
+//! when one of its candidates there is free with the credits it needs,
+//! and otherwise keeps its place in that port's list). The packet then
+//! holds that output VC until its tail has been sent.
 //!
 //! *Switch allocation* (the greedy allocator) is per output port: when the
 //! port is idle it serves, round robin over its VCs, the holders whose
@@ -642,6 +644,11 @@ impl<'a> super::state::Sim<'a> {
             let (iv, g) = list[i];
             i += 1;
             if self.vc[iv as usize].gen == g && self.needs_route(iv) {
+                if !self.port_may_take(o, iv) {
+                    // It waits on, in its place: output `o` cannot take it.
+                    self.waiters[o as usize].push((iv, g));
+                    continue;
+                }
                 self.try_route(iv);
             }
         }
@@ -662,6 +669,32 @@ impl<'a> super::state::Sim<'a> {
         self.ch[o as usize].waiting = !w.is_empty();
         list.clear();
         self.pool.push(list);
+    }
+
+    /// Whether output `o` could take the head at the front of `iv` now: one
+    /// of the candidates it holds on `o` is free with the credits it
+    /// needs (true when it holds none).
+    fn port_may_take(&self, o: u32, iv: u32) -> bool {
+        let Some(h) = self
+            .held_cands
+            .get(iv as usize)
+            .and_then(|h| h.as_deref())
+            .filter(|h| h.valid && h.gen == self.vc[iv as usize].gen)
+        else {
+            return true;
+        };
+        let sw = self.ch[self.p.ch_of(iv) as usize].rx_sw;
+        let base = self.out_ports(sw).start;
+        let need_mode = self.mode_need(h.flits);
+        h.cands.as_slice().iter().any(|c| {
+            self.port_ch
+                .get(base + usize::from(c.port.0).wrapping_sub(1))
+                == Some(&o)
+                && {
+                    let x = &self.vc[self.p.iv(o, u32::from(c.vc)) as usize];
+                    x.held == NONE && x.credits_at(self.now) >= c.need.max(need_mode)
+                }
+        })
     }
 
     /// After a send: if another flit may go on output `o` once it is free,
