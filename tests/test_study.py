@@ -72,3 +72,38 @@ def test_a_broken_published_file_names_itself(tmp_path: Path) -> None:
     bad.write_text("[[expected]\n")
     with pytest.raises(routelab.ConfigError, match=r"published\.toml"):
         published.load(bad)
+
+
+def test_a_study_runs_its_sweeps_on_a_dask_scheduler_and_timings_stay_local(tmp_path: Path) -> None:
+    import json
+
+    from distributed import LocalCluster
+
+    from routelab.experiment import study
+
+    cluster = LocalCluster(
+        n_workers=1,
+        threads_per_worker=2,
+        processes=False,
+        protocol="tcp://",
+        host="127.0.0.1",
+        dashboard_address=None,
+    )
+    with cluster, study.running_on(dask=cluster.scheduler_address):
+        _module().run(tmp_path / "a", "quick", workers=2, progress=False)
+        study.sweep_specs(EXAMPLE, ["heuristics"], "quick", tmp_path / "b", 1, False, local=True)
+    executors = {
+        run: json.loads((tmp_path / run / "heuristics" / "sessions.json").read_text())[0]["executor"]
+        for run in ("a", "b")
+    }
+    assert executors["a"] == f"dask:{cluster.scheduler_address}"
+    assert not executors["b"].startswith("dask:")
+    with pytest.raises(routelab.ConfigError, match="not both"), study.running_on("tcp://x:1", 1):
+        pass
+
+
+def test_reproduce_takes_the_sweeps_cluster_options(run_cli) -> None:
+    r = run_cli("reproduce", "--help")
+    assert r.returncode == 0
+    for option in ("--dask", "--slurm", "--queue", "--jobs", "--prologue"):
+        assert option in r.stdout

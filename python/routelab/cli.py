@@ -694,7 +694,10 @@ def _reproduce(args: argparse.Namespace) -> int:
     out = Path(args.out or f"reproduce-{args.name}")
     if args.workers is not None and args.workers < 1:
         raise routelab.ConfigError(f"--workers {args.workers} is not valid: expected N >= 1")
-    summary = reproduce.run(args.name, out, quick=args.quick, workers=args.workers)
+    slurm = experiment_cli.slurm_options(args, f"reproduce-{args.name}", out)
+    summary = reproduce.run(
+        args.name, out, quick=args.quick, workers=args.workers, dask=args.dask, slurm=slurm
+    )
     print(f"wrote {out}/ (summary: {summary}, report: {out / 'report.html'})")
     return 0
 
@@ -950,6 +953,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="simulations at a time (default: all cores; timings still run one at a time)",
     )
+    experiment_cli.add_cluster_arguments(rp)
     rp.set_defaults(run=_reproduce)
 
     d = sub.add_parser("demo", help="run the main job on an embedded default")

@@ -8,6 +8,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from routelab._core import ConfigError
 from routelab.experiment import kinds
@@ -39,27 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="rerun runs recorded as failed or deadlock in DIR",
     )
     s.add_argument("--quiet", action="store_true", help="no progress bar or summary")
-    s.add_argument("--dask", metavar="ADDRESS", help="use this Dask scheduler, tcp://host:8786")
-    g = s.add_argument_group("Slurm (dask-jobqueue)")
-    g.add_argument("--slurm", action="store_true", help="run the workers as Slurm jobs")
-    g.add_argument("--queue", help="partition (#SBATCH -p)")
-    g.add_argument("--account", help="account to charge (#SBATCH -A)")
-    g.add_argument("--walltime", default="01:00:00", help="per job (#SBATCH -t), default 01:00:00")
-    g.add_argument("--cores", type=int, default=1, help="cores per job (worker threads)")
-    g.add_argument("--memory", default="4GB", help="memory per job (#SBATCH --mem), default 4GB")
-    g.add_argument("--jobs", type=int, default=1, help="number of jobs (workers), default 1")
-    g.add_argument(
-        "--sbatch",
-        action="append",
-        metavar="OPTION",
-        help="any other sbatch option, e.g. --sbatch=--constraint=skylake; may be repeated",
-    )
-    g.add_argument(
-        "--prologue",
-        action="append",
-        metavar="COMMAND",
-        help="a command the job runs before the worker (module load ...); may be repeated",
-    )
+    g = add_cluster_arguments(s)
     g.add_argument("--job-script", action="store_true", help="print the Slurm job script and exit")
     s.set_defaults(run=_sweep)
 
@@ -117,25 +98,62 @@ def register(sub: argparse._SubParsersAction) -> None:
     rp.set_defaults(run=_report)
 
 
+def add_cluster_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """--dask and the Slurm options, for every command that sweeps; returns the
+    Slurm group."""
+    parser.add_argument(
+        "--dask", metavar="ADDRESS", help="use this Dask scheduler, tcp://host:8786"
+    )
+    g = parser.add_argument_group("Slurm (dask-jobqueue)")
+    g.add_argument("--slurm", action="store_true", help="run the workers as Slurm jobs")
+    g.add_argument("--queue", help="partition (#SBATCH -p)")
+    g.add_argument("--account", help="account to charge (#SBATCH -A)")
+    g.add_argument("--walltime", default="01:00:00", help="per job (#SBATCH -t), default 01:00:00")
+    g.add_argument("--cores", type=int, default=1, help="cores per job (worker threads)")
+    g.add_argument("--memory", default="4GB", help="memory per job (#SBATCH --mem), default 4GB")
+    g.add_argument("--jobs", type=int, default=1, help="number of jobs (workers), default 1")
+    g.add_argument(
+        "--sbatch",
+        action="append",
+        metavar="OPTION",
+        help="any other sbatch option, e.g. --sbatch=--constraint=skylake; may be repeated",
+    )
+    g.add_argument(
+        "--prologue",
+        action="append",
+        metavar="COMMAND",
+        help="a command the job runs before the worker (module load ...); may be repeated",
+    )
+    return g
+
+
+def slurm_options(args: argparse.Namespace, name: str, out: Path) -> Any:
+    """The Slurm jobs that ``args`` ask for (None without --slurm), named after
+    ``name``, their logs in ``out``/slurm-logs."""
+    from routelab.experiment import cluster
+
+    if not (args.slurm or getattr(args, "job_script", False)):
+        return None
+    return cluster.SlurmOptions(
+        queue=args.queue,
+        account=args.account,
+        walltime=args.walltime,
+        cores=args.cores,
+        memory=args.memory,
+        jobs=args.jobs,
+        job_name=f"routelab-{name}"[:64],
+        directives=list(args.sbatch or []),
+        prologue=list(args.prologue or []),
+        log_directory=str(out / "slurm-logs"),
+    )
+
+
 def _sweep(args: argparse.Namespace) -> int:
     from routelab.experiment import cluster, sweep
     from routelab.experiment import spec as specs
 
     exp = specs.load(args.spec, variant=args.variant)
-    slurm = None
-    if args.slurm or args.job_script:
-        slurm = cluster.SlurmOptions(
-            queue=args.queue,
-            account=args.account,
-            walltime=args.walltime,
-            cores=args.cores,
-            memory=args.memory,
-            jobs=args.jobs,
-            job_name=f"routelab-{exp.name}"[:64],
-            directives=list(args.sbatch or []),
-            prologue=list(args.prologue or []),
-            log_directory=str(Path(args.out or sweep.default_out(exp)) / "slurm-logs"),
-        )
+    slurm = slurm_options(args, exp.name, Path(args.out or sweep.default_out(exp)))
     if args.job_script:
         logs = Path(slurm.log_directory)
         created = [p for p in (logs, *logs.parents) if not p.exists()]

@@ -11,12 +11,14 @@ run tables into tables, figures and a summary with the helpers here
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import csv
 import json
 import os
 import platform
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -129,6 +131,37 @@ def duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+# Where a study's sweeps run: the Dask scheduler's address, None for local threads.
+_WHERE: contextvars.ContextVar[str | None] = contextvars.ContextVar("where", default=None)
+
+
+@contextlib.contextmanager
+def running_on(dask: str | None = None, slurm: Any = None) -> Iterator[None]:
+    """Within it, the study's sweeps (`sweep`, `sweep_specs`) run on the Dask
+    scheduler at ``dask``, or on Slurm jobs started once for all of them
+    (``slurm``: `routelab.experiment.cluster.SlurmOptions`), instead of
+    local threads; sweeps asked to stay local (timings) still do."""
+    from routelab.experiment import cluster
+
+    if dask and slurm:
+        raise routelab.ConfigError("use --dask ADDRESS or --slurm, not both")
+    with contextlib.ExitStack() as stack:
+        if slurm is not None:
+            jobs = stack.enter_context(contextlib.closing(cluster.slurm_cluster(slurm)))
+            jobs.scale(jobs=slurm.jobs)
+            dask = jobs.scheduler_address
+        token = _WHERE.set(dask or None)
+        stack.callback(_WHERE.reset, token)
+        yield
+
+
+def sweep(exp: Any, out: Path, workers: int, quiet: bool = True, local: bool = False) -> Any:
+    """``routelab.sweep`` of ``exp`` into ``out``: on ``workers`` local threads,
+    or where `running_on` says unless ``local``; its outcome."""
+    dask = None if local else _WHERE.get()
+    return routelab.sweep(exp, out, workers=workers, quiet=quiet, dask=dask)
+
+
 def sweep_specs(
     folder: Path,
     parts: Sequence[str],
@@ -138,13 +171,15 @@ def sweep_specs(
     progress: bool,
     accept: Sequence[str] = ("ok",),
     artefacts: Sequence[str] = (),
+    local: bool = False,
 ) -> dict[str, Any]:
     """Runs (or resumes) each experiment spec ``folder``/PART.toml, or its
     ``[variants.MODE]`` unless MODE is ``full``, into ``out``/PART; returns the run
     tables by part. A run whose status is not in ``accept`` (``undrained``,
     ``deadlock`` and ``failed`` may be results too) stops here, named with its
     error, so no table is built from a partial sweep. ``artefacts``: per-run
-    artefacts to read into the tables (a search's ``points``)."""
+    artefacts to read into the tables (a search's ``points``); ``local``: on
+    local threads wherever the study runs (timings that must not compete)."""
     from routelab.experiment import spec as specs
 
     tables = {}
@@ -155,7 +190,7 @@ def sweep_specs(
         if mode != "full" and not has:
             raise ValueError(f"{path} has no [variants.{mode}]: a {mode} run would run it whole")
         exp = specs.load(path, variant=mode if has else None)
-        routelab.sweep(exp, out / part, workers=workers, quiet=not progress)
+        sweep(exp, out / part, workers, quiet=not progress, local=local)
         df = routelab.results(out / part, artefacts=artefacts)
         bad = df[~df["status"].isin(accept)]
         if len(bad) or len(df) != len(exp.runs):

@@ -17,6 +17,7 @@ import importlib
 import os
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from routelab._core import ConfigError
 from routelab.experiment import published as _published
@@ -44,14 +45,26 @@ def module(name: str) -> ModuleType:
     return importlib.import_module(REGISTRY[name])
 
 
-def run(name: str, out: str | Path, quick: bool = False, workers: int | None = None) -> Path:
+def run(
+    name: str,
+    out: str | Path,
+    quick: bool = False,
+    workers: int | None = None,
+    dask: str | None = None,
+    slurm: Any = None,
+) -> Path:
     """Runs reproduction ``name`` into directory ``out`` with ``workers``
-    simulations at a time (default: all cores) and writes its
+    simulations at a time (default: all cores), or its sweeps on the Dask
+    scheduler ``dask`` or on Slurm jobs (``slurm``:
+    `routelab.experiment.cluster.SlurmOptions`), and writes its
     ``report.html`` there; returns its ``summary.md``. A subset of a
     reproduction (one network size, one table) is a variant of its specs,
     run with ``routelab sweep``."""
+    from routelab.experiment import study
+
     workers = workers or os.cpu_count() or 1
-    summary = module(name).run(Path(out), quick=quick, workers=workers)
+    with study.running_on(dask, slurm):
+        summary = module(name).run(Path(out), quick=quick, workers=workers)
     write_report(name, out)
     return summary
 

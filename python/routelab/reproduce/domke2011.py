@@ -33,6 +33,7 @@ from routelab.experiment.study import (
     figure,
     fmt,
     summary,
+    sweep,
     sweep_specs,
     write_csv,
     write_run_json,
@@ -154,8 +155,7 @@ def ebb_experiments(cfg: Config) -> dict[str, Any]:
 def sweep_ebb(cfg: Config, out: Path, quiet: bool = True) -> list[Any]:
     """Runs (or resumes) the bandwidth sweeps into ``out``/ebb*; their outcomes."""
     return [
-        routelab.sweep(exp, out / sub, workers=cfg.workers, quiet=quiet)
-        for sub, exp in ebb_experiments(cfg).items()
+        sweep(exp, out / sub, cfg.workers, quiet=quiet) for sub, exp in ebb_experiments(cfg).items()
     ]
 
 
@@ -501,7 +501,7 @@ def run(
     # one routing at a time, so that timings do not compete; then SSSP's and DFSSSP's memory,
     # each in a fresh process
     timed = ("timing", "timing-random", "memory")
-    timing = sweep_specs(folder, timed, cfg.mode, out, 1, progress, accept)
+    timing = sweep_specs(folder, timed, cfg.mode, out, 1, progress, accept, local=True)
     memory = timing.pop("memory").sort_values("routing.algorithm", ascending=False)
     t["routing_time"] = _time_rows([r for df in timing.values() for r in df.to_dict("records")])
     columns = "spec engine extra_mb=route_extra_mb peak_mb=route_peak_mb "
