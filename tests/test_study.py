@@ -92,10 +92,8 @@ def test_a_study_runs_its_sweeps_on_a_dask_scheduler_and_timings_stay_local(tmp_
     with cluster, study.running_on(dask=cluster.scheduler_address):
         _module().run(tmp_path / "a", "quick", workers=2, progress=False)
         study.sweep_specs(EXAMPLE, ["heuristics"], "quick", tmp_path / "b", 1, False, local=True)
-    executors = {
-        run: json.loads((tmp_path / run / "heuristics" / "sessions.json").read_text())[0]["executor"]
-        for run in ("a", "b")
-    }
+    sessions = {r: tmp_path / r / "heuristics" / "sessions.json" for r in ("a", "b")}
+    executors = {r: json.loads(p.read_text())[0]["executor"] for r, p in sessions.items()}
     assert executors["a"] == f"dask:{cluster.scheduler_address}"
     assert not executors["b"].startswith("dask:")
     with pytest.raises(routelab.ConfigError, match="not both"), study.running_on("tcp://x:1", 1):
