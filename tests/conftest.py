@@ -18,3 +18,20 @@ def run_cli():
         )
 
     return run
+
+
+@pytest.fixture
+def dask_scheduler():
+    """The address of a Dask scheduler on this machine (one in-process worker
+    of two threads, no dashboard), for sweeps given ``dask=ADDRESS``."""
+    from distributed import LocalCluster
+
+    with LocalCluster(
+        n_workers=1,
+        threads_per_worker=2,
+        processes=False,
+        protocol="tcp://",
+        host="127.0.0.1",
+        dashboard_address=None,
+    ) as cluster:
+        yield cluster.scheduler_address

@@ -257,21 +257,11 @@ def test_a_sweep_killed_with_sigkill_resumes_without_loss_or_repeat(tmp_path):
     assert len(table) == 30 and table["key"].is_unique
 
 
-def test_an_existing_dask_scheduler(tmp_path):
-    from distributed import LocalCluster
-
+def test_an_existing_dask_scheduler(tmp_path, dask_scheduler):
     spec = write(tmp_path, ENGINES.replace(', "dmodk"', ""))
-    with LocalCluster(
-        n_workers=1,
-        threads_per_worker=2,
-        processes=False,
-        protocol="tcp://",
-        host="127.0.0.1",
-        dashboard_address=None,
-    ) as cluster:
-        address = cluster.scheduler_address
-        assert address.startswith("tcp://")
-        outcome = routelab.sweep(spec, tmp_path / "out", dask=address)
+    address = dask_scheduler
+    assert address.startswith("tcp://")
+    outcome = routelab.sweep(spec, tmp_path / "out", dask=address)
     assert (outcome.ok, outcome.failed) == (4, 0)
     sessions = json.loads((tmp_path / "out" / "sessions.json").read_text())
     assert sessions[0]["executor"] == f"dask:{address}"

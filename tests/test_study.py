@@ -74,27 +74,19 @@ def test_a_broken_published_file_names_itself(tmp_path: Path) -> None:
         published.load(bad)
 
 
-def test_a_study_runs_its_sweeps_on_a_dask_scheduler_and_timings_stay_local(tmp_path: Path) -> None:
+def test_a_study_runs_its_sweeps_on_a_dask_scheduler_and_timings_stay_local(
+    tmp_path: Path, dask_scheduler: str
+) -> None:
     import json
-
-    from distributed import LocalCluster
 
     from routelab.experiment import study
 
-    cluster = LocalCluster(
-        n_workers=1,
-        threads_per_worker=2,
-        processes=False,
-        protocol="tcp://",
-        host="127.0.0.1",
-        dashboard_address=None,
-    )
-    with cluster, study.running_on(dask=cluster.scheduler_address):
+    with study.running_on(dask=dask_scheduler):
         _module().run(tmp_path / "a", "quick", workers=2, progress=False)
         study.sweep_specs(EXAMPLE, ["heuristics"], "quick", tmp_path / "b", 1, False, local=True)
     sessions = {r: tmp_path / r / "heuristics" / "sessions.json" for r in ("a", "b")}
     executors = {r: json.loads(p.read_text())[0]["executor"] for r, p in sessions.items()}
-    assert executors["a"] == f"dask:{cluster.scheduler_address}"
+    assert executors["a"] == f"dask:{dask_scheduler}"
     assert not executors["b"].startswith("dask:")
     with pytest.raises(routelab.ConfigError, match="not both"), study.running_on("tcp://x:1", 1):
         pass
