@@ -3,6 +3,8 @@ and `saturate`'s options, matching the Python function."""
 
 import json
 
+import pytest
+
 import routelab
 
 TORUS_DOR = (
@@ -93,6 +95,32 @@ def test_saturate_cli_takes_the_python_options(run_cli, tmp_path):
     ]
     r = run_cli("saturate", str(spec), "--scan", "0.1,x")
     assert r.returncode == 2 and "expected loads such as" in r.stderr
+    # Narrowing by halves: one load a step, inside the bracket it narrows.
+    r = run_cli(
+        "saturate",
+        str(spec),
+        "--low",
+        "0.05",
+        "--high",
+        "0.6",
+        "--steps",
+        "3",
+        "--bisect",
+        "--json",
+    )
+    assert r.returncode == 0, r.stderr
+    halves = json.loads(r.stdout)
+    py = routelab.saturate(spec, low=0.05, high=0.6, steps=3, bisect=True)
+    assert [p["load"] for p in halves["points"]] == [p["load"] for p in py["points"]]
+    # After the first bracket (0.05 and 0.6: here 0.6 is not sustained)
+    # each load halves it: n loads leave 1/2^n of it, at most one a step.
+    at = {p["load"]: p["sustained"] for p in halves["points"]}
+    assert not at[0.6]
+    lo0, hi0 = (0.05, 0.6) if at[0.05] else (0.0, 0.05)
+    n = len(at) - 2
+    assert 1 <= n <= 3
+    width = halves["bracket_high"] - halves["bracket_low"]
+    assert width == pytest.approx((hi0 - lo0) / 2**n)
 
 
 def test_commands_without_their_input_say_what_they_need(run_cli):

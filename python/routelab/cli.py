@@ -569,6 +569,7 @@ def _saturate(args: argparse.Namespace) -> int:
         tolerance=args.tolerance,
         resolution=args.resolution,
         steps=args.steps,
+        bisect=True if args.bisect else None,
         require_converged=False if args.no_convergence else None,
         journal=args.journal,
         scan=args.scan,
@@ -862,6 +863,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     sa.add_argument(
         "--steps", type=int, help="at most this many narrowing steps (two loads each; default 10)"
+    )
+    sa.add_argument(
+        "--bisect",
+        action="store_true",
+        help="narrow by halves, one load a step, instead of by thirds with two loads side by "
+        "side (fewer loads in all, for searches run side by side on every core)",
     )
     sa.add_argument(
         "--no-convergence",

@@ -108,6 +108,7 @@ def saturate(
     tolerance: float | None = None,
     resolution: float | None = None,
     steps: int | None = None,
+    bisect: bool | None = None,
     require_converged: bool | None = None,
     progress: bool | None = None,
     journal: str | os.PathLike[str] | None = None,
@@ -127,7 +128,9 @@ def saturate(
     0), above a sustained ``high`` (up to the bound). It then narrows the
     bracket by thirds (two loads in parallel per step) until it is at most
     ``resolution`` wide (default 1% of the bound) or ``steps`` steps (default
-    10) are done.
+    10) are done; ``bisect=True`` narrows it by halves, one load a step: about
+    a quarter fewer loads in all, for searches run side by side on every core
+    (a sweep of many), where thirds only make two loads share a core.
 
     Returns ``saturated`` (False when the highest load tried, the bound or
     above, is sustained: then ``saturation`` is None), ``saturation`` (the
@@ -163,7 +166,7 @@ def saturate(
     finds there instead of running them, and reaches the same answer; a
     journal of another spec or other options is refused (`ConfigError`).
     ``routelab saturate`` takes the same options (``--low``, ``--high``,
-    ``--tolerance``, ``--resolution``, ``--steps``, ``--no-convergence``,
+    ``--tolerance``, ``--resolution``, ``--steps``, ``--bisect``, ``--no-convergence``,
     ``--journal``, ``--skip-short-drains``)."""
     from routelab.progress import Progress
 
@@ -173,6 +176,7 @@ def saturate(
         "tolerance": tolerance,
         "resolution": resolution,
         "steps": steps,
+        "bisect": bisect,
         "require_converged": require_converged,
         "require_drained": require_drained,
         "scan_misses": scan_misses,

@@ -1,7 +1,7 @@
 //! One saturation search per process, for batches of searches run side by
 //! side: `cargo run --release -p routelab-core --example satrun --
 //! SPEC.toml [key=value ...] [--low=X] [--high=X] [--resolution=X]
-//! [--tolerance=X] [--steps=N] [--no-convergence] [--skip-short-drains]
+//! [--tolerance=X] [--steps=N] [--bisect] [--no-convergence] [--skip-short-drains]
 //! [--journal=PATH]`. Prints the search's result as JSON. With a journal
 //! the search resumes from the loads it holds (a sweep's
 //! `journals/<key>.jsonl`, for its spec and options), and keeps each new
@@ -27,6 +27,8 @@ fn main() {
     for a in std::env::args().skip(1) {
         if a == "--no-convergence" {
             opts.require_converged = false;
+        } else if a == "--bisect" {
+            opts.bisect = true;
         } else if a == "--skip-short-drains" {
             opts.drain_unsustained = false;
         } else if let Some((flag, v)) = a.split_once('=').filter(|(f, _)| f.starts_with("--")) {

@@ -222,6 +222,37 @@ fn a_journal_serves_a_search_that_drains_unsustained_loads_or_not() {
 }
 
 #[test]
+fn a_journal_serves_a_search_that_bisects_or_narrows_by_thirds() {
+    // How the bracket narrows chooses the loads, not what a load measures:
+    // a search by halves takes every load a search by thirds left in the
+    // journal, and runs only the midpoints it has not got.
+    let (s, opts) = search_spec();
+    let path = fresh("bisect.jsonl");
+    let thirds = sim::saturate_journaled(&s, &opts, &path).unwrap();
+    let written = lines(&path);
+    let halves = SaturateOptions {
+        bisect: true,
+        ..opts.clone()
+    };
+    let alone = sim::saturate(&s, &halves).unwrap();
+    let resumed = sim::saturate_journaled(&s, &halves, &path).unwrap();
+    assert_eq!(
+        lines(&path)[..written.len()],
+        written[..],
+        "the journal only grows"
+    );
+    let taken = resumed
+        .points
+        .iter()
+        .filter(|p| thirds.points.iter().any(|q| q.load == p.load))
+        .count();
+    assert!(taken >= 2, "{taken} loads taken from the journal");
+    assert!(resumed.bracket_width.unwrap() <= 0.02);
+    let (lo, hi) = (alone.bracket_low, alone.bracket_high.unwrap());
+    assert!(resumed.bracket_low < hi && lo < resumed.bracket_high.unwrap());
+}
+
+#[test]
 fn the_spec_s_own_load_does_not_tell_searches_apart() {
     // The search sets every load itself: a search whose spec was left at
     // another traffic.load takes the same journal, and so does a journal

@@ -680,6 +680,73 @@ fn saturation_search_brackets_the_knee() {
 }
 
 #[test]
+fn bisection_halves_the_bracket_with_one_load_a_step_and_finds_the_same_knee() {
+    let s = knee_spec();
+    let thirds = sim::saturate(
+        &s,
+        &sim::SaturateOptions {
+            steps: 3,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let opts = sim::SaturateOptions {
+        steps: 5,
+        bisect: true,
+        ..Default::default()
+    };
+    let r = sim::saturate(&s, &opts).unwrap();
+    // The bound, then one midpoint a step: the bracket is 1/32 wide after
+    // five steps, each end measured, and every load run inside the
+    // bracket it narrowed.
+    assert_eq!(r.points.len(), 1 + 5);
+    let (lo, hi) = (r.bracket_low, r.bracket_high.unwrap());
+    assert!((hi - lo - 1.0 / 32.0).abs() < 1e-9, "[{lo}, {hi}]");
+    let at = |l: f64| r.points.iter().find(|p| p.load == l).unwrap();
+    assert!(at(lo).sustained && !at(hi).sustained);
+    assert_eq!(r.saturation, Some(lo));
+    for p in &r.points {
+        assert_eq!(
+            p.sustained,
+            p.load <= lo,
+            "a verdict out of order at {}",
+            p.load
+        );
+    }
+    // Both searches find one knee, up to the noise of short runs near it
+    // (verdicts there are not monotone), and under the routing bound.
+    let bound = routing_bound("torus:4x4", "dor", "uniform");
+    let tl = thirds.bracket_low;
+    assert!(
+        (lo - tl).abs() <= 0.1,
+        "{lo} by halves against {tl} by thirds"
+    );
+    assert!(
+        lo <= bound * 1.02 && lo >= 0.5 * bound,
+        "{lo} against the bound {bound}"
+    );
+    // Fewer loads than thirds for the same width: 5 against 2 x 4 (1/81).
+    let fine = |bisect| {
+        let o = sim::SaturateOptions {
+            low: lo - 0.1,
+            high: Some(hi + 0.1),
+            resolution: Some(0.01),
+            bisect,
+            ..Default::default()
+        };
+        sim::saturate(&s, &o).unwrap()
+    };
+    let (halves, by_thirds) = (fine(true), fine(false));
+    assert!(halves.bracket_width.unwrap() <= 0.01 && by_thirds.bracket_width.unwrap() <= 0.01);
+    assert!(
+        halves.points.len() < by_thirds.points.len(),
+        "{} loads by halves, {} by thirds",
+        halves.points.len(),
+        by_thirds.points.len()
+    );
+}
+
+#[test]
 fn a_scan_runs_its_curve_until_two_misses_then_narrows_the_knee() {
     let s = knee_spec();
     let scan: Vec<f64> = (1..=9).map(|i| f64::from(i) / 10.0).collect();

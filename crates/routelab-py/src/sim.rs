@@ -61,7 +61,7 @@ pub(crate) fn sim_memory(py: Python<'_>, text: &str, sets: Vec<(String, String)>
 
 /// Searches the highest sustained load; returns the result (with every
 /// measured point) as JSON. `options`: low, high, tolerance, resolution,
-/// steps, require_converged, require_drained, scan_misses,
+/// steps, bisect, require_converged, require_drained, scan_misses,
 /// drain_unsustained; `scan`: loads
 /// run first, ascending. `journal`: a file that keeps each load as it is
 /// measured, and from which a search started again takes those it finished.
@@ -93,7 +93,8 @@ pub(crate) fn saturate(
             "require_converged" if v == 0.0 || v == 1.0 => o.require_converged = v == 1.0,
             "require_drained" if v == 0.0 || v == 1.0 => o.require_drained = v == 1.0,
             "drain_unsustained" if v == 0.0 || v == 1.0 => o.drain_unsustained = v == 1.0,
-            "require_converged" | "require_drained" | "drain_unsustained" => {
+            "bisect" if v == 0.0 || v == 1.0 => o.bisect = v == 1.0,
+            "require_converged" | "require_drained" | "drain_unsustained" | "bisect" => {
                 return Err(bad("0 or 1 (false or true)"))
             }
             "scan_misses" if (1.0..=1000.0).contains(&v) && v.fract() == 0.0 => {
@@ -106,7 +107,7 @@ pub(crate) fn saturate(
             _ => {
                 return Err(ConfigError::new_err(format!(
                 "unknown saturate option '{k}'; valid: low, high, tolerance, resolution, steps, \
-                     require_converged, require_drained, scan_misses, drain_unsustained"
+                     bisect, require_converged, require_drained, scan_misses, drain_unsustained"
             )))
             }
         }

@@ -179,6 +179,7 @@ SEARCH_OPTIONS = {
     "saturate.tolerance": Field("float", "sustained: accepted within this of offered", min=0),
     "saturate.resolution": Field("float", "the search stops at a bracket this wide", min=0),
     "saturate.steps": Field("int", "the most narrowing steps", min=1),
+    "saturate.bisect": Field("bool", "narrow by halves, one load a step (false: thirds, two)"),
     "saturate.require_converged": Field("bool", "sustained needs the convergence test"),
     "saturate.require_drained": Field("bool", "sustained needs the drain"),
     "saturate.scan": Field("floats", "loads run first, ascending (a list value: [[0.1, 0.2]])"),

@@ -85,10 +85,12 @@ impl Journal {
             let line = line.trim_end_matches(['\n', '\r']);
             if i == 0 {
                 // Whether a search drains the loads that already accepted
-                // too little changes none of its verdicts: a journal written
-                // either way serves the other.
+                // too little changes none of its verdicts, and whether it
+                // narrows by halves or thirds none of its loads' results: a
+                // journal written either way serves the other.
                 let parsed = serde_json::from_str::<Header>(line).map(|mut h| {
                     h.options.drain_unsustained = header.options.drain_unsustained;
+                    h.options.bisect = header.options.bisect;
                     h
                 });
                 match parsed {

@@ -26,9 +26,9 @@
 //! jumping to the bound keeps the bracket near the knee, so that few
 //! loads far beyond saturation are run (those cost most). It then narrows
 //! the bracket by thirds, running the two inner loads of each step in
-//! parallel, until it is at most `resolution` wide or `steps` steps are
-//! done, and reports every point it measured, the final bracket and its
-//! width.
+//! parallel (by halves, one load a step, with `bisect`), until it is at
+//! most `resolution` wide or `steps` steps are done, and reports every
+//! point it measured, the final bracket and its width.
 //!
 //! With `scan`, the search first runs those loads in ascending order
 //! (a load-latency curve) until `scan_misses` in a row are not sustained;
@@ -75,8 +75,13 @@ pub struct SaturateOptions {
     /// spec's unit); default 1% of the bound.
     pub resolution: Option<f64>,
     /// At most this many narrowing steps (each runs two loads and keeps a
-    /// third of the bracket).
+    /// third of the bracket, or with `bisect` one load and half of it).
     pub steps: u32,
+    /// Narrow by halves, one load a step, instead of by thirds with two
+    /// loads side by side: fewer loads in all (about a quarter fewer), for
+    /// sweeps whose searches already keep every core busy; thirds take
+    /// less wall time for a search alone on two cores or more.
+    pub bisect: bool,
     /// Require the convergence test to pass as well.
     pub require_converged: bool,
     /// Require the drain: every packet of the window delivered. Without
@@ -104,6 +109,7 @@ impl Default for SaturateOptions {
             tolerance: 0.05,
             resolution: None,
             steps: 10,
+            bisect: false,
             require_converged: true,
             require_drained: true,
             scan: Vec::new(),
@@ -574,6 +580,16 @@ fn search(
                 break;
             }
             steps += 1;
+            if opts.bisect {
+                let p = run(l + (h - l) / 2.0)?;
+                if p.sustained {
+                    lo = Some(points.len());
+                } else {
+                    hi = Some(p.load);
+                }
+                points.push(p);
+                continue;
+            }
             let (a, b) = (l + (h - l) / 3.0, l + 2.0 * (h - l) / 3.0);
             let (pa, pb) = pair(a, b)?;
             if pb.sustained {
