@@ -35,8 +35,10 @@ lint: $(STAMP)
 rust-test:
 	cargo test -p routelab-core --quiet
 
+# One worker per core; a test file stays on one worker (its module fixtures
+# are made once).
 py-test: build chromium opensm
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q -n auto --dist loadfile tests
 
 # The report test opens the HTML report in headless Chromium (Debian's package).
 chromium:
