@@ -36,9 +36,9 @@ rust-test:
 	cargo test -p routelab-core --quiet
 
 # One worker per core; a test file stays on one worker (its module fixtures
-# are made once).
+# are made once); the longest files first (tests/conftest.py).
 py-test: build chromium opensm
-	$(BIN)/python -m pytest -q -n auto --dist loadfile tests
+	$(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder tests
 
 # The report test opens the HTML report in headless Chromium (Debian's package).
 chromium:

@@ -4,6 +4,20 @@ import sys
 import pytest
 
 
+def pytest_collection_modifyitems(items):
+    """The longest files first. `make test` hands each worker one file at a
+    time (pytest-xdist, ``--dist loadfile --no-loadscope-reorder``): a long
+    file handed out last would run alone at the end while the other workers
+    idle. A file's ``pytestmark = pytest.mark.slow(SECONDS)`` gives its rough
+    length on one core; unmarked files keep their order after the marked."""
+
+    def length(item) -> float:
+        mark = item.get_closest_marker("slow")
+        return mark.args[0] if mark else 0.0
+
+    items.sort(key=length, reverse=True)
+
+
 @pytest.fixture
 def run_cli():
     """Runs the routelab command line in a subprocess, as a user would."""

@@ -18,6 +18,8 @@ import pytest
 
 import routelab
 
+pytestmark = pytest.mark.slow(120)  # seconds on one core; see conftest.py
+
 REF = Path(__file__).parent / "reference" / "booksim2"
 RESULTS = json.loads((REF / "results.json").read_text())
 CONFIGS = RESULTS["configs"]

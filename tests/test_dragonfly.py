@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 import routelab
 
+pytestmark = pytest.mark.slow(60)  # seconds on one core; see conftest.py
+
 A, P, H = 8, 4, 4
 TOPOLOGY = f"dragonfly:a={A},p={P},h={H}"
 ROUTERS = ("df-min", "df-val", "df-ugal-l", "df-ugal-g", "df-par")

@@ -15,6 +15,8 @@ import pytest
 import routelab
 from routelab.experiment import spec as specs
 
+pytestmark = pytest.mark.slow(55)  # seconds on one core; see conftest.py
+
 ENGINES = textwrap.dedent(
     """
     [experiment]

@@ -11,6 +11,8 @@ import pytest
 
 import routelab
 
+pytestmark = pytest.mark.slow(30)  # seconds on one core; see conftest.py
+
 SIDES, T, P = (4, 4, 4), 1, 4
 TOPOLOGY = f"hyperx:S={'x'.join(map(str, SIDES))},t={T},p={P}"
 #: Hop classes (VCs per port) each router needs.

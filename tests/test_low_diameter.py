@@ -11,6 +11,8 @@ import pytest
 
 import routelab
 
+pytestmark = pytest.mark.slow(35)  # seconds on one core; see conftest.py
+
 SLIMFLY = "slimfly:q=5"  # 50 routers of 7 links, 4 terminals each
 MEGAFLY = "megafly:a=4,p=4,h=4"  # 17 groups of 4 leaves and 4 spines, 272 terminals
 #: VC classes each router needs on these networks.

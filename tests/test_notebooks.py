@@ -14,6 +14,8 @@ import nbclient
 import nbformat
 import pytest
 
+pytestmark = pytest.mark.slow(25)  # seconds on one core; see conftest.py
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 KERNEL = "python3"
 CELL_TIMEOUT = 300  # seconds per cell

@@ -17,6 +17,8 @@ import pytest
 import routelab
 from routelab import opensm as osm
 
+pytestmark = pytest.mark.slow(80)  # seconds on one core; see conftest.py
+
 FABRICS = {
     "tree2": "kary-ntree:k=4,n=2",
     "tree3": "kary-ntree:k=2,n=3",

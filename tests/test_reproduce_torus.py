@@ -13,6 +13,8 @@ from routelab import reproduce
 from routelab.experiment import spec
 from routelab.reproduce import parker, versaci2013
 
+pytestmark = pytest.mark.slow(100)  # seconds on one core; see conftest.py
+
 #: The committed reproduction outputs.
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "reproductions"
 

@@ -20,7 +20,7 @@ pub fn reference() -> String {
     let mut out = String::from(
         "# Simulation spec reference\n\n\
          Generated from the doc comments of `crates/routelab-core/src/sim/config.rs` \
-         (`ROUTELAB_BLESS=1 cargo test -p routelab-core --test spec_doc` writes it); \
+         (`ROUTELAB_BLESS=1 cargo test -p routelab-core --test suite spec_doc` writes it); \
          do not edit by hand. A spec is TOML with the sections below; unknown keys \
          are errors that name the key and the valid ones. `routelab sim --set \
          SECTION.KEY=VALUE` overrides one key.\n",

@@ -11,8 +11,7 @@ use routelab_core::sim::{
 };
 use routelab_core::ChannelId;
 
-mod common;
-use common::{cyclic_ring, quick, run};
+use crate::common::{cyclic_ring, quick, run};
 
 fn threads(s: &Spec, n: usize) -> Spec {
     let mut s = s.clone();

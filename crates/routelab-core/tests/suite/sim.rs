@@ -13,8 +13,7 @@ use routelab_core::sim::{
 use routelab_core::traffic::Pattern;
 use routelab_core::ChannelId;
 
-mod common;
-use common::{cyclic_ring, quick, run};
+use crate::common::{cyclic_ring, quick, run};
 
 /// Ping-pong between terminals 0 and `peer` with one-packet messages:
 /// (round trip, one-way latency, channels crossed one way), in ps.
@@ -1789,7 +1788,7 @@ fn a_saturated_live_network_is_undrained_not_deadlocked() {
 
 #[test]
 fn closed_loop_rates_are_over_the_workload_not_the_time_limit() {
-    let mut s = Spec::from_toml_str(include_str!("../../../examples/pingpong.toml")).unwrap();
+    let mut s = Spec::from_toml_str(include_str!("../../../../examples/pingpong.toml")).unwrap();
     s.run.max_time = "10ms".into();
     let r = run(&s);
     let w = r.workload.as_ref().expect("workload result");

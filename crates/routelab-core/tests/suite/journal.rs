@@ -2,10 +2,7 @@
 //! again simulates only what it had not finished, and reaches the same
 //! answer.
 
-#[allow(dead_code)] // the helpers other test files use
-mod common;
-
-use common::quick;
+use crate::common::quick;
 use routelab_core::sim::{self, PointStatus, SaturateOptions, SaturateResult, SimError, Spec};
 use std::path::PathBuf;
 

@@ -14,7 +14,7 @@ use routelab_core::{Network, NodeId, PortId};
 use std::collections::HashMap;
 use std::fmt::Write;
 
-const SMALL: &str = include_str!("../../../examples/fabrics/small.ibnet");
+const SMALL: &str = include_str!("../../../../examples/fabrics/small.ibnet");
 const SPEEDS: [&str; 3] = ["4xEDR", "4xFDR", "4xHDR"];
 
 /// A generated fabric's shape.

@@ -14,7 +14,7 @@ use routelab_core::routing::{self, Routes, RoutingError, RoutingOptions};
 use routelab_core::{Network, NodeId};
 use std::collections::{HashMap, HashSet};
 
-const SMALL: &str = include_str!("../../../examples/fabrics/small.ibnet");
+const SMALL: &str = include_str!("../../../../examples/fabrics/small.ibnet");
 
 fn opts() -> RoutingOptions {
     RoutingOptions::default()

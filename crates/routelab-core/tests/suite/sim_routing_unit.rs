@@ -3,9 +3,6 @@
 //! its packet rate and leaves the flit rate of long packets and the
 //! zero-load latency alone.
 
-#[allow(dead_code)] // the helpers other test files use
-mod common;
-
 use routelab_core::sim::{self, SimError, SimResult, Spec};
 
 /// One 8-port crossbar switch, 1 ns flits, uniform traffic.
@@ -100,7 +97,7 @@ fn a_malformed_time_names_the_key() {
 fn a_deadlock_is_reported_though_blocked_heads_keep_taking_turns() {
     // Heads that cannot move still ask the unit for turns; the watchdog
     // looks at flits, not events, and names the cycle.
-    let mut s = common::cyclic_ring();
+    let mut s = crate::common::cyclic_ring();
     s.router.routing_unit_time = "2ns".into();
     match sim::simulate(&s) {
         Err(SimError::Deadlock(info)) => assert!(info.cycle.len() >= 2, "{info}"),

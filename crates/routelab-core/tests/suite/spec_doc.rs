@@ -15,6 +15,6 @@ fn sim_spec_reference_is_current() {
     assert!(
         on_disk == text,
         "docs/sim-spec.md is out of date with sim/config.rs: run \
-         ROUTELAB_BLESS=1 cargo test -p routelab-core --test spec_doc"
+         ROUTELAB_BLESS=1 cargo test -p routelab-core --test suite spec_doc"
     );
 }

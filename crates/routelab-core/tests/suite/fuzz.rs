@@ -282,9 +282,9 @@ proptest! {
         edits in prop::collection::vec(edit(), 1..4),
     ) {
         let base = [
-            include_str!("../../../examples/torus-dor.toml"),
-            include_str!("../../../examples/pingpong.toml"),
-            include_str!("../../../examples/myrinet-updown.toml"),
+            include_str!("../../../../examples/torus-dor.toml"),
+            include_str!("../../../../examples/pingpong.toml"),
+            include_str!("../../../../examples/myrinet-updown.toml"),
         ][which];
         let bytes = mutate(base, &edits);
         if let Ok(t) = std::str::from_utf8(&bytes) {
@@ -303,9 +303,9 @@ fn the_unmutated_inputs_are_accepted() {
         assert_eq!(json::from_str(&json::to_string(&net), "x").unwrap(), net);
     }
     for base in [
-        include_str!("../../../examples/torus-dor.toml"),
-        include_str!("../../../examples/pingpong.toml"),
-        include_str!("../../../examples/myrinet-updown.toml"),
+        include_str!("../../../../examples/torus-dor.toml"),
+        include_str!("../../../../examples/pingpong.toml"),
+        include_str!("../../../../examples/myrinet-updown.toml"),
     ] {
         Spec::from_toml_str(base).unwrap();
     }

@@ -10,7 +10,7 @@ use routelab_core::network::{spec, Network, NodeKind};
 use routelab_core::PortId;
 use std::collections::BTreeSet;
 
-const SMALL: &str = include_str!("../../../examples/fabrics/small.ibnet");
+const SMALL: &str = include_str!("../../../../examples/fabrics/small.ibnet");
 
 /// What a cable-list format can carry of a fabric: every cable end by node
 /// description and port, with the speed class, each node's kind, GUID and

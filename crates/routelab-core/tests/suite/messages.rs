@@ -110,7 +110,7 @@ fn root_takes_a_guid_an_index_or_a_unique_name() {
 
 #[test]
 fn buffer_packets_is_blamed_for_its_own_value() {
-    let mut s = Spec::from_toml_str(include_str!("../../../examples/torus-dor.toml")).unwrap();
+    let mut s = Spec::from_toml_str(include_str!("../../../../examples/torus-dor.toml")).unwrap();
     s.network.topology = "torus:3".into();
     s.router.buffer_flits = None;
     s.router.buffer_packets = Some(0);

@@ -7,7 +7,7 @@ use routelab_core::network::{spec, ChannelClass, Network, NetworkBuilder, PortAt
 use routelab_core::units::{Bandwidth, Picos};
 use routelab_core::{ClassId, PortId, TopologyError};
 
-const SMALL: &str = include_str!("../../../examples/fabrics/small.ibnet");
+const SMALL: &str = include_str!("../../../../examples/fabrics/small.ibnet");
 
 /// Parallel cables (one of them reversed), a two-port terminal with its own
 /// port identities, LIDs, classes with their own latency, a spare port.
@@ -324,7 +324,7 @@ fn malformed_json_is_reported() {
 
 #[test]
 fn documented_json_example_reads() {
-    let doc = include_str!("../../../docs/formats.md");
+    let doc = include_str!("../../../../docs/formats.md");
     let start = doc.find("```json\n").unwrap() + "```json\n".len();
     let end = start + doc[start..].find("```").unwrap();
     let net = json::from_str(&doc[start..end], "docs/formats.md").unwrap();
