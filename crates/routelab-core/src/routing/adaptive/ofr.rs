@@ -326,6 +326,10 @@ pub struct OfrRouter {
     /// [`oidn_lambdas`] by the mask of dimensions where source and
     /// destination agree (empty beyond).
     lambdas: Vec<Vec<Vec<i8>>>,
+    /// The ring sizes up to [`FAST_DIMS`] (zero beyond `n`).
+    dims: [u32; FAST_DIMS],
+    /// Switch index strides up to [`FAST_DIMS`] (zero beyond `n`).
+    strides: [u32; FAST_DIMS],
 }
 
 /// Dimensions the per-packet decision handles without allocating.
@@ -363,9 +367,17 @@ impl BuildRouter for OfrRouter {
         } else {
             Vec::new()
         };
+        let (mut dims, mut strides) = ([0u32; FAST_DIMS], [0u32; FAST_DIMS]);
+        let mut stride = 1;
+        for i in 0..n.min(FAST_DIMS) {
+            (dims[i], strides[i]) = (geo.dims[i], stride);
+            stride *= geo.dims[i];
+        }
         Ok(AnyRouter::Ofr(OfrRouter {
             geo,
             lambdas,
+            dims,
+            strides,
             eta,
             delta: opts.u32("delta", 2)?,
             split: opts.bool("split", true)?,
@@ -400,19 +412,23 @@ impl OfrRouter {
         let u0 = mean_minimal(geo, sc, tc, occ);
         let mut best = self.rule.profit(u_star, u0, self.eta, d, d);
         let mut choice = None;
-        let mut weigh = |kind: IdnKind, q: &[u32]| {
-            let dq = geo.distance_coords(sc, q) + geo.distance_coords(q, tc);
-            let uq = mean_minimal(geo, sc, q, occ);
+        let mut weigh = |kind: IdnKind, uq: f64, dq: u32, q: u32| {
             let p = self.rule.profit(u_star, uq, self.eta, d, dq);
             if p > best {
                 best = p;
-                choice = Some((kind, geo.switch_at(q)));
+                choice = Some((kind, q));
             }
         };
         if self.lambdas.is_empty() {
-            self.each_idn(sc, tc, &mut weigh);
+            self.each_idn(sc, tc, &mut |kind, q| {
+                let dq = geo.distance_coords(sc, q) + geo.distance_coords(q, tc);
+                weigh(kind, mean_minimal(geo, sc, q, occ), dq, geo.switch_at(q))
+            });
         } else {
-            self.each_idn_fast(sc, tc, &mut weigh);
+            let n = sc.len();
+            self.each_idn_fast(sc, tc, d, &mut |kind, q, dq, at| {
+                weigh(kind, mean_minimal(geo, sc, &q[..n], occ), dq, at)
+            });
         }
         choice
     }
@@ -429,53 +445,94 @@ impl OfrRouter {
         }
     }
 
+    /// Coordinates as a fixed array, zero beyond `n`.
+    #[inline]
+    fn fast_coords(&self, c: &[u32]) -> [u32; FAST_DIMS] {
+        let mut a = [0u32; FAST_DIMS];
+        let n = c.len().min(FAST_DIMS);
+        a[..n].copy_from_slice(&c[..n]);
+        a
+    }
+
     /// [`Self::each_idn`] up to [`FAST_DIMS`] dimensions, without
-    /// allocating: the same IDNs in the same order (once per packet, so
-    /// it weighs on every adaptive run).
-    fn each_idn_fast(&self, s: &[u32], t: &[u32], f: &mut impl FnMut(IdnKind, &[u32])) {
-        let (geo, zero) = (&self.geo, self.zero_dilation);
-        let (dims, n) = (&geo.dims, geo.n());
-        let mut seen = [[0u32; FAST_DIMS]; MAX_IDNS];
-        let same = (0..n).fold(0, |m, i| m | usize::from(s[i] == t[i]) << i);
+    /// allocating: the same IDNs in the same order, each with its route's
+    /// hops `d(s,q) + d(q,t)` and its switch, given `d = d(s,t)`. Once per
+    /// packet, so it weighs on every adaptive run: coordinates are fixed
+    /// arrays, hops are counted once per IDN, and IDNs are told apart by
+    /// their switch.
+    fn each_idn_fast(
+        &self,
+        s: &[u32],
+        t: &[u32],
+        d: u32,
+        f: &mut impl FnMut(IdnKind, &[u32; FAST_DIMS], u32, u32),
+    ) {
+        let n = self.geo.n().min(FAST_DIMS);
+        let (dims, delta) = (&self.dims, self.delta);
+        let (sa, ta) = (self.fast_coords(s), self.fast_coords(t));
+        let ends = (self.switch_of(&sa), self.switch_of(&ta));
+        let mut seen = [0u32; MAX_IDNS];
+        let same = (0..n).fold(0, |m, i| m | usize::from(sa[i] == ta[i]) << i);
         let mut len = 0;
         for lambda in &self.lambdas[same] {
             let mut q = [0u32; FAST_DIMS];
             for i in 0..n {
-                let real = real_lambda(dims[i], s[i], t[i], lambda[i]);
-                q[i] = oidn_coord(dims[i], s[i], t[i], real, self.delta);
+                let real = real_lambda(dims[i], sa[i], ta[i], lambda[i]);
+                q[i] = oidn_coord(dims[i], sa[i], ta[i], real, delta);
             }
-            if keep(
-                geo,
-                s,
-                t,
-                &q[..n],
-                seen[..len].iter().map(|x| &x[..n]),
-                zero,
-            ) {
-                seen[len] = q;
+            if let Some((dq, at)) = self.kept(&sa, &ta, d, ends, &q, &seen[..len]) {
+                seen[len] = at;
                 len += 1;
-                f(IdnKind::Oidn, &q[..n]);
+                f(IdnKind::Oidn, &q, dq, at);
             }
         }
         len = 0;
         for bits in 0u32..1 << n {
             let mut q = [0u32; FAST_DIMS];
             for i in 0..n {
-                q[i] = widn_coord(dims[i], s[i], t[i], (bits >> i & 1) as u8);
+                q[i] = widn_coord(dims[i], sa[i], ta[i], (bits >> i & 1) as u8);
             }
-            if keep(
-                geo,
-                s,
-                t,
-                &q[..n],
-                seen[..len].iter().map(|x| &x[..n]),
-                zero,
-            ) {
-                seen[len] = q;
+            if let Some((dq, at)) = self.kept(&sa, &ta, d, ends, &q, &seen[..len]) {
+                seen[len] = at;
                 len += 1;
-                f(IdnKind::Widn, &q[..n]);
+                f(IdnKind::Widn, &q, dq, at);
             }
         }
+    }
+
+    /// The switch at fixed-array coordinates.
+    #[inline]
+    fn switch_of(&self, c: &[u32; FAST_DIMS]) -> u32 {
+        (0..FAST_DIMS).map(|i| c[i] * self.strides[i]).sum()
+    }
+
+    /// [`keep`] on fixed arrays: `(d(s,q) + d(q,t), q's switch)` if `q` is
+    /// kept for `s -> t` (`d = d(s,t)`, `ends` the switches of `s` and
+    /// `t`, `seen` those of the IDNs of its kind kept before).
+    #[inline]
+    fn kept(
+        &self,
+        s: &[u32; FAST_DIMS],
+        t: &[u32; FAST_DIMS],
+        d: u32,
+        ends: (u32, u32),
+        q: &[u32; FAST_DIMS],
+        seen: &[u32],
+    ) -> Option<(u32, u32)> {
+        let at = self.switch_of(q);
+        if at == ends.0 || at == ends.1 || seen.contains(&at) {
+            return None;
+        }
+        let n = self.geo.n().min(FAST_DIMS);
+        let dims = &self.dims;
+        let dq = (0..n)
+            .map(|i| ring_offset(dims[i], s[i], q[i]).0 + ring_offset(dims[i], q[i], t[i]).0)
+            .sum::<u32>();
+        let keep = dq > d
+            || (self.zero_dilation
+                && self.geo.one_way_ties
+                && other_half_ring(&self.geo, &s[..n], &t[..n], &q[..n]));
+        keep.then_some((dq, at))
     }
 
     /// The decision kept in a header: `None` before the source hook,
@@ -635,8 +692,15 @@ mod tests {
                 for t in 0..switches {
                     let (sc, tc) = (r.geo.coords(s), r.geo.coords(t));
                     let (mut fast, mut general) = (Vec::new(), Vec::new());
-                    r.each_idn_fast(sc, tc, &mut |k, q| fast.push((k, q.to_vec())));
-                    r.each_idn(sc, tc, &mut |k, q| general.push((k, q.to_vec())));
+                    let d = r.geo.distance_coords(sc, tc);
+                    let n = sc.len();
+                    r.each_idn_fast(sc, tc, d, &mut |k, q, dq, at| {
+                        fast.push((k, q[..n].to_vec(), dq, at))
+                    });
+                    r.each_idn(sc, tc, &mut |k, q| {
+                        let dq = r.geo.distance_coords(sc, q) + r.geo.distance_coords(q, tc);
+                        general.push((k, q.to_vec(), dq, r.geo.switch_at(q)))
+                    });
                     assert_eq!(fast, general, "{topology} {opts:?}: {sc:?} -> {tc:?}");
                     pairs += 1;
                     idns += fast.len();
