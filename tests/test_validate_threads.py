@@ -3,12 +3,11 @@ the quick matrix passes as it does run whole. A file of its own, so that the
 test runner can give it a worker of its own.
 
 Two parts: every router's packets, credits and deadlock watch cross a part
-boundary. Runs of three
-and five parts, where a part has two neighbours, are compared with
-sequential ones in the Rust suite (`tests/suite/sim_parallel.rs`). Three
-parts here, beside CI's other test worker, outnumber the cores twice over:
-on `torus:8x8` 240 s against 152 s for two (BENCHMARKS.md, the test
-suite)."""
+boundary. Runs of three and five parts, where a part has two neighbours,
+are compared with sequential ones in the Rust suite
+(`tests/suite/sim_parallel.rs`). Three parts here, beside CI's other test
+worker, outnumber the cores twice over: on `torus:8x8` 240 s against 152 s
+for two (BENCHMARKS.md, the test suite)."""
 
 from __future__ import annotations
 

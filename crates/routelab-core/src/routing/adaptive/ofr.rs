@@ -326,10 +326,6 @@ pub struct OfrRouter {
     /// [`oidn_lambdas`] by the mask of dimensions where source and
     /// destination agree (empty beyond).
     lambdas: Vec<Vec<Vec<i8>>>,
-    /// The ring sizes up to [`FAST_DIMS`] (zero beyond `n`).
-    dims: [u32; FAST_DIMS],
-    /// Switch index strides up to [`FAST_DIMS`] (zero beyond `n`).
-    strides: [u32; FAST_DIMS],
 }
 
 /// Dimensions the per-packet decision handles without allocating.
@@ -367,17 +363,9 @@ impl BuildRouter for OfrRouter {
         } else {
             Vec::new()
         };
-        let (mut dims, mut strides) = ([0u32; FAST_DIMS], [0u32; FAST_DIMS]);
-        let mut stride = 1;
-        for i in 0..n.min(FAST_DIMS) {
-            (dims[i], strides[i]) = (geo.dims[i], stride);
-            stride *= geo.dims[i];
-        }
         Ok(AnyRouter::Ofr(OfrRouter {
             geo,
             lambdas,
-            dims,
-            strides,
             eta,
             delta: opts.u32("delta", 2)?,
             split: opts.bool("split", true)?,
@@ -468,9 +456,9 @@ impl OfrRouter {
         f: &mut impl FnMut(IdnKind, &[u32; FAST_DIMS], u32, u32),
     ) {
         let n = self.geo.n().min(FAST_DIMS);
-        let (dims, delta) = (&self.dims, self.delta);
+        let (dims, delta) = (&self.geo.dims, self.delta);
         let (sa, ta) = (self.fast_coords(s), self.fast_coords(t));
-        let ends = (self.switch_of(&sa), self.switch_of(&ta));
+        let ends = (self.geo.switch_at(s), self.geo.switch_at(t));
         let mut seen = [0u32; MAX_IDNS];
         let same = (0..n).fold(0, |m, i| m | usize::from(sa[i] == ta[i]) << i);
         let mut len = 0;
@@ -500,12 +488,6 @@ impl OfrRouter {
         }
     }
 
-    /// The switch at fixed-array coordinates.
-    #[inline]
-    fn switch_of(&self, c: &[u32; FAST_DIMS]) -> u32 {
-        (0..FAST_DIMS).map(|i| c[i] * self.strides[i]).sum()
-    }
-
     /// [`keep`] on fixed arrays: `(d(s,q) + d(q,t), q's switch)` if `q` is
     /// kept for `s -> t` (`d = d(s,t)`, `ends` the switches of `s` and
     /// `t`, `seen` those of the IDNs of its kind kept before).
@@ -519,12 +501,12 @@ impl OfrRouter {
         q: &[u32; FAST_DIMS],
         seen: &[u32],
     ) -> Option<(u32, u32)> {
-        let at = self.switch_of(q);
+        let n = self.geo.n().min(FAST_DIMS);
+        let at = self.geo.switch_at(&q[..n]);
         if at == ends.0 || at == ends.1 || seen.contains(&at) {
             return None;
         }
-        let n = self.geo.n().min(FAST_DIMS);
-        let dims = &self.dims;
+        let dims = &self.geo.dims;
         let dq = (0..n)
             .map(|i| ring_offset(dims[i], s[i], q[i]).0 + ring_offset(dims[i], q[i], t[i]).0)
             .sum::<u32>();
