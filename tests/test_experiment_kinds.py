@@ -362,6 +362,24 @@ def test_a_neutral_search_option_keeps_the_run_keys_and_resumes_the_store(tmp_pa
     assert specs.load(other).runs[0].key not in set(routelab.results(out)["key"])
 
 
+def test_the_cores_of_a_split_run_keep_its_key(tmp_path):
+    # run.cores changes how a split run is carried out, not its result: the
+    # same keys, the same numbers, nothing run again.
+    base = SIM.replace("measure_cycles = 1000", "measure_cycles = 1000\nthreads = 2")
+    out = tmp_path / "out"
+    assert routelab.sweep(write(tmp_path, base), out).ok == 8
+    first = routelab.results(out).sort_values("key")
+    one_core = write(tmp_path, base + "cores = 1\n")
+    assert sorted(r.key for r in specs.load(one_core).runs) == list(first["key"])
+    again = routelab.sweep(one_core, out)
+    assert (again.ran, again.skipped) == (0, 8)
+    fresh = tmp_path / "fresh"
+    assert routelab.sweep(one_core, fresh).ok == 8
+    redone = routelab.results(fresh).sort_values("key")
+    for column in ("accepted", "latency_mean", "flit_hops"):
+        assert list(redone[column]) == list(first[column])
+
+
 def test_records_keyed_before_a_key_became_neutral_are_moved_not_run_again(tmp_path):
     # A store written when saturate.drain_unsustained was still part of the run
     # key: its records, artefacts and journals carry the old keys. Resuming moves

@@ -653,6 +653,7 @@ def _validate(args: argparse.Namespace) -> int:
         out=args.out,
         workers=args.workers,
         threads=args.threads,
+        cores=args.cores,
     )
     failed = table[table["status"] == "fail"]
     if args.json:
@@ -934,6 +935,13 @@ def _parser() -> argparse.ArgumentParser:
         default=1,
         metavar="N",
         help="run each load case split over N threads (run.threads; default 1)",
+    )
+    va.add_argument(
+        "--cores",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run a split load case on at most N cores (run.cores; default: every core)",
     )
     va.add_argument("--json", action="store_true")
     va.set_defaults(run=_validate)

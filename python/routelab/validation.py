@@ -199,6 +199,8 @@ class Case:
     #: Threads of a load case's run (``run.threads``); zero-load ping-pongs
     #: are closed loop and run on one.
     threads: int = 1
+    #: The most cores a split run takes (``run.cores``; 0: every core).
+    cores: int = 0
     claims: bool = True
     status: str = "pending"  # pass, fail, not applicable
     checks: list[str] = field(default_factory=list)
@@ -243,6 +245,8 @@ class Case:
                 "packet_flits": self.packet_flits,
             }
             spec["run"]["threads"] = self.threads
+            if self.cores:
+                spec["run"]["cores"] = self.cores
         return spec
 
     def row(self) -> dict[str, Any]:
@@ -501,6 +505,7 @@ def plan(
     full: bool = False,
     topologies: list[str] | None = None,
     threads: int = 1,
+    cores: int = 0,
 ) -> list[Case]:
     """The cases of the matrix (not yet run). On each network each router runs
     a ping-pong at zero load, then quick: five cases, one per pattern, at loads
@@ -508,7 +513,8 @@ def plan(
     Packet sizes (4, 16, 1 flits), the fewest VCs or one more, and the
     switching modes the router accepts rotate over the cases, so that the
     full matrix holds every combination of them on each network. Load cases
-    run split over ``threads`` (``run.threads``)."""
+    run split over ``threads`` (``run.threads``) on at most ``cores`` cores each
+    (``run.cores``; 0: every core)."""
     names = routers or [*HOP_ROUTERS, *VARIANTS, *ENGINES]
     unknown = [
         n
@@ -556,6 +562,7 @@ def plan(
                     variant=variant,
                     claims=claims,
                     threads=1 if router in READS_ANYWHERE else threads,
+                    cores=cores,
                 )
             )
     return cases
@@ -603,18 +610,20 @@ def run(
     workers: int | None = None,
     progress: bool | None = None,
     threads: int = 1,
+    cores: int = 0,
 ) -> Any:
     """Runs the validation matrix and returns one row per case (a pandas
     DataFrame with ``status`` pass, fail or not applicable, the checks made and the
     failures). With ``out``, writes ``validate.csv``, ``validate.html`` and a
     spec (TOML) for each failed case under that directory. ``threads`` runs
-    each load case split over that many threads (``run.threads``), with
-    fewer runs at once by default."""
+    each load case split over that many threads (``run.threads``) on at most
+    ``cores`` cores (``run.cores``; 0: every core), with fewer runs at once by
+    default."""
     import pandas as pd
 
     from routelab.progress import Progress
 
-    cases = plan(routers, full=full, topologies=topologies, threads=threads)
+    cases = plan(routers, full=full, topologies=topologies, threads=threads, cores=cores)
     bounds = _Bounds()
     extra: list[Case] = []
     fewest: dict[tuple[str, str, str], int | None] = {}
@@ -636,7 +645,8 @@ def run(
             base = fewest[key]
             # A router that refuses the network or mode says so when run.
             case.vcs = 0 if base is None else base + case.extra_vcs
-    workers = workers or max(1, (os.cpu_count() or 1) // max(1, threads))
+    per_run = max(1, min(threads, cores) if cores else threads)
+    workers = workers or max(1, (os.cpu_count() or 1) // per_run)
     with (
         Progress("validating", total=len(cases), show=progress) as bar,
         ThreadPoolExecutor(workers) as pool,

@@ -168,6 +168,12 @@ SIM_SCHEMA = Schema(
         "routing.algorithm": Field("str", "a routing engine or adaptive router", required=True),
         "traffic.load": Field("float", "offered load", min=0),
         "run.seed": Field("int", "the master seed of the run", min=0),
+        "run.cores": Field(
+            "int",
+            "the most cores a split run (run.threads) takes; 0: every core",
+            min=0,
+            neutral=True,
+        ),
     },
     open=True,
 )

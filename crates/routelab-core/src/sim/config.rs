@@ -576,6 +576,12 @@ pub struct RunSpec {
     /// other counts, 1 included, give runs that differ as different seeds
     /// do. Open-loop traffic only.
     pub threads: usize,
+    /// The most cores a split run (`threads` above 1) takes: its parts
+    /// run on this many threads, a thread running several parts in turn
+    /// when there are fewer cores than parts. 0, the default: every core
+    /// the machine offers. The result does not depend on it.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cores: usize,
     /// Refuse a run whose simulator state would take more than this (an
     /// estimate made before anything is allocated, every thread's copy
     /// counted; `"16GiB"` or a number of bytes).
@@ -599,6 +605,7 @@ impl Default for RunSpec {
             channel_stats: false,
             max_packets: 32_000_000,
             threads: 1,
+            cores: 0,
             memory_limit: Size::Text("16GiB".into()),
         }
     }
@@ -650,6 +657,10 @@ impl Spec {
 /// A type error in a user's words: serde's "invalid type: string "abc",
 /// expected f64 in `traffic.load`" becomes "traffic.load must be a number,
 /// got "abc"". Other messages are kept.
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 fn readable(msg: String) -> String {
     let Some((found, tail)) = msg
         .strip_prefix("invalid type: ")

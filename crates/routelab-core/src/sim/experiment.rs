@@ -733,6 +733,15 @@ impl Experiment {
         part.saturating_mul(self.spec.run.threads.max(1) as u64)
     }
 
+    /// The threads a split run's parts run on: `run.cores`, or every core
+    /// the machine offers.
+    fn cores(&self) -> usize {
+        match self.spec.run.cores {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
+
     /// Refuses a run whose state would exceed `run.memory_limit`, saying
     /// what would fit: fewer threads, or a smaller network.
     fn check_memory(&self) -> Result<(), SimError> {
@@ -844,6 +853,7 @@ impl Experiment {
                 &params,
                 self.pattern.as_ref(),
                 plan.clone(),
+                self.cores(),
             )?;
             if params.message_rate > 0.0 {
                 par.start_generation();

@@ -43,10 +43,12 @@ pub struct Journal {
 
 /// The spec a journal names, normalised. The search sets every load
 /// itself, so the spec's own `traffic.load` (where a caller happened to
-/// leave it) does not tell searches apart and is left at zero.
+/// leave it) does not tell searches apart and is left at zero; nor do
+/// the cores a split run takes (`run.cores`), which change no result.
 fn searched(spec: &Spec) -> String {
     let mut spec = spec.clone();
     spec.traffic.load = 0.0;
+    spec.run.cores = 0;
     spec.to_toml_string()
 }
 

@@ -1,6 +1,7 @@
 //! Parallel runs: the network split into parts ([`Partition`]), one
-//! [`Sim`] per part on its own thread, synchronised in windows no longer
-//! than the smallest latency of a channel between parts.
+//! [`Sim`] per part, run on up to one thread each and synchronised in
+//! windows no longer than the smallest latency of a channel between
+//! parts.
 //!
 //! Each part keeps a whole copy of the simulator's state but reads and
 //! writes only what it owns: its switches' input buffers and outputs,
@@ -10,7 +11,7 @@
 //! and stop & go signals, and notices that another part's packet or
 //! message was delivered. Between windows the outboxes are delivered in
 //! part order, so a run is a function of its spec, seed and number of
-//! parts alone. A credit is counted by its sender's part as a run of one
+//! parts alone, whatever the number of threads that run the parts. A credit is counted by its sender's part as a run of one
 //! part counts it ([`Sim::credit_on_its_way`]: visible from the instant
 //! it arrives), but events of one instant may run in another order, so a
 //! parallel run is not the sequential run bit for bit: it differs as runs
@@ -307,6 +308,8 @@ pub(super) struct Parallel<'a> {
     mail: Vec<Mutex<Outbox>>,
     /// Every part has run the events before this instant.
     done: u64,
+    /// The threads the parts run on (at most one per part).
+    threads: usize,
 }
 
 impl<'a> Parallel<'a> {
@@ -316,19 +319,20 @@ impl<'a> Parallel<'a> {
         p: &Params,
         pattern: Option<&'a BoundPattern>,
         plan: Arc<Partition>,
+        threads: usize,
     ) -> Result<Self, SimError> {
-        let threads = plan.parts;
+        let parts = plan.parts;
         let mut params = p.clone();
         // Each part holds its own packets: the limit is shared out.
-        params.max_packets = p.max_packets.div_ceil(threads as u64);
-        let mut sims = (0..threads)
+        params.max_packets = p.max_packets.div_ceil(parts as u64);
+        let mut sims = (0..parts)
             .into_par_iter()
             .map(|_| Sim::new(net, router, &params, pattern))
             .collect::<Result<Vec<_>, _>>()?;
         for (me, sim) in sims.iter_mut().enumerate() {
             sim.join(me, plan.clone());
         }
-        let mail = (0..threads * threads)
+        let mail = (0..parts * parts)
             .map(|_| Mutex::new(Outbox::default()))
             .collect();
         Ok(Parallel {
@@ -336,6 +340,7 @@ impl<'a> Parallel<'a> {
             plan,
             mail,
             done: 0,
+            threads: threads.clamp(1, parts),
         })
     }
 
@@ -400,27 +405,40 @@ impl<'a> Parallel<'a> {
         self.done.saturating_sub(1)
     }
 
-    /// Runs every part up to and including `t_end`, window by window,
-    /// each on its own thread ([`super::windows`]): events in
-    /// `[t, t + window)` run in the parts, what they post is at
-    /// `t + window` or later and is delivered before the next window.
+    /// Runs every part up to and including `t_end`, window by window, on
+    /// `self.threads` threads, each taking a run of consecutive parts
+    /// ([`super::windows`]): events in `[t, t + window)` run in the parts,
+    /// what they post is at `t + window` or later and is delivered before
+    /// the next window.
     pub fn run_until(&mut self, t_end: u64) -> Result<(), SimError> {
         if self.done > t_end {
             return Ok(());
         }
         let parts = self.sims.len();
+        let threads = self.threads.clamp(1, parts);
         let watchdog_ps = self.sims[0].p.watchdog_ps;
-        let board = Board::new(&self.mail, parts, self.plan.window_ps, watchdog_ps);
+        let board = Board::new(&self.mail, parts, threads, self.plan.window_ps, watchdog_ps);
         let from = self.done;
-        let (first, rest) = self.sims.split_first_mut().expect("one part at least");
+        // Runs as even as the parts allow: the first `parts % threads`
+        // threads take one part more.
+        let mut groups = Vec::with_capacity(threads);
+        let mut rest = &mut self.sims[..];
+        let mut first = 0;
+        for k in 0..threads {
+            let n = parts / threads + usize::from(k < parts % threads);
+            let (group, tail) = rest.split_at_mut(n);
+            groups.push((first, group));
+            first += n;
+            rest = tail;
+        }
+        let mut groups = groups.into_iter();
+        let (first, mine) = groups.next().expect("one part at least");
         let outcomes = std::thread::scope(|scope| {
             let board = &board;
-            let handles: Vec<_> = rest
-                .iter_mut()
-                .enumerate()
-                .map(|(k, sim)| scope.spawn(move || board.run_part(k + 1, sim, from, t_end)))
+            let handles: Vec<_> = groups
+                .map(|(k, sims)| scope.spawn(move || board.run_parts(k, sims, from, t_end)))
                 .collect();
-            let mut outcomes = vec![board.run_part(0, first, from, t_end)];
+            let mut outcomes = vec![board.run_parts(first, mine, from, t_end)];
             outcomes.extend(
                 handles
                     .into_iter()
@@ -431,8 +449,8 @@ impl<'a> Parallel<'a> {
         // Every thread took the same decision at the same window.
         let (stop, done) = (outcomes[0].1, outcomes[0].2);
         self.done = done;
-        for (result, _, _) in outcomes {
-            result?;
+        for (results, _, _) in outcomes {
+            results.into_iter().collect::<Result<(), SimError>>()?;
         }
         match stop {
             Stop::Deadlock { end, last } => Err(self.deadlock(end, last)),

@@ -1,9 +1,11 @@
 //! The threads of a parallel run ([`super::parallel`]) between two
-//! instants: one per part, each running its part window by window and
-//! meeting the others at a barrier twice a window, once to post its mail
-//! and once to say how its part stands. Every thread then takes the same
-//! decision from the same statuses (go on, stop at the end, stop on a
-//! deadlock or a failure), so no thread waits for an order.
+//! instants: each runs one or more parts window by window and meets the
+//! others at a barrier twice a window, once to post its parts' mail and
+//! once to say how they stand. Every thread then takes the same decision
+//! from the same statuses (go on, stop at the end, stop on a deadlock or
+//! a failure), so no thread waits for an order. A run has as many parts
+//! as `run.threads` asks, whatever the cores: on a machine with fewer,
+//! a thread runs several parts in turn, with the same result.
 
 use super::error::SimError;
 use super::parallel::Outbox;
@@ -118,9 +120,16 @@ pub(super) struct Board<'m> {
 }
 
 impl<'m> Board<'m> {
-    pub fn new(mail: &'m [Mutex<Outbox>], parts: usize, window_ps: u64, watchdog_ps: u64) -> Self {
+    /// A board for `parts` parts run on `threads` threads.
+    pub fn new(
+        mail: &'m [Mutex<Outbox>],
+        parts: usize,
+        threads: usize,
+        window_ps: u64,
+        watchdog_ps: u64,
+    ) -> Self {
         Board {
-            barrier: SpinBarrier::new(parts),
+            barrier: SpinBarrier::new(threads),
             mail,
             status: (0..parts).map(|_| Mutex::new(Status::default())).collect(),
             parts,
@@ -129,69 +138,79 @@ impl<'m> Board<'m> {
         }
     }
 
-    /// Runs part `me` from instant `from` up to and including `t_end`, in
-    /// step with the other parts. Returns its own error if it failed, why
-    /// all stopped, and the first instant not run.
-    pub fn run_part(
+    /// Runs parts `first..first + sims.len()` from instant `from` up to
+    /// and including `t_end`, one after the other within each window, in
+    /// step with the other threads' parts. A part reads only the mail
+    /// posted before the window's first barrier, so how the parts are
+    /// shared among threads does not change the run. Returns each part's
+    /// own error if it failed, why all stopped, and the first instant not
+    /// run.
+    pub fn run_parts(
         &self,
-        me: usize,
-        sim: &mut Sim,
+        first: usize,
+        sims: &mut [Sim],
         from: u64,
         t_end: u64,
-    ) -> (Result<(), SimError>, Stop, u64) {
+    ) -> (Vec<Result<(), SimError>>, Stop, u64) {
         let mut done = from;
-        let mut result = Ok(());
+        let mut results: Vec<Result<(), SimError>> = sims.iter().map(|_| Ok(())).collect();
         loop {
             let end = done.saturating_add(self.window_ps - 1).min(t_end);
-            if result.is_ok() {
-                result = guarded(sim, me, |sim| sim.run_until(end));
-            }
-            // Post: the outboxes trade places with the emptied mailboxes,
-            // which keeps every buffer's room.
-            if let Some(part) = sim.part.as_mut() {
-                for (to, outbox) in part.out.iter_mut().enumerate() {
-                    std::mem::swap(outbox, &mut *lock(&self.mail[to * self.parts + me]));
+            for (k, sim) in sims.iter_mut().enumerate() {
+                let me = first + k;
+                if results[k].is_ok() {
+                    results[k] = guarded(sim, me, |sim| sim.run_until(end));
+                }
+                // Post: the outboxes trade places with the emptied
+                // mailboxes, which keeps every buffer's room.
+                if let Some(part) = sim.part.as_mut() {
+                    for (to, outbox) in part.out.iter_mut().enumerate() {
+                        std::mem::swap(outbox, &mut *lock(&self.mail[to * self.parts + me]));
+                    }
                 }
             }
             self.barrier.wait();
-            // Take, in the order of the posting parts.
-            let mut received = false;
-            let taken = guarded(sim, me, |sim| {
-                for from in 0..self.parts {
-                    let mut mail = lock(&self.mail[me * self.parts + from]);
-                    if !mail.is_empty() {
-                        received = true;
-                        sim.accept(&mut mail);
+            for (k, sim) in sims.iter_mut().enumerate() {
+                let me = first + k;
+                // Take, in the order of the posting parts.
+                let mut received = false;
+                let taken = guarded(sim, me, |sim| {
+                    for from in 0..self.parts {
+                        let mut mail = lock(&self.mail[me * self.parts + from]);
+                        if !mail.is_empty() {
+                            received = true;
+                            sim.accept(&mut mail);
+                        }
                     }
+                    Ok(())
+                });
+                if results[k].is_ok() {
+                    results[k] = taken;
                 }
-                Ok(())
-            });
-            if result.is_ok() {
-                result = taken;
+                *lock(&self.status[me]) = Status {
+                    in_net: sim.in_net,
+                    last_progress: sim.last_progress,
+                    busy: sim.q.len() > 0,
+                    received,
+                    failed: results[k].is_err(),
+                };
             }
-            *lock(&self.status[me]) = Status {
-                in_net: sim.in_net,
-                last_progress: sim.last_progress,
-                busy: sim.q.len() > 0,
-                received,
-                failed: result.is_err(),
-            };
             self.barrier.wait();
             done = end + 1;
             let all: Vec<Status> = self.status.iter().map(|s| *lock(s)).collect();
             if all.iter().any(|s| s.failed) {
-                return (result, Stop::Failed, done);
+                return (results, Stop::Failed, done);
             }
             let in_net = all.iter().fold(0u64, |a, s| a.wrapping_add(s.in_net));
             if in_net > 0 {
                 let last = all.iter().map(|s| s.last_progress).max().unwrap_or(0);
                 let idle = !all.iter().any(|s| s.busy || s.received);
                 if idle || end.saturating_sub(last) > self.watchdog_ps {
-                    return (result, Stop::Deadlock { end, last }, done);
+                    return (results, Stop::Deadlock { end, last }, done);
                 }
             }
             if end >= t_end {
-                return (result, Stop::Reached, done);
+                return (results, Stop::Reached, done);
             }
         }
     }

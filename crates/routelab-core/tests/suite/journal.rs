@@ -281,3 +281,22 @@ fn the_spec_s_own_load_does_not_tell_searches_apart() {
     let e = sim::saturate_journaled(&other, &opts, &path).unwrap_err();
     assert!(e.to_string().contains("another spec"), "{e}");
 }
+
+#[test]
+fn the_cores_of_a_split_search_do_not_tell_searches_apart() {
+    // A run of two parts is the same on one core or two (`run.cores`):
+    // a journal written on one serves a search on two.
+    let (mut s, opts) = search_spec();
+    s.run.threads = 2;
+    s.run.cores = 1;
+    let path = fresh("cores.jsonl");
+    let first = sim::saturate_journaled(&s, &opts, &path).unwrap();
+    let written = lines(&path);
+    s.run.cores = 2;
+    let again = sim::saturate_journaled(&s, &opts, &path).unwrap();
+    assert_eq!(answer(&again), answer(&first));
+    assert_eq!(lines(&path), written, "nothing was run again");
+    // The answer is the one a fresh search on two cores finds.
+    let alone = sim::saturate(&s, &opts).unwrap();
+    assert_eq!(answer(&alone), answer(&first));
+}

@@ -1,5 +1,5 @@
 //! Parallel runs (`run.threads`): repeatable for a seed and thread count,
-//! in agreement with sequential runs within the spread over seeds, exact
+//! whatever the cores that run them (`run.cores`), in agreement with sequential runs within the spread over seeds, exact
 //! in their accounting whatever crosses between parts (multi-flit
 //! wormhole packets, messages, stop & go, in-transit packets), and
 //! reporting a deadlock's cycle across parts.
@@ -41,6 +41,27 @@ fn a_parallel_run_repeats_bit_for_bit_for_its_seed_and_thread_count() {
     // Another thread count is another run (credits between parts travel
     // as messages), not another result.
     assert_ne!(a, strip(run(&threads(&s, 2))));
+}
+
+#[test]
+fn a_parallel_run_is_the_same_on_any_number_of_cores() {
+    // Five parts of an 8x8 torus under saturation with 4-flit packets, on
+    // one thread (every part in turn), on two (three parts and two), and
+    // on five: a part reads only the mail of windows already ended.
+    let mut s = quick("torus:8x8", "duato");
+    s.router.vcs = 3;
+    s.traffic.load = 0.9;
+    s.traffic.packet_flits = Some(4);
+    let mut s5 = threads(&s, 5);
+    let on = |s5: &mut Spec, cores: usize| {
+        s5.run.cores = cores;
+        strip(run(s5))
+    };
+    let one = on(&mut s5, 1);
+    assert_eq!(one, on(&mut s5, 2));
+    assert_eq!(one, on(&mut s5, 5));
+    // More cores than parts: one thread a part.
+    assert_eq!(one, on(&mut s5, 64));
 }
 
 /// Mean and standard deviation.
@@ -169,7 +190,14 @@ fn a_deadlock_across_parts_is_reported_with_its_cycle() {
     // The cycle runs through both halves of the ring.
     let mut s = cyclic_ring();
     s.run.threads = 2;
-    match sim::simulate(&s) {
+    for cores in [1, 2] {
+        s.run.cores = cores;
+        deadlocks_across_the_halves(&s);
+    }
+}
+
+fn deadlocks_across_the_halves(s: &Spec) {
+    match sim::simulate(s) {
         Err(SimError::Deadlock(info)) => {
             assert!(info.cycle.len() >= 2, "{info}");
             assert!(info.packets_in_network > 0);
@@ -308,6 +336,8 @@ fn a_part_that_breaks_fails_the_run_instead_of_hanging_it() {
     s.router.vcs = 2;
     s.traffic.load = 0.3;
     s.run.threads = 4;
+    // Two threads: the failing part shares its thread with part 2.
+    s.run.cores = 2;
     let net = spec::build("torus:8x8").unwrap();
     let opts = sim::router_options(&s.routing, s.run.seed).unwrap();
     let inner = routelab_core::routing::adaptive::build(&net, "dor", &opts).unwrap();
