@@ -37,7 +37,7 @@ def run_cli():
 @pytest.fixture
 def dask_scheduler():
     """The address of a Dask scheduler on this machine (one in-process worker
-    of two threads, no dashboard), for sweeps given ``dask=ADDRESS``."""
+    of two threads, its HTTP server on a free port), for sweeps given ``dask=ADDRESS``."""
     from distributed import LocalCluster
 
     with LocalCluster(
@@ -46,6 +46,6 @@ def dask_scheduler():
         processes=False,
         protocol="tcp://",
         host="127.0.0.1",
-        dashboard_address=None,
+        dashboard_address=":0",
     ) as cluster:
         yield cluster.scheduler_address

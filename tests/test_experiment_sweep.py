@@ -269,6 +269,21 @@ def test_an_existing_dask_scheduler(tmp_path, dask_scheduler):
     assert sessions[0]["executor"] == f"dask:{address}"
 
 
+def test_two_local_clusters_at_once_take_free_ports_without_warnings():
+    # Two sweeps on one machine (two reproductions side by side): neither
+    # finds its scheduler's HTTP port taken.
+    import warnings
+
+    from routelab.experiment import cluster
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with cluster.client(workers=1) as a, cluster.client(workers=1) as b:
+            assert a.submit(sum, [1, 2]).result() == b.submit(sum, [3]).result()
+    taken = [str(w.message) for w in caught if "already in use" in str(w.message)]
+    assert not taken, taken
+
+
 def test_an_unreachable_dask_scheduler_is_a_clear_error(tmp_path):
     import dask
 

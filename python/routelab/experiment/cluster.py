@@ -104,7 +104,9 @@ def client(
             n_workers=1,
             threads_per_worker=threads,
             processes=False,
-            dashboard_address=None,
+            # The scheduler's HTTP server on a free port: on 8787 two sweeps
+            # at once would warn that it is taken.
+            dashboard_address=":0",
             silence_logs=logging.ERROR,
         )
     try:
