@@ -654,13 +654,13 @@ impl Spec {
     }
 }
 
-/// A type error in a user's words: serde's "invalid type: string "abc",
-/// expected f64 in `traffic.load`" becomes "traffic.load must be a number,
-/// got "abc"". Other messages are kept.
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+/// A type error in a user's words: serde's "invalid type: string "abc",
+/// expected f64 in `traffic.load`" becomes "traffic.load must be a number,
+/// got "abc"". Other messages are kept.
 fn readable(msg: String) -> String {
     let Some((found, tail)) = msg
         .strip_prefix("invalid type: ")

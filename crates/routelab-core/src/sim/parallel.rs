@@ -4,18 +4,19 @@
 //! parts.
 //!
 //! Each part keeps a whole copy of the simulator's state but reads and
-//! writes only what it owns: its switches' input buffers and outputs,
-//! its terminals' NICs, and its own packets and messages. Whatever
-//! crosses to another part is posted to that part's [`Outbox`]: flits
-//! (with a copy of the packet's records when the head crosses), credits
-//! and stop & go signals, and notices that another part's packet or
-//! message was delivered. Between windows the outboxes are delivered in
-//! part order, so a run is a function of its spec, seed and number of
-//! parts alone, whatever the number of threads that run the parts. A credit is counted by its sender's part as a run of one
-//! part counts it ([`Sim::credit_on_its_way`]: visible from the instant
-//! it arrives), but events of one instant may run in another order, so a
-//! parallel run is not the sequential run bit for bit: it differs as runs
-//! of different seeds do.
+//! writes only what it owns: its switches' input buffers and outputs, its
+//! terminals' NICs, and its own packets and messages. Whatever crosses to
+//! another part is posted to that part's [`Outbox`]: flits (with a copy of
+//! the packet's records when the head crosses), credits and stop & go
+//! signals, and notices that another part's packet or message was
+//! delivered. Between windows the outboxes are delivered in part order, so
+//! a run is a function of its spec, seed and number of parts alone,
+//! whatever the number of threads that run the parts. A credit is counted
+//! by its sender's part as a run of one part counts it
+//! ([`Sim::credit_on_its_way`]: visible from the instant it arrives), but
+//! events of one instant may run in another order, so a parallel run is
+//! not the sequential run bit for bit: it differs as runs of different
+//! seeds do.
 //!
 //! Counters that one part raises and another lowers (packets in the
 //! network, flits on channels, measured packets outstanding) wrap in

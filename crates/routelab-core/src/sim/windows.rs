@@ -76,7 +76,7 @@ impl SpinBarrier {
                 spins += 1;
                 std::hint::spin_loop();
             } else {
-                // More parts than free cores: let the others run.
+                // More threads than free cores: let the others run.
                 std::thread::yield_now();
             }
         }

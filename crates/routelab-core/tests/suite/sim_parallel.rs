@@ -1,8 +1,9 @@
 //! Parallel runs (`run.threads`): repeatable for a seed and thread count,
-//! whatever the cores that run them (`run.cores`), in agreement with sequential runs within the spread over seeds, exact
-//! in their accounting whatever crosses between parts (multi-flit
-//! wormhole packets, messages, stop & go, in-transit packets), and
-//! reporting a deadlock's cycle across parts.
+//! whatever the cores that run them (`run.cores`), in agreement with
+//! sequential runs within the spread over seeds, exact in their accounting
+//! whatever crosses between parts (multi-flit wormhole packets, messages,
+//! stop & go, in-transit packets), and reporting a deadlock's cycle across
+//! parts.
 
 use routelab_core::network::spec;
 use routelab_core::sim::{
