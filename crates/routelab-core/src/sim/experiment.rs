@@ -735,7 +735,7 @@ impl Experiment {
 
     /// The threads a split run's parts run on: `run.cores`, or every core
     /// the machine offers.
-    fn cores(&self) -> usize {
+    pub(crate) fn cores(&self) -> usize {
         match self.spec.run.cores {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
@@ -801,13 +801,13 @@ impl Experiment {
 
     /// Runs at `load` (in the spec's unit).
     pub fn run_at(&self, load: f64) -> Result<SimResult, SimError> {
-        self.run_ending(load, self.early_end(true, None))
+        self.run_ending(load, self.early_end(true, None), self.cores())
     }
 
     /// Runs at `load` without `run.stop_backlog`: to the end of its
     /// measurement, whatever its backlog.
     pub fn run_at_unstopped(&self, load: f64) -> Result<SimResult, SimError> {
-        self.run_ending(load, self.early_end(false, None))
+        self.run_ending(load, self.early_end(false, None), self.cores())
     }
 
     /// How a run at this spec may end early: stopped by `run.stop_backlog`
@@ -820,8 +820,14 @@ impl Experiment {
         }
     }
 
-    /// Runs at `load`, ending early as `early` allows.
-    pub(crate) fn run_ending(&self, load: f64, early: EarlyEnd) -> Result<SimResult, SimError> {
+    /// Runs at `load`, ending early as `early` allows, a split run's parts
+    /// on at most `cores` threads (which never changes the result).
+    pub(crate) fn run_ending(
+        &self,
+        load: f64,
+        early: EarlyEnd,
+        cores: usize,
+    ) -> Result<SimResult, SimError> {
         if !(load.is_finite() && load >= 0.0) {
             return Err(ConfigError::invalid("traffic.load", load, "a number >= 0").into());
         }
@@ -853,7 +859,7 @@ impl Experiment {
                 &params,
                 self.pattern.as_ref(),
                 plan.clone(),
-                self.cores(),
+                cores,
             )?;
             if params.message_rate > 0.0 {
                 par.start_generation();

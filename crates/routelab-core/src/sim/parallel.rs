@@ -407,7 +407,7 @@ impl<'a> Parallel<'a> {
     }
 
     /// Runs every part up to and including `t_end`, window by window, on
-    /// `self.threads` threads, each taking a run of consecutive parts
+    /// at most `self.threads` threads, each taking consecutive parts
     /// ([`super::windows`]): events in `[t, t + window)` run in the parts,
     /// what they post is at `t + window` or later and is delivered before
     /// the next window.
@@ -416,30 +416,22 @@ impl<'a> Parallel<'a> {
             return Ok(());
         }
         let parts = self.sims.len();
-        let threads = self.threads.clamp(1, parts);
+        // `per` consecutive parts to a thread: the busiest of
+        // `self.threads` threads would run that many anyway, so running
+        // on fewer threads costs no time.
+        let per = parts.div_ceil(self.threads);
+        let threads = parts.div_ceil(per);
         let watchdog_ps = self.sims[0].p.watchdog_ps;
         let board = Board::new(&self.mail, parts, threads, self.plan.window_ps, watchdog_ps);
         let from = self.done;
-        // Runs as even as the parts allow: the first `parts % threads`
-        // threads take one part more.
-        let mut groups = Vec::with_capacity(threads);
-        let mut rest = &mut self.sims[..];
-        let mut first = 0;
-        for k in 0..threads {
-            let n = parts / threads + usize::from(k < parts % threads);
-            let (group, tail) = rest.split_at_mut(n);
-            groups.push((first, group));
-            first += n;
-            rest = tail;
-        }
-        let mut groups = groups.into_iter();
-        let (first, mine) = groups.next().expect("one part at least");
+        let mut groups = self.sims.chunks_mut(per).enumerate();
+        let (_, mine) = groups.next().expect("one part at least");
         let outcomes = std::thread::scope(|scope| {
             let board = &board;
             let handles: Vec<_> = groups
-                .map(|(k, sims)| scope.spawn(move || board.run_parts(k, sims, from, t_end)))
+                .map(|(g, sims)| scope.spawn(move || board.run_parts(g * per, sims, from, t_end)))
                 .collect();
-            let mut outcomes = vec![board.run_parts(first, mine, from, t_end)];
+            let mut outcomes = vec![board.run_parts(0, mine, from, t_end)];
             outcomes.extend(
                 handles
                     .into_iter()

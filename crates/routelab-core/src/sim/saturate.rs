@@ -538,21 +538,27 @@ fn search(
     let journal = journal.as_ref();
     // Each load is taken from the journal when it holds it, else run and
     // written there.
-    let measure = |load: f64, stoppable: bool| -> Result<SaturatePoint, SimError> {
+    let measure = |load: f64, stoppable: bool, cores: usize| -> Result<SaturatePoint, SimError> {
         if let Some(p) = journal.and_then(|j| j.recall(load, stoppable)) {
             return Ok(p);
         }
         let shortfall = (!opts.drain_unsustained).then_some(opts.tolerance);
-        let r = exp.run_ending(load, exp.early_end(stoppable, shortfall));
+        let r = exp.run_ending(load, exp.early_end(stoppable, shortfall), cores);
         let p = point(exp, load, r, opts)?;
         if let Some(j) = journal {
             j.record(&p)?;
         }
         Ok(p)
     };
-    let run = |load: f64| measure(load, true);
+    let cores = exp.cores();
+    let run = |load: f64| measure(load, true, cores);
+    // Two loads side by side share the cores, so that split runs do not
+    // spin twice as many threads as there are cores.
     let pair = |a: f64, b: f64| {
-        let (pa, pb) = rayon::join(|| run(a), || run(b));
+        let (pa, pb) = rayon::join(
+            || measure(a, true, cores.div_ceil(2)),
+            || measure(b, true, (cores / 2).max(1)),
+        );
         Ok::<_, SimError>((pa?, pb?))
     };
     let mut points: Vec<SaturatePoint> = Vec::new();
@@ -613,7 +619,7 @@ fn search(
         else {
             break;
         };
-        points[i] = measure(h, false)?;
+        points[i] = measure(h, false, cores)?;
         if !points[i].sustained {
             break;
         }
