@@ -211,14 +211,16 @@ pub(super) struct Sim<'a> {
     /// alone, which the channel record entering it holds.
     pub port_ch: Vec<u32>,
     pub port_stride: usize,
-    /// Per channel: heads waiting for one of its VCs, `(buffer, gen)`.
-    pub waiters: Vec<Vec<(u32, u16)>>,
-    pub pool: Vec<Vec<(u32, u16)>>,
+    /// Per channel: heads waiting for one of its VCs.
+    pub waiters: Vec<Vec<Waiter>>,
+    /// Entries added to `waiters` by heads that could not go.
+    pub waits_registered: u64,
+    pub pool: Vec<Vec<Waiter>>,
     pub cands: Candidates,
     /// Under a router with fixed candidates
     /// ([`HopRouter::fixed_candidates`]), per buffer: the candidates its
     /// front head was given when it could not go (empty otherwise).
-    pub held_cands: Vec<Option<Box<HeldCands>>>,
+    pub held: Held,
     pub sw_rng: Vec<Rng>,
     pub counters: Vec<u64>,
     pub nic: Vec<Nic>,
@@ -256,6 +258,27 @@ pub(super) struct Sim<'a> {
     pub part: Option<Box<super::parallel::Part>>,
 }
 
+/// A head waiting for a VC of a channel: the one at the front of buffer
+/// `buf` while the buffer's `gen` is `gen` (stale after).
+#[derive(Debug, Clone, Copy)]
+pub struct Waiter {
+    pub buf: u32,
+    pub gen: u16,
+    /// The channel's VCs it may take: those of the candidates it holds
+    /// there (under a router with fixed candidates), else all. A retry
+    /// skips it while all of them are held, without reading its
+    /// candidates.
+    pub vcs: u64,
+}
+
+impl Waiter {
+    /// Whether both stand for the same head.
+    #[inline]
+    pub fn same(&self, other: &Waiter) -> bool {
+        self.buf == other.buf && self.gen == other.gen
+    }
+}
+
 /// The candidates a waiting head was given, valid while its buffer's
 /// `gen` is `gen` (it changes when the head is allocated).
 #[derive(Debug, Clone, Default)]
@@ -263,8 +286,70 @@ pub struct HeldCands {
     pub gen: u16,
     /// The head's packet length.
     pub flits: u16,
-    pub valid: bool,
     pub cands: Candidates,
+}
+
+/// Per buffer, the candidates its front head holds ([`HeldCands`]), and a
+/// bit that says which buffers hold any: a head that has not waited costs
+/// a look at the dense bits, not at its slot and its box (two cache misses
+/// per routing decision on a large network).
+#[derive(Debug, Default)]
+pub struct Held {
+    bits: Vec<u64>,
+    slots: Vec<Option<Box<HeldCands>>>,
+}
+
+impl Held {
+    pub fn new(buffers: usize) -> Self {
+        Held {
+            bits: vec![0; buffers.div_ceil(64)],
+            // `None` is all zeros: pages are committed only where heads wait.
+            slots: vec![None; buffers],
+        }
+    }
+
+    /// Whether candidates are kept (the router's are fixed).
+    #[inline]
+    pub fn is_on(&self) -> bool {
+        !self.slots.is_empty()
+    }
+
+    /// What the front head of buffer `iv` holds, if it is the head of
+    /// generation `gen`.
+    #[inline]
+    pub fn get(&self, iv: u32, gen: u16) -> Option<&HeldCands> {
+        let i = iv as usize;
+        if self.bits.get(i >> 6).is_none_or(|w| w >> (i & 63) & 1 == 0) {
+            return None;
+        }
+        self.slots[i].as_deref().filter(|h| h.gen == gen)
+    }
+
+    /// Swaps buffer `iv`'s held candidates into `scratch` (the scratch
+    /// list waits in their place); they are no longer held.
+    #[inline]
+    pub fn take_into(&mut self, iv: u32, scratch: &mut Candidates) {
+        let i = iv as usize;
+        if let Some(h) = self.slots[i].as_mut() {
+            std::mem::swap(scratch, &mut h.cands);
+        }
+        self.bits[i >> 6] &= !(1 << (i & 63));
+    }
+
+    /// Holds `cands` (swapped with the slot's list) for the front head of
+    /// buffer `iv`, of generation `gen` and `flits` flits.
+    #[inline]
+    pub fn hold(&mut self, iv: u32, gen: u16, flits: u16, cands: &mut Candidates) {
+        let i = iv as usize;
+        let Some(slot) = self.slots.get_mut(i) else {
+            return;
+        };
+        let h = slot.get_or_insert_with(Box::default);
+        std::mem::swap(cands, &mut h.cands);
+        h.gen = gen;
+        h.flits = flits;
+        self.bits[i >> 6] |= 1 << (i & 63);
+    }
 }
 
 /// How many events ahead [`Sim::run_until`] prefetches.
@@ -308,7 +393,7 @@ pub(super) struct View<'a> {
     pub vc: &'a [Vc],
     pub ch: &'a [Chan],
     /// Per channel: the heads waiting for one of its VCs.
-    pub waiters: &'a [Vec<(u32, u16)>],
+    pub waiters: &'a [Vec<Waiter>],
 }
 
 impl View<'_> {
@@ -395,7 +480,7 @@ impl LocalView for View<'_> {
         // Entries of heads served since are stale (their buffer moved on).
         Some(
             w.iter()
-                .filter(|&&(b, g)| self.vc.get(b as usize).is_some_and(|v| v.gen == g))
+                .filter(|w| self.vc.get(w.buf as usize).is_some_and(|v| v.gen == w.gen))
                 .count() as u32,
         )
     }
@@ -638,13 +723,13 @@ impl<'a> Sim<'a> {
             port_ch,
             port_stride,
             waiters: vec![Vec::new(); nch],
+            waits_registered: 0,
             pool: Vec::new(),
             cands: Candidates::default(),
-            // `None` is all zeros: pages are committed only where heads wait.
-            held_cands: if router.fixed_candidates() {
-                vec![None; nbuf]
+            held: if router.fixed_candidates() {
+                Held::new(nbuf)
             } else {
-                Vec::new()
+                Held::default()
             },
             sw_rng,
             counters: vec![0; router.counters().len()],

@@ -49,7 +49,7 @@ use super::link::{
     wrap, FROM_TERM, NO_RETURN, SINK_CREDITS, TAG_CREDIT, TAG_GO, TAG_STOP, TO_TERM,
 };
 use super::packet::NONE;
-use super::state::{View, NO_TURN};
+use super::state::{View, Waiter, NO_TURN};
 use crate::network::{ChannelId, NodeId, PortId};
 use crate::routing::adaptive::{dispatch, select, AnyRouter, Here, HopRouter, RouterCtx};
 
@@ -381,12 +381,7 @@ impl<'a> super::state::Sim<'a> {
         // A waiting head of a router with fixed candidates is retried on
         // those it was given, without its header (a cache miss) until it
         // goes; it was whole when it was given them.
-        let held = self
-            .held_cands
-            .get(iv as usize)
-            .and_then(|h| h.as_deref())
-            .filter(|h| h.valid && h.gen == gen)
-            .map(|h| h.flits);
+        let held = self.held.get(iv, gen).map(|h| h.flits);
         let flits = match held {
             Some(flits) => flits,
             None => {
@@ -418,10 +413,7 @@ impl<'a> super::state::Sim<'a> {
             now_ps: self.now,
         };
         if held.is_some() {
-            // Swapped in; the scratch list waits there.
-            let h = self.held_cands[iv as usize].as_mut().expect("held above");
-            std::mem::swap(&mut self.cands, &mut h.cands);
-            h.valid = false;
+            self.held.take_into(iv, &mut self.cands);
         } else {
             self.cands.clear();
             let view = View {
@@ -495,15 +487,26 @@ impl<'a> super::state::Sim<'a> {
                 self.hold_cands(iv, flits);
                 return;
             }
-            // Wait on every candidate port.
+            // Wait on every candidate port: held candidates are retried
+            // only when one of their VCs there is free.
             let base = ports.start;
+            let fixed = self.held.is_on();
             for k in 0..self.cands.len() {
-                let port = self.cands.as_slice()[k].port;
-                if self.cands.as_slice()[..k].iter().any(|c| c.port == port) {
+                let cands = self.cands.as_slice();
+                let port = cands[k].port;
+                if cands[..k].iter().any(|c| c.port == port) {
                     continue;
                 }
+                let vcs = if fixed {
+                    cands[k..]
+                        .iter()
+                        .filter(|c| c.port == port)
+                        .fold(0u64, |m, c| m | 1 << c.vc)
+                } else {
+                    u64::MAX
+                };
                 let och = self.port_ch[base + usize::from(port.0) - 1];
-                self.register_wait(och, iv);
+                self.register_wait(och, iv, vcs);
             }
             self.hold_cands(iv, flits);
             return;
@@ -554,14 +557,8 @@ impl<'a> super::state::Sim<'a> {
     /// the scratch list takes the place they leave.
     #[inline]
     fn hold_cands(&mut self, iv: u32, flits: u16) {
-        let Some(slot) = self.held_cands.get_mut(iv as usize) else {
-            return;
-        };
-        let h = slot.get_or_insert_with(Box::default);
-        std::mem::swap(&mut self.cands, &mut h.cands);
-        h.gen = self.vc[iv as usize].gen;
-        h.flits = flits;
-        h.valid = true;
+        let gen = self.vc[iv as usize].gen;
+        self.held.hold(iv, gen, flits, &mut self.cands);
     }
 
     /// `routing_unit_time`: whether the head at the front of `iv` has the
@@ -598,15 +595,20 @@ impl<'a> super::state::Sim<'a> {
         true
     }
 
-    fn register_wait(&mut self, o: u32, iv: u32) {
+    fn register_wait(&mut self, o: u32, iv: u32, vcs: u64) {
         let vc = &self.vc;
-        let entry = (iv, vc[iv as usize].gen);
+        let entry = Waiter {
+            buf: iv,
+            gen: vc[iv as usize].gen,
+            vcs,
+        };
         let w = &mut self.waiters[o as usize];
-        if !w.contains(&entry) {
+        if !w.iter().any(|x| x.same(&entry)) {
             // Entries of heads served since are stale (and skipped): swept
             // when a head joins, not each time one waits again.
-            w.retain(|&(x, g)| vc[x as usize].gen == g);
+            w.retain(|x| vc[x.buf as usize].gen == x.gen);
             w.push(entry);
+            self.waits_registered += 1;
         }
         let k = &mut self.ch[o as usize];
         k.waiting = true;
@@ -636,25 +638,27 @@ impl<'a> super::state::Sim<'a> {
         std::mem::swap(&mut list, &mut self.waiters[o as usize]);
         self.ch[o as usize].waiting = false;
         let all = self.all_vcs();
+        let registered = self.waits_registered;
         let mut i = 0;
         while i < list.len() {
             if self.ch[o as usize].held == all {
                 break;
             }
-            let (iv, g) = list[i];
+            let e = list[i];
             i += 1;
-            if self.vc[iv as usize].gen == g && self.needs_route(iv) {
-                if !self.port_may_take(o, iv) {
+            if self.vc[e.buf as usize].gen == e.gen && self.needs_route(e.buf) {
+                let free = !self.ch[o as usize].held & e.vcs;
+                if free == 0 || !self.port_may_take(o, e.buf) {
                     // It waits on, in its place: output `o` cannot take it.
-                    self.waiters[o as usize].push((iv, g));
+                    self.waiters[o as usize].push(e);
                     continue;
                 }
-                self.try_route(iv);
+                self.try_route(e.buf);
             }
         }
-        for &(iv, g) in &list[i..] {
-            if self.vc[iv as usize].gen == g {
-                self.waiters[o as usize].push((iv, g));
+        for e in &list[i..] {
+            if self.vc[e.buf as usize].gen == e.gen {
+                self.waiters[o as usize].push(*e);
             }
         }
         // A head that reached the front of a buffer served in this pass
@@ -662,9 +666,12 @@ impl<'a> super::state::Sim<'a> {
         // already waiting: it queues behind them, or the buffer served
         // first would be served first again with its next packet, and
         // the rest never.
+        // (Only a head that went may have brought another to the front:
+        // with no registration since the pass began, every entry is one
+        // of the list's, in its order.)
         let w = &mut self.waiters[o as usize];
-        if w.len() > 1 {
-            w.sort_by_key(|e| !list.contains(e));
+        if w.len() > 1 && self.waits_registered != registered {
+            w.sort_by_key(|e| !list.iter().any(|x| x.same(e)));
         }
         self.ch[o as usize].waiting = !w.is_empty();
         list.clear();
@@ -675,12 +682,7 @@ impl<'a> super::state::Sim<'a> {
     /// of the candidates it holds on `o` is free with the credits it
     /// needs (true when it holds none).
     fn port_may_take(&self, o: u32, iv: u32) -> bool {
-        let Some(h) = self
-            .held_cands
-            .get(iv as usize)
-            .and_then(|h| h.as_deref())
-            .filter(|h| h.valid && h.gen == self.vc[iv as usize].gen)
-        else {
+        let Some(h) = self.held.get(iv, self.vc[iv as usize].gen) else {
             return true;
         };
         let sw = self.ch[self.p.ch_of(iv) as usize].rx_sw;

@@ -647,20 +647,24 @@ impl HopRouter for AskedEachTime {
 
 #[test]
 fn held_candidates_agree_with_asking_the_router_each_time() {
-    // Saturated tori with 4-flit packets: heads wait, are retried on the
+    // Saturated networks with 4-flit packets: heads wait, are retried on the
     // candidates they were given, and only on an output that one of them
     // can take now. That changes which head goes first within an instant,
     // so the results are not those of a router asked again on every
     // retry, bit for bit, but they must be the same physics: as much
     // accepted and the same latency, within what another seed moves.
-    for (topology, algorithm, pattern) in [
-        ("torus:8x8x8", "por", "uniform"),
-        ("torus:8x8", "ofr", "uniform"),
-        ("torus:8x8", "abr", "uniform"),
-        ("torus:8x8", "rdr", "bit-reverse"),
-        ("torus:8x8", "dor-bubble", "uniform"),
+    // The distance routers too, on one VC per hop class.
+    for (topology, algorithm, pattern, vcs) in [
+        ("torus:8x8x8", "por", "uniform", 3),
+        ("torus:8x8", "ofr", "uniform", 3),
+        ("torus:8x8", "abr", "uniform", 3),
+        ("torus:8x8", "rdr", "bit-reverse", 3),
+        ("torus:8x8", "dor-bubble", "uniform", 3),
+        ("torus:8x8", "dist-min", "transpose", 8),
+        ("slimfly:q=5,p=2", "dist-ugal", "uniform", 4),
     ] {
         let mut s = spec(topology, algorithm, pattern, 0.9);
+        s.router.vcs = vcs;
         s.run.warmup_cycles = 200;
         s.run.measure_cycles = 400;
         let asked = |s: &Spec| {

@@ -266,7 +266,13 @@ impl<P: Policy> HopRouter for DistanceRouter<P> {
     }
 
     fn reads_view(&self) -> bool {
-        // The switch picks among the minimal ports by their credits.
+        // Only UGAL's decision at the source reads the view; the switch's
+        // selection policy reads the candidates' own credits.
+        P::READS != Reads::Nothing
+    }
+
+    fn fixed_candidates(&self) -> bool {
+        // `route` reads the header and the switch alone.
         true
     }
 
