@@ -665,10 +665,8 @@ impl<'a> super::state::Sim<'a> {
         // registered while the list was out, ahead of the heads that were
         // already waiting: it queues behind them, or the buffer served
         // first would be served first again with its next packet, and
-        // the rest never.
-        // (Only a head that went may have brought another to the front:
-        // with no registration since the pass began, every entry is one
-        // of the list's, in its order.)
+        // the rest never. With no registration since the pass began,
+        // every entry is one of the list's, already in its order.
         let w = &mut self.waiters[o as usize];
         if w.len() > 1 && self.waits_registered != registered {
             w.sort_by_key(|e| !list.iter().any(|x| x.same(e)));
