@@ -124,7 +124,9 @@ impl Packets {
         self.next[k] = NONE;
     }
 
-    /// A new packet; its slot may be a reused one.
+    /// A new packet; its slot may be a reused one. (Inlined: once per
+    /// packet, and the header is copied by value.)
+    #[inline]
     pub fn alloc(&mut self, hdr: Header, gen_ps: u64, msg: u32, flags: u8) -> u32 {
         self.alive += 1;
         let meta = Meta {

@@ -189,6 +189,12 @@ pub(super) struct Sim<'a> {
     pub sg_occ: Vec<u32>,
     /// Stop & go: the last signal each buffer sent upstream was stop.
     pub sg_stopped: Vec<bool>,
+    /// Per buffer: the length of the packet whose head it allocated an
+    /// output for (valid while `Vc::alloc` is set; written for packets of
+    /// more than one flit only). Sending a body flit
+    /// reads it here, not in the packet's header, which a saturated run
+    /// has long evicted from the caches.
+    pub front_flits: Vec<u16>,
     /// `route_at_front`: per buffer, when its front head may be routed;
     /// empty otherwise.
     pub front_ready: Vec<u64>,
@@ -264,10 +270,13 @@ pub(super) struct Sim<'a> {
 pub struct Waiter {
     pub buf: u32,
     pub gen: u16,
+    /// The fewest credits one of those VCs must have for it to go there
+    /// (0 when it holds no candidates).
+    pub need: u16,
     /// The channel's VCs it may take: those of the candidates it holds
     /// there (under a router with fixed candidates), else all. A retry
-    /// skips it while all of them are held, without reading its
-    /// candidates.
+    /// skips it while none of them is free with `need` credits, without
+    /// reading its candidates.
     pub vcs: u64,
 }
 
@@ -698,6 +707,7 @@ impl<'a> Sim<'a> {
             } else {
                 Vec::new()
             },
+            front_flits: vec![0; nbuf],
             front_ready: if p.route_at_front {
                 vec![0; nbuf]
             } else {

@@ -248,6 +248,9 @@ impl<'a> super::state::Sim<'a> {
         self.vc[oi as usize].held = iv;
         self.ch[och as usize].held |= 1 << vc;
         self.vc[iv as usize].alloc = oi;
+        if flits > 1 {
+            self.front_flits[iv as usize] = flits;
+        }
         self.serve_output_with(router, och);
         true
     }
@@ -497,16 +500,19 @@ impl<'a> super::state::Sim<'a> {
                 if cands[..k].iter().any(|c| c.port == port) {
                     continue;
                 }
-                let vcs = if fixed {
+                let (vcs, need) = if fixed {
                     cands[k..]
                         .iter()
                         .filter(|c| c.port == port)
-                        .fold(0u64, |m, c| m | 1 << c.vc)
+                        .fold((0u64, u32::MAX), |(m, n), c| {
+                            (m | 1 << c.vc, n.min(c.need.max(need_mode)))
+                        })
                 } else {
-                    u64::MAX
+                    (u64::MAX, 0)
                 };
                 let och = self.port_ch[base + usize::from(port.0) - 1];
-                self.register_wait(och, iv, vcs);
+                let need = need.min(u32::from(u16::MAX)) as u16;
+                self.register_wait(och, iv, vcs, need);
             }
             self.hold_cands(iv, flits);
             return;
@@ -546,6 +552,9 @@ impl<'a> super::state::Sim<'a> {
         let b = &mut self.vc[iv as usize];
         b.alloc = oi;
         b.gen = b.gen.wrapping_add(1);
+        if flits > 1 {
+            self.front_flits[iv as usize] = flits;
+        }
         let mut ctx = RouterCtx::new(&mut self.sw_rng[sw], &mut self.counters);
         router.forwarded(&mut hdr, &here, cand, ChannelId(och), &mut ctx);
         self.pk.hdr[pkt as usize] = hdr;
@@ -595,11 +604,12 @@ impl<'a> super::state::Sim<'a> {
         true
     }
 
-    fn register_wait(&mut self, o: u32, iv: u32, vcs: u64) {
+    fn register_wait(&mut self, o: u32, iv: u32, vcs: u64, need: u16) {
         let vc = &self.vc;
         let entry = Waiter {
             buf: iv,
             gen: vc[iv as usize].gen,
+            need,
             vcs,
         };
         let w = &mut self.waiters[o as usize];
@@ -647,8 +657,7 @@ impl<'a> super::state::Sim<'a> {
             let e = list[i];
             i += 1;
             if self.vc[e.buf as usize].gen == e.gen && self.needs_route(e.buf) {
-                let free = !self.ch[o as usize].held & e.vcs;
-                if free == 0 || !self.port_may_take(o, e.buf) {
+                if !self.may_have_room(o, &e) || !self.port_may_take(o, e.buf) {
                     // It waits on, in its place: output `o` cannot take it.
                     self.waiters[o as usize].push(e);
                     continue;
@@ -674,6 +683,22 @@ impl<'a> super::state::Sim<'a> {
         self.ch[o as usize].waiting = !w.is_empty();
         list.clear();
         self.pool.push(list);
+    }
+
+    /// Whether one of the VCs of output `o` that waiter `e` may take is
+    /// free with the credits it needs: what `port_may_take` asks first,
+    /// read off the output's own records.
+    #[inline]
+    fn may_have_room(&self, o: u32, e: &Waiter) -> bool {
+        let mut free = !self.ch[o as usize].held & e.vcs & self.all_vcs();
+        while free != 0 {
+            let v = free.trailing_zeros();
+            free &= free - 1;
+            if self.vc[self.p.iv(o, v) as usize].credits_at(self.now) >= u32::from(e.need) {
+                return true;
+            }
+        }
+        false
     }
 
     /// Whether output `o` could take the head at the front of `iv` now: one
@@ -822,7 +847,14 @@ impl<'a> super::state::Sim<'a> {
         let fp = u64::from(self.ch[o as usize].flit_ps);
         self.ch[ich as usize].in_busy = self.now + self.input_hold(fp);
         self.transmit_with(router, o, vc as u8, pkt, idx);
-        if idx + 1 == self.pk.hdr[pkt as usize].flits {
+        // The head's header is in the caches (`transmit_with` counted its
+        // hop); a body flit's length is the buffer's.
+        let tail = if idx == 0 {
+            self.pk.hdr[pkt as usize].flits == 1
+        } else {
+            idx + 1 == self.front_flits[h as usize]
+        };
+        if tail {
             let b = &mut self.vc[h as usize];
             b.front_sent = 0;
             b.alloc = NONE;

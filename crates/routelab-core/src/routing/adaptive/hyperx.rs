@@ -269,6 +269,11 @@ impl<P: Policy> HopRouter for HyperXRouter<P> {
         P::READS != Reads::Nothing
     }
 
+    fn fixed_candidates(&self) -> bool {
+        // `route` reads the header and the switch alone.
+        true
+    }
+
     fn counters(&self) -> Vec<String> {
         vec!["minimal".into(), "nonminimal".into()]
     }

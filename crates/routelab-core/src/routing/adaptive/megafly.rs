@@ -441,6 +441,11 @@ impl<P: Policy> HopRouter for MegaflyRouter<P> {
         P::READS == Reads::Global
     }
 
+    fn fixed_candidates(&self) -> bool {
+        // Only PAR's gateway reads the view in `route`.
+        !P::PAR
+    }
+
     fn counters(&self) -> Vec<String> {
         let mut c = vec!["minimal".to_string(), "nonminimal".to_string()];
         if P::PAR {
