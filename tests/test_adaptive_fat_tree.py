@@ -24,7 +24,7 @@ def run(router: str, pattern: str, topology: str = TREE, **router_keys) -> route
 
 def test_adaptive_up_ports_serve_the_worst_source_of_a_bisection_better() -> None:
     # D-mod-k's fixed up ports collide under a random bisection: its least
-    # served source gets 0.29 of a link here, adaptive 0.66.
+    # served source gets 0.29 of a link here, adaptive 0.67.
     static, adaptive = run("dmodk", "bisect"), run("ft-adaptive", "bisect")
     assert adaptive.accepted_min >= 1.5 * static.accepted_min
     assert adaptive.accepted >= static.accepted

@@ -653,8 +653,8 @@ fn held_candidates_agree_with_asking_the_router_each_time() {
     // so the results are not those of a router asked again on every
     // retry, bit for bit, but they must be the same physics: as much
     // accepted and the same latency, within what another seed moves.
-    // The distance routers too, on one VC per hop class, and the
-    // dragonfly, Megafly and HyperX routers on two.
+    // The distance routers too, on one VC per hop class, the dragonfly,
+    // Megafly and HyperX routers on two, and adaptive up ports.
     for (topology, algorithm, pattern, vcs) in [
         ("torus:8x8x8", "por", "uniform", 3),
         ("torus:8x8", "ofr", "uniform", 3),
@@ -666,6 +666,7 @@ fn held_candidates_agree_with_asking_the_router_each_time() {
         ("dragonfly:a=4,p=2,h=2", "df-ugal-l", "group-shift", 6),
         ("megafly:a=4,p=4,h=4", "mf-min", "uniform", 4),
         ("hyperx:S=4x4,t=1,p=2", "hx-ugal", "neighbor", 4),
+        ("kary-ntree:k=4,n=3", "ft-adaptive", "bisect", 2),
     ] {
         let mut s = spec(topology, algorithm, pattern, 0.9);
         s.router.vcs = vcs;

@@ -143,6 +143,11 @@ impl HopRouter for FatTreeRouter {
         false
     }
 
+    fn fixed_candidates(&self) -> bool {
+        // `route` reads the header and the switch alone.
+        true
+    }
+
     #[inline]
     fn route(
         &self,
