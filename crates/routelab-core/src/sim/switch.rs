@@ -854,6 +854,7 @@ impl<'a> super::state::Sim<'a> {
         } else {
             idx + 1 == self.front_flits[h as usize]
         };
+        debug_assert_eq!(tail, idx + 1 == self.pk.hdr[pkt as usize].flits);
         if tail {
             let b = &mut self.vc[h as usize];
             b.front_sent = 0;
