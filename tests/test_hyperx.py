@@ -40,6 +40,29 @@ def saturated() -> dict[tuple[str, str], routelab.SimResult]:
         return dict(zip(cases, runs, strict=True))
 
 
+@pytest.fixture(scope="module")
+def seed_means(saturated) -> dict[tuple[str, str], float]:
+    """Accepted throughput of DOR, Valiant and UGAL at full load, the mean
+    over three seeds (the fixture's and two more): at saturation under the
+    shift one seed's Valiant moves by up to 15% (0.32-0.37), UGAL's by under
+    1%, so one seed cannot tell 10% apart."""
+    routers, patterns, seeds = ("hx-dor", "hx-val", "hx-ugal"), ("uniform", "neighbor"), (2, 3)
+
+    def accepted(case: tuple[str, str, int]) -> float:
+        doc = spec(case[0], case[1])
+        doc["run"]["seed"] = case[2]
+        return routelab.simulate(doc, progress=False).accepted
+
+    cases = [(r, p, s) for r in routers for p in patterns for s in seeds]
+    with ThreadPoolExecutor(2) as pool:
+        more = dict(zip(cases, pool.map(accepted, cases), strict=True))
+    return {
+        (r, p): (saturated[r, p].accepted + sum(more[r, p, s] for s in seeds)) / (1 + len(seeds))
+        for r in routers
+        for p in patterns
+    }
+
+
 def test_dimension_order_under_the_shift_is_held_to_one_cable_bundle(saturated) -> None:
     # A switch's p terminals all leave on its t cables towards the next
     # switch of dimension 0: at most t / p per terminal, and DOR fills it.
@@ -47,10 +70,10 @@ def test_dimension_order_under_the_shift_is_held_to_one_cable_bundle(saturated) 
     assert 0.9 * T / P <= accepted <= T / P + 0.005, accepted
 
 
-def test_ugal_is_within_ten_percent_of_the_better_of_dor_and_valiant(saturated) -> None:
+def test_ugal_is_within_ten_percent_of_the_better_of_dor_and_valiant(saturated, seed_means) -> None:
     for pattern in ("uniform", "neighbor"):
-        best = max(saturated[r, pattern].accepted for r in ("hx-dor", "hx-val"))
-        assert saturated["hx-ugal", pattern].accepted >= 0.9 * best, pattern
+        best = max(seed_means[r, pattern] for r in ("hx-dor", "hx-val"))
+        assert seed_means["hx-ugal", pattern] >= 0.9 * best, (pattern, seed_means)
     # DAL, minimal adaptive over every dimension, beats dimension order under
     # uniform traffic; under the shift it deroutes, and carries more than
     # dimension order's bound.
