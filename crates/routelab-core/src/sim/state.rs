@@ -191,9 +191,9 @@ pub(super) struct Sim<'a> {
     pub sg_stopped: Vec<bool>,
     /// Per buffer: the length of the packet whose head it allocated an
     /// output for (valid while `Vc::alloc` is set; written for packets of
-    /// more than one flit only). Sending a body flit
-    /// reads it here, not in the packet's header, which a saturated run
-    /// has long evicted from the caches.
+    /// more than one flit only). Sending a body flit reads it here, not in
+    /// the packet's header, which a saturated run has long evicted from
+    /// the caches.
     pub front_flits: Vec<u16>,
     /// `route_at_front`: per buffer, when its front head may be routed;
     /// empty otherwise.
