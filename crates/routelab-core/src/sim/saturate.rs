@@ -486,6 +486,14 @@ pub fn saturate_experiment(
     search(exp, opts, None)
 }
 
+/// Whether a bracket `width` wide is at most `resolution`, allowing for the
+/// rounding of its ends: a search whose steps were 0.16, 0.08, 0.04 and
+/// 0.02 ended at 1.2299999999999995 and 1.2499999999999996, a bracket 0.02
+/// wide that computes as 0.0200000000000001.
+fn narrow_enough(width: f64, resolution: f64) -> bool {
+    width <= resolution * (1.0 + 1e-9)
+}
+
 /// The search, keeping its loads in the journal at `journal.0` (a search
 /// of `journal.1`), opened once the options are known to be valid.
 fn search(
@@ -582,7 +590,7 @@ fn search(
     loop {
         while let Some(h) = hi {
             let l = load_of(&points, lo);
-            if h - l <= resolution || steps >= opts.steps {
+            if narrow_enough(h - l, resolution) || steps >= opts.steps {
                 break;
             }
             steps += 1;
@@ -663,4 +671,18 @@ fn search(
         wall_seconds: wall.elapsed().as_secs_f64(),
         warnings: exp.warnings().to_vec(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::narrow_enough;
+
+    #[test]
+    fn a_bracket_as_wide_as_the_resolution_is_narrow_enough_despite_rounding() {
+        // The ends of a bisection by 0.16, 0.08, 0.04 and 0.02.
+        assert!(narrow_enough(1.2499999999999996 - 1.2299999999999995, 0.02));
+        assert!(narrow_enough(0.01, 0.02));
+        assert!(!narrow_enough(0.0201, 0.02));
+        assert!(!narrow_enough(0.04, 0.02));
+    }
 }
