@@ -8,6 +8,7 @@ import pytest
 import routelab
 from routelab.experiment import kinds, plot
 from routelab.experiment import spec as specs
+from routelab.experiment import sweep as sweep_module
 
 
 def write(tmp_path, text):
@@ -477,6 +478,47 @@ def test_a_search_resumes_from_its_journal_with_the_same_answer(tmp_path):
     out = tmp_path / "out"
     assert routelab.sweep(exp, out).ok == 1
     assert (out / "journals").is_dir() and not any((out / "journals").iterdir())
+
+
+def test_a_finished_journal_is_recorded_without_simulating_and_an_unfinished_one_is_not(
+    tmp_path,
+):
+    # Searches that finished elsewhere (a killed sweep, another machine, the
+    # journals kept beside a study's results) are read into the store and
+    # nothing is simulated: an unfinished journal stays as it is, unrecorded.
+    options = "\n[saturate]\nlow = 0.1\nhigh = [0.5, 0.6]\nresolution = 0.05\n"
+    exp = specs.load(write(tmp_path, SEARCH + options))
+    assert len(exp.runs) == 2
+    done, cut = exp.runs[:2]
+    out = tmp_path / "out"
+    journals = out / "journals"
+    journals.mkdir(parents=True)
+    whole = kinds.execute("saturate", done.params, journal=str(journals / f"{done.key}.jsonl"))
+    kinds.execute("saturate", cut.params, journal=str(tmp_path / "cut.jsonl"))
+    lines = (tmp_path / "cut.jsonl").read_text().splitlines()
+    (journals / f"{cut.key}.jsonl").write_text("\n".join(lines[:2]) + "\n")
+    kept = {p.name: p.read_text() for p in journals.iterdir()}
+
+    assert sweep_module.replay_finished(exp, out) == 1
+    table = routelab.results(out, artefacts=["points"])
+    assert list(table["key"]) == [done.key]
+    row = table.iloc[0]
+    assert row["status"] == "ok" and row["saturation"] == whole["metrics"]["saturation"]
+    assert [p["load"] for p in row["points"]] == [p["load"] for p in whole["artefacts"]["points"]]
+    # Each point's wall time is the journal's: taken, not measured again.
+    assert [p["wall_seconds"] for p in row["points"]] == [
+        p["wall_seconds"] for p in whole["artefacts"]["points"]
+    ]
+    assert {p.name: p.read_text() for p in journals.iterdir()} == kept
+    assert sweep_module.replay_finished(exp, out) == 0  # nothing new
+    # The search itself says what it lacks, and needs a journal to replay.
+    with pytest.raises(routelab.SimulationError, match="does not hold load"):
+        kinds.run_saturate(cut.params, journal=str(journals / f"{cut.key}.jsonl"), replay_only=True)
+    with pytest.raises(routelab.ConfigError, match="needs the journal"):
+        routelab.saturate(SEARCH, replay_only=True)
+    # A sweep then runs only what is missing: the unfinished search resumes.
+    outcome = routelab.sweep(exp, out)
+    assert outcome.skipped == 1 and outcome.ok == len(exp.runs) - 1
 
 
 def test_the_simulator_validates_its_spec_before_anything_runs(tmp_path, run_cli):

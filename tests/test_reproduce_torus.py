@@ -4,13 +4,15 @@ tori): every output is written and the numbers obey the physics."""
 from __future__ import annotations
 
 import csv
+import shutil
 from pathlib import Path
 
 import pytest
 
 import routelab
 from routelab import reproduce
-from routelab.experiment import spec
+from routelab.experiment import kinds, spec, study
+from routelab.experiment.store import Store
 from routelab.reproduce import parker, versaci2013
 
 pytestmark = pytest.mark.slow(100)  # seconds on one core; see conftest.py
@@ -340,6 +342,55 @@ def test_a_second_run_into_the_same_directory_simulates_nothing_again(
     versaci2013.run(versaci, tiny=True, progress=False)
     assert _rows(versaci / "loads.csv") == before
     assert _rows(versaci / "butterfly_stages.csv") == stages
+
+
+def test_finished_only_renders_what_has_finished_and_simulates_nothing(
+    versaci: Path, tmp_path: Path, monkeypatch
+) -> None:
+    # A long reproduction read while it runs: three searches not recorded (one
+    # of them finished in its journal), no stage, curve or reading run yet.
+    out = tmp_path / "v"
+    shutil.copytree(versaci / "searches", out / "searches")
+    store = Store.open(out / "searches")
+    runs = store.experiment().runs
+    gone = [runs[1], runs[6], runs[10]]
+    for run in gone:
+        store.record_path(run.key).unlink()
+    journaled = gone[0]
+    kinds.execute("saturate", journaled.params, journal=str(store.journal_path(journaled.key)))
+    original = routelab.saturate
+
+    def replay_only(*args, **kwargs):
+        assert kwargs.get("replay_only"), "a search was simulated"
+        return original(*args, **kwargs)
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("a simulation ran")
+
+    monkeypatch.setattr(routelab, "saturate", replay_only)
+    monkeypatch.setattr(routelab, "simulate", refuse)
+    with study.finished_only():
+        versaci2013.run(out, tiny=True, progress=False)
+    full = {(r["pattern"], r["router"]): r["gamma_star"] for r in _rows(versaci / "table2.csv")}
+    now = {(r["pattern"], r["router"]): r["gamma_star"] for r in _rows(out / "table2.csv")}
+    blank = {(r.flat["traffic.pattern"], r.flat["routing.algorithm"]) for r in gone[1:]}
+    assert now == {key: ("" if key in blank else g) for key, g in full.items()}
+    assert store.journal_path(journaled.key).is_file()  # read, not consumed
+    text = (out / "summary.md").read_text()
+    assert f"searches {len(runs) - 2} of {len(runs)} runs" in text
+    assert "stages 0 of" in text and "Rendered from the runs finished so far" in text
+    assert _rows(out / "butterfly_stages.csv") == []
+    # A reproduction whose tables need every run says so instead.
+    with study.finished_only(), pytest.raises(routelab.ConfigError, match="without --finished"):
+        parker.run(tmp_path / "p", tiny=True, progress=False)
+    with study.finished_only(), pytest.raises(routelab.ConfigError, match="no search has finished"):
+        versaci2013.run(tmp_path / "empty", tiny=True, progress=False)
+
+
+def test_the_command_line_renders_nothing_from_nothing_and_says_so(tmp_path, run_cli) -> None:
+    r = run_cli("reproduce", "versaci2013", "--finished", "--out", str(tmp_path / "v"))
+    assert r.returncode == 2 and "no search has finished yet" in r.stderr, r.stderr
+    assert not list((tmp_path / "v" / "searches" / "runs").iterdir())
 
 
 def test_transposition_runs_on_a_square_number_of_nodes() -> None:

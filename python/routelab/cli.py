@@ -698,7 +698,13 @@ def _reproduce(args: argparse.Namespace) -> int:
         raise routelab.ConfigError(f"--workers {args.workers} is not valid: expected N >= 1")
     slurm = experiment_cli.slurm_options(args, f"reproduce-{args.name}", out)
     summary = reproduce.run(
-        args.name, out, quick=args.quick, workers=args.workers, dask=args.dask, slurm=slurm
+        args.name,
+        out,
+        quick=args.quick,
+        workers=args.workers,
+        dask=args.dask,
+        slurm=slurm,
+        finished=args.finished,
     )
     print(f"wrote {out}/ (summary: {summary}, report: {out / 'report.html'})")
     return 0
@@ -962,6 +968,12 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("name", choices=reproductions(), help="the reproduction")
     rp.add_argument("--quick", action="store_true", help="smaller networks and fewer samples")
     rp.add_argument("--out", metavar="DIR", help="output directory (default: reproduce-NAME)")
+    rp.add_argument(
+        "--finished",
+        action="store_true",
+        help="simulate nothing: render the tables from the runs finished in DIR so far "
+        "(searches whose journals are finished included); versaci2013 leaves the rest blank",
+    )
     rp.add_argument(
         "--workers",
         type=int,

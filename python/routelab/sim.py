@@ -116,6 +116,7 @@ def saturate(
     scan_misses: int | None = None,
     require_drained: bool | None = None,
     drain_unsustained: bool | None = None,
+    replay_only: bool = False,
 ) -> SimResult:
     """Finds the highest offered load the network sustains (the run drains,
     accepted is within ``tolerance`` of offered, latency converged) by one
@@ -165,6 +166,9 @@ def saturate(
     started again with the same file (after a kill, say) takes the loads it
     finds there instead of running them, and reaches the same answer; a
     journal of another spec or other options is refused (`ConfigError`).
+    ``replay_only=True`` takes every load from ``journal`` and simulates none:
+    the answer of a finished search, or `SimulationError` naming the first load
+    the journal lacks (it keeps what it held; a missing one is not created).
     ``routelab saturate`` takes the same options (``--low``, ``--high``,
     ``--tolerance``, ``--resolution``, ``--steps``, ``--bisect``, ``--no-convergence``,
     ``--journal``, ``--skip-short-drains``)."""
@@ -183,11 +187,14 @@ def saturate(
         "drain_unsustained": drain_unsustained,
     }
     options = {k: float(v) for k, v in given.items() if v is not None}
+    if replay_only and journal is None:
+        raise _core.ConfigError("saturate: replay_only=True needs the journal to replay")
     text, sets = spec_text(spec), _sets(overrides)
     with Progress("searching the saturation load", show=progress):
         path = None if journal is None else os.fspath(journal)
         loads = [float(x) for x in scan or ()]
-        return SimResult(json.loads(_core.saturate(text, sets, options, path, loads)))
+        found = _core.saturate(text, sets, options, path, loads, replay_only)
+        return SimResult(json.loads(found))
 
 
 SUSTAINED = 0.95  # accepted / offered at or above which a load counts as sustained

@@ -64,9 +64,10 @@ pub(crate) fn sim_memory(py: Python<'_>, text: &str, sets: Vec<(String, String)>
 /// steps, bisect, require_converged, require_drained, scan_misses,
 /// drain_unsustained; `scan`: loads
 /// run first, ascending. `journal`: a file that keeps each load as it is
-/// measured, and from which a search started again takes those it finished.
+/// measured, and from which a search started again takes those it finished;
+/// `replay_only`: take every load from there and simulate none.
 #[pyfunction]
-#[pyo3(signature = (text, sets = Vec::new(), options = BTreeMap::new(), journal = None, scan = Vec::new()))]
+#[pyo3(signature = (text, sets = Vec::new(), options = BTreeMap::new(), journal = None, scan = Vec::new(), replay_only = false))]
 pub(crate) fn saturate(
     py: Python<'_>,
     text: &str,
@@ -74,6 +75,7 @@ pub(crate) fn saturate(
     options: BTreeMap<String, f64>,
     journal: Option<std::path::PathBuf>,
     scan: Vec<f64>,
+    replay_only: bool,
 ) -> PyResult<String> {
     let spec = parse(text, &sets)?;
     let mut o = SaturateOptions {
@@ -114,6 +116,7 @@ pub(crate) fn saturate(
     }
     let result = py
         .allow_threads(move || match journal {
+            Some(path) if replay_only => sim::saturate_replayed(&spec, &o, &path),
             Some(path) => sim::saturate_journaled(&spec, &o, &path),
             None => sim::saturate(&spec, &o),
         })

@@ -413,22 +413,26 @@ def run_sim(params: dict[str, Any]) -> dict[str, Any]:
     check=_check_saturate_spec,
     journaled=True,
 )
-def run_saturate(params: dict[str, Any], journal: str | None = None) -> dict[str, Any]:
+def run_saturate(
+    params: dict[str, Any], journal: str | None = None, replay_only: bool = False
+) -> dict[str, Any]:
     """One search. With ``journal`` (a sweep gives each run its own file) the
     loads are kept as they are measured, and a run started again after a kill
-    takes them from there: same answer, less time."""
+    takes them from there: same answer, less time. ``replay_only``: from there
+    alone, simulating nothing (an unfinished search raises)."""
     KINDS["saturate"].check_available()
     spec, options = search_options(params)
+    options |= {"progress": False, "journal": journal, "replay_only": replay_only}
     try:
-        return as_dict(routelab.saturate(spec, **options, progress=False, journal=journal))
-    except routelab.RoutelabError as e:
-        if journal is None or not str(e).startswith("journal "):
+        return as_dict(routelab.saturate(spec, **options))
+    except routelab.ConfigError as e:
+        if journal is None or replay_only or not str(e).startswith("journal "):
             raise
     # A journal the search refuses (another version's spec text, a damaged
     # line) is set aside, named, and the search runs afresh.
     refused = Path(journal).with_suffix(".refused")
     Path(journal).replace(refused)
-    result = as_dict(routelab.saturate(spec, **options, progress=False, journal=journal))
+    result = as_dict(routelab.saturate(spec, **options))
     result.setdefault("warnings", []).append(f"a refused journal was set aside as {refused}")
     return result
 
@@ -464,11 +468,14 @@ def is_scalar(value: Any) -> bool:
     return value is None or isinstance(value, bool | int | float | str)
 
 
-def execute(kind: str, params: dict[str, Any], journal: str | None = None) -> dict[str, Any]:
+def execute(
+    kind: str, params: dict[str, Any], journal: str | None = None, replay_only: bool = False
+) -> dict[str, Any]:
     """Runs one run where it is scheduled and never raises: the outcome is a
     dict with ``status`` (one of `STATUSES`), ``metrics``, ``artefacts``, ``error``,
     ``wall_seconds``, ``started``, ``finished``, ``host`` and the routelab version.
-    ``journal``: the run's journal file, for a kind that keeps one."""
+    ``journal``: the run's journal file, for a kind that keeps one;
+    ``replay_only``: the run from its journal alone (``failed`` if unfinished)."""
     started = datetime.now(UTC)
     t0 = time.perf_counter()
     metrics: dict[str, Any] = {}
@@ -476,7 +483,10 @@ def execute(kind: str, params: dict[str, Any], journal: str | None = None) -> di
     error = None
     try:
         k = get(kind)
-        result = k.run(params, journal=journal) if k.journaled and journal else k.run(params)
+        if replay_only and not (k.journaled and journal):
+            raise ConfigError(f"a {kind} run keeps no journal to replay")
+        journaled = {"journal": journal} | ({"replay_only": True} if replay_only else {})
+        result = k.run(params, **journaled) if k.journaled and journal else k.run(params)
         for name, value in as_dict(result).items():
             if isinstance(value, Artefact):
                 artefacts[name] = _plain(value.value)

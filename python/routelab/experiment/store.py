@@ -64,6 +64,10 @@ TAIL_COLUMNS = [
 ]
 
 
+class StoreBusy(ConfigError):
+    """Another sweep holds the store's lock."""
+
+
 def _file_mode() -> int:
     mask = os.umask(0)
     os.umask(mask)
@@ -131,7 +135,9 @@ class Store:
     def _refuse_foreign(self) -> None:
         if (self.root / SPEC).exists() or not self.root.exists():
             return
-        if any(p.name != LOCK for p in self.root.iterdir()):
+        # Journals kept on their own (committed beside a study's results) are
+        # a store's: each names the search it belongs to and is refused by any other.
+        if any(p.name not in (LOCK, JOURNALS) for p in self.root.iterdir()):
             raise ConfigError(
                 f"{self.root} exists and is not an experiment directory; "
                 "choose an empty or new --out directory"
@@ -216,7 +222,7 @@ class Store:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 other = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
-                raise ConfigError(
+                raise StoreBusy(
                     f"another sweep (pid {other}) is writing to {self.root}; "
                     "wait for it or stop it first"
                 ) from None
@@ -289,8 +295,11 @@ class Store:
         *,
         attempts: int,
         session: str,
+        keep_journal: bool = False,
     ) -> dict[str, Any]:
-        """Persists one finished run: its artefacts, then its record."""
+        """Persists one finished run: its artefacts, then its record; the run's
+        journal goes once it is finished, unless ``keep_journal`` (it was read,
+        not written: a replay)."""
         names = []
         artefacts = outcome.get("artefacts") or {}
         if artefacts:
@@ -316,7 +325,7 @@ class Store:
             "session": session,
         }
         _write_json(self.record_path(run.key), record)
-        if outcome["status"] in kinds.FINISHED:  # a failed run keeps it for its retry
+        if outcome["status"] in kinds.FINISHED and not keep_journal:  # a failed run keeps it
             self.journal_path(run.key).unlink(missing_ok=True)
         folder = self.root / ARTEFACTS / run.key
         if folder.is_dir():  # a rerun replaces the artefacts of the earlier attempt

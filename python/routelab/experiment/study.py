@@ -155,6 +155,22 @@ def running_on(dask: str | None = None, slurm: Any = None) -> Iterator[None]:
         yield
 
 
+# Whether a study only renders what has finished (`finished_only`).
+_FINISHED_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("finished", default=False)
+
+
+@contextlib.contextmanager
+def finished_only() -> Iterator[None]:
+    """Within it, `sweep_specs` simulates nothing: it reads the runs finished so
+    far (a search whose journal is finished counts) for tables of what is done
+    while the rest runs, or before it ever does."""
+    token = _FINISHED_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _FINISHED_ONLY.reset(token)
+
+
 def sweep(exp: Any, out: Path, workers: int, quiet: bool = True, local: bool = False) -> Any:
     """``routelab.sweep`` of ``exp`` into ``out``: on ``workers`` local threads,
     or where `running_on` says unless ``local``; its outcome."""
@@ -172,6 +188,7 @@ def sweep_specs(
     accept: Sequence[str] = ("ok",),
     artefacts: Sequence[str] = (),
     local: bool = False,
+    partial: bool = False,
 ) -> dict[str, Any]:
     """Runs (or resumes) each experiment spec ``folder``/PART.toml, or its
     ``[variants.MODE]`` unless MODE is ``full``, into ``out``/PART; returns the run
@@ -179,8 +196,13 @@ def sweep_specs(
     ``deadlock`` and ``failed`` may be results too) stops here, named with its
     error, so no table is built from a partial sweep. ``artefacts``: per-run
     artefacts to read into the tables (a search's ``points``); ``local``: on
-    local threads wherever the study runs (timings that must not compete)."""
+    local threads wherever the study runs (timings that must not compete).
+    Within `finished_only` nothing runs: the tables hold the runs finished so
+    far, which a study that renders ``partial`` tables takes (its missing
+    entries blank) and any other refuses unless every run has finished."""
     from routelab.experiment import spec as specs
+    from routelab.experiment.store import StoreBusy
+    from routelab.experiment.sweep import replay_finished
 
     tables = {}
     for part in parts:
@@ -190,15 +212,35 @@ def sweep_specs(
         if mode != "full" and not has:
             raise ValueError(f"{path} has no [variants.{mode}]: a {mode} run would run it whole")
         exp = specs.load(path, variant=mode if has else None)
-        sweep(exp, out / part, workers, quiet=not progress, local=local)
+        finished_only = _FINISHED_ONLY.get()
+        if not finished_only:
+            sweep(exp, out / part, workers, quiet=not progress, local=local)
+        else:
+            # A sweep writing there records its own searches as they finish.
+            with contextlib.suppress(StoreBusy):
+                replay_finished(exp, out / part)
         df = routelab.results(out / part, artefacts=artefacts)
         bad = df[~df["status"].isin(accept)]
-        if len(bad) or len(df) != len(exp.runs):
+        missing = len(df) != len(exp.runs)
+        if finished_only and missing and not partial and not len(bad):
+            raise routelab.ConfigError(
+                f"{exp.name}: {len(df)} of {len(exp.runs)} runs finished in {out / part}; "
+                "its tables need every run: run it without --finished"
+            )
+        if len(bad) or (missing and not finished_only):
             first = bad.iloc[0] if len(bad) else None
             why = f"{first['status']}: {first['error']}" if first is not None else "runs missing"
             raise RuntimeError(
                 f"{exp.name}: {len(df)} of {len(exp.runs)} runs recorded, {len(bad)} not ok "
                 f"({why}); see {out / part}"
             )
+        df.attrs["runs"] = len(exp.runs)  # what the part holds when it has finished
         tables[part] = df
     return tables
+
+
+def unfinished(tables: dict[str, Any]) -> dict[str, tuple[int, int]]:
+    """``{part: (recorded, runs)}`` of `sweep_specs`' tables that lack runs
+    (within `finished_only`)."""
+    counts = {part: (len(df), df.attrs.get("runs", len(df))) for part, df in tables.items()}
+    return {part: (done, runs) for part, (done, runs) in counts.items() if done < runs}

@@ -216,6 +216,44 @@ def run_sweep(
     )
 
 
+def replay_finished(exp: specs.Experiment, out: str | Path) -> int:
+    """Records each run of ``exp`` in the store ``out`` that is not recorded yet
+    but whose journal holds a finished search (the loads of a search killed, or
+    still running elsewhere, or journals kept with the results), and simulates
+    nothing; returns how many it recorded. The journals stay where they are."""
+    kinds.get(exp.kind).check_available()
+    session = f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+    with Store.locked(out, exp) as store:
+        records, _ = store.scan()
+        todo, done = plan(exp, records)
+        todo = [r for r in todo if kinds.get(r.kind).journaled]
+        todo = [r for r in todo if store.journal_path(r.key).is_file()]
+        store.add_session(
+            {
+                "session": session,
+                "started": datetime.now(UTC).isoformat(),
+                "runs": len(exp.runs),
+                "to_run": len(todo),
+                "skipped": len(done),
+                "executor": "journals, replayed",
+                "host": platform.node(),
+                "pid": os.getpid(),
+                "routelab_version": routelab.__version__,
+            }
+        )
+        recorded = 0
+        for run in todo:
+            journal = str(store.journal_path(run.key).resolve())
+            outcome = kinds.execute(run.kind, run.params, journal, replay_only=True)
+            if outcome["status"] in kinds.FINISHED:
+                store.write_run(run, outcome, attempts=1, session=session, keep_journal=True)
+                recorded += 1
+        if recorded:
+            store.consolidate()
+        store.finish_session(session, ok=recorded, failed=0, deadlocked=0)
+    return recorded
+
+
 def _warn_invalid(
     store: Store,
     exp: specs.Experiment,

@@ -52,6 +52,7 @@ def run(
     workers: int | None = None,
     dask: str | None = None,
     slurm: Any = None,
+    finished: bool = False,
 ) -> Path:
     """Runs reproduction ``name`` into directory ``out`` with ``workers``
     simulations at a time (default: all cores), or its sweeps on the Dask
@@ -59,11 +60,16 @@ def run(
     `routelab.experiment.cluster.SlurmOptions`), and writes its
     ``report.html`` there; returns its ``summary.md``. A subset of a
     reproduction (one network size, one table) is a variant of its specs,
-    run with ``routelab sweep``."""
+    run with ``routelab sweep``. ``finished``: simulate nothing and render what
+    has finished in ``out`` (`routelab.experiment.study.finished_only`); a
+    reproduction whose tables need every run refuses while runs are missing."""
+    import contextlib
+
     from routelab.experiment import study
 
     workers = workers or os.cpu_count() or 1
-    with study.running_on(dask, slurm):
+    only = study.finished_only() if finished else contextlib.nullcontext()
+    with study.running_on(dask, slurm), only:
         summary = module(name).run(Path(out), quick=quick, workers=workers)
     write_report(name, out)
     return summary

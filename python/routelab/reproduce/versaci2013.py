@@ -26,6 +26,7 @@ from routelab.experiment.study import (
     save_figure,
     summary,
     sweep_specs,
+    unfinished,
     write_csv,
     write_run_json,
 )
@@ -97,6 +98,8 @@ def _by_load(rows: Any) -> Rows:
 
 def config_of(mode: str, searches, workers: int) -> SimpleNamespace:
     """What a mode ran, read from its searches' table (the summary cites it)."""
+    if searches.empty:
+        raise routelab.ConfigError("no search has finished yet: nothing to render")
     first, sizes = searches.iloc[0], sorted({size_of(t) for t in searches["network.topology"]})
     cfg = SimpleNamespace(mode=mode, sizes=tuple(sizes), figure_size=max(sizes), workers=workers)
     cfg.routers = tuple(r for r in ROUTERS if r in set(searches["routing.algorithm"]))
@@ -348,7 +351,7 @@ def tables(rows: Rows, cfg) -> tuple[Rows, Rows]:
         }
         for router in cfg.routers:
             w = walks.get((pattern, router, k), [])
-            g = gamma_star(w)
+            g = gamma_star(w) if w else ""  # blank: the search has not finished
             at = next((r for r in w if r["load"] == g), None)
             t2.append(
                 named
@@ -546,6 +549,7 @@ def _eq15(rows: Rows) -> dict[str, Any]:
 def summarise(cfg, rows: Rows, t: dict[str, Rows], **numbers: Any) -> str:
     """summary.md from the loads and the output tables ``t``; ``numbers``: this run's."""
     t2, stages, reads = t["table2"], t["butterfly_stages"], t["table3_readings"]
+    t2 = [r for r in t2 if r["gamma_star"] != ""]  # finished searches
     g, claims = {(r["pattern"], r["router"], r["k"]): r["gamma_star"] for r in t2}, {}
     for k in cfg.sizes:  # OFR over ABR, OFR against POR, where DOR's gamma* is the lowest
         a, p, o = ({x: g.get((x, r, k)) for x in cfg.patterns} for r in ("abr", "por", "ofr"))
@@ -571,7 +575,7 @@ def summarise(cfg, rows: Rows, t: dict[str, Rows], **numbers: Any) -> str:
         SPECS,
         **context,
         transposition=", ".join(topology("transpose", k).split(":")[1] for k in cfg.sizes),
-        table2={(r["pattern"], r["router"], r["k"]): r for r in t2},
+        table2={(r["pattern"], r["router"], r["k"]): r for r in t["table2"]},
         inversions=[(*key, bad) for key, w in _walks(rows).items() if (bad := inverted(w))],
         deadlocks=[r for r in rows if r["status"] == "deadlock"],
     )
@@ -588,7 +592,9 @@ def run(
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     accept = ("ok", "undrained", "deadlock")
-    sweeps = sweep_specs(SPECS, PARTS, mode, out, workers, progress, accept, ("points",))
+    sweeps = sweep_specs(
+        SPECS, PARTS, mode, out, workers, progress, accept, ("points",), partial=True
+    )
     seconds = time.perf_counter() - t0
     cfg = config_of(mode, sweeps["searches"], workers)
     rows, sims = search_rows(sweeps["searches"]), [sweeps[p] for p in PARTS[1:]]
@@ -604,10 +610,11 @@ def run(
     plot_stages(stage_rows, out / "fig_butterfly_stages.png")
     count = sum(map(len, sims)) + len(rows)
     sim_seconds = sum(float(r["wall_seconds"] or 0) for r in rows) + sum(
-        float(df["result.wall_seconds"].sum()) for df in sims
+        float(df["result.wall_seconds"].sum()) for df in sims if len(df)
     )
     path = out / "summary.md"
-    path.write_text(summarise(cfg, rows, t, sims=count, seconds=seconds, sim_seconds=sim_seconds))
+    numbers = dict(sims=count, seconds=seconds, sim_seconds=sim_seconds, partial=unfinished(sweeps))
+    path.write_text(summarise(cfg, rows, t, **numbers))
     meta = {"reproduction": NAME, "mode": mode, "started": started, "seconds": round(seconds, 2)}
     meta |= {"simulations": count, "simulation_seconds": round(sim_seconds, 1)}
     write_run_json(out / "run.json", meta | {"sizes": list(cfg.sizes)}, workers)

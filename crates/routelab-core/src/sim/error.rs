@@ -121,6 +121,10 @@ pub enum SimError {
         line: Option<usize>,
         reason: String,
     },
+    /// A search replayed from its journal alone (`saturate_replayed`)
+    /// needs a load the journal does not hold: it is not finished.
+    #[error("journal {path} does not hold load {load}: the search has loads left to simulate")]
+    Unjournaled { path: String, load: f64 },
     /// Flits were lost or created: an internal error, never expected.
     #[error("conservation violated: {generated} flits generated, {delivered} delivered, {in_flight} found in flight")]
     Conservation {

@@ -117,8 +117,8 @@ pub use error::{ConfigError, DeadlockInfo, SimError, WaitingBuffer};
 pub use experiment::{build_network, router_options, Experiment, MAX_OFFERED_FLITS};
 pub use journal::Journal;
 pub use saturate::{
-    injection_bound, saturate, saturate_experiment, saturate_journaled, PointStatus,
-    SaturateOptions, SaturatePoint, SaturateResult,
+    injection_bound, saturate, saturate_experiment, saturate_journaled, saturate_replayed,
+    PointStatus, SaturateOptions, SaturatePoint, SaturateResult,
 };
 pub use stats::{HistogramBin, PairResult, SimResult, WorkloadResult};
 

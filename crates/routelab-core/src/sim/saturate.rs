@@ -466,7 +466,20 @@ pub fn saturate_journaled(
     journal: &Path,
 ) -> Result<SaturateResult, SimError> {
     let exp = Experiment::new(spec)?;
-    search(&exp, opts, Some((journal, spec)))
+    search(&exp, opts, Some((journal, spec)), false)
+}
+
+/// [`saturate_journaled`] that simulates nothing: the answer of a search
+/// whose journal holds every load it walks, or [`SimError::Unjournaled`]
+/// naming the first load it lacks (the journal keeps what it held).
+/// For reading the searches a sweep has finished while others still run.
+pub fn saturate_replayed(
+    spec: &Spec,
+    opts: &SaturateOptions,
+    journal: &Path,
+) -> Result<SaturateResult, SimError> {
+    let exp = Experiment::new(spec)?;
+    search(&exp, opts, Some((journal, spec)), true)
 }
 
 /// The load, in the spec's unit, that fills each terminal's injection
@@ -483,7 +496,7 @@ pub fn saturate_experiment(
     exp: &Experiment,
     opts: &SaturateOptions,
 ) -> Result<SaturateResult, SimError> {
-    search(exp, opts, None)
+    search(exp, opts, None, false)
 }
 
 /// Whether a bracket `width` wide is at most `resolution`, allowing for the
@@ -495,11 +508,13 @@ fn narrow_enough(width: f64, resolution: f64) -> bool {
 }
 
 /// The search, keeping its loads in the journal at `journal.0` (a search
-/// of `journal.1`), opened once the options are known to be valid.
+/// of `journal.1`), opened once the options are known to be valid; with
+/// `replay_only`, taking them from there alone.
 fn search(
     exp: &Experiment,
     opts: &SaturateOptions,
     journal: Option<(&Path, &Spec)>,
+    replay_only: bool,
 ) -> Result<SaturateResult, SimError> {
     let wall = Instant::now();
     let unit = exp.spec().traffic.load_unit;
@@ -539,7 +554,13 @@ fn search(
         )
         .into());
     }
+    let unjournaled = |load: f64| SimError::Unjournaled {
+        path: journal.map_or_else(String::new, |(p, _)| p.display().to_string()),
+        load,
+    };
     let journal = match journal {
+        // Opening would create a missing journal: a replay goes without.
+        Some((path, _)) if replay_only && !path.exists() => None,
         Some((path, spec)) => Some(Journal::open(path, spec, opts)?),
         None => None,
     };
@@ -549,6 +570,9 @@ fn search(
     let measure = |load: f64, stoppable: bool, cores: usize| -> Result<SaturatePoint, SimError> {
         if let Some(p) = journal.and_then(|j| j.recall(load, stoppable)) {
             return Ok(p);
+        }
+        if replay_only {
+            return Err(unjournaled(load));
         }
         let shortfall = (!opts.drain_unsustained).then_some(opts.tolerance);
         let r = exp.run_ending(load, exp.early_end(stoppable, shortfall), cores);

@@ -122,6 +122,43 @@ fn a_search_killed_half_way_resumes_from_its_journal_with_the_same_answer() {
 }
 
 #[test]
+fn a_replay_takes_a_finished_journal_and_simulates_nothing_of_an_unfinished_one() {
+    let (s, opts) = search_spec();
+    let path = fresh("replayed.jsonl");
+    let whole = sim::saturate_journaled(&s, &opts, &path).unwrap();
+    let written = lines(&path);
+    // A finished journal: the same answer and points, wall times included
+    // (nothing ran), and the file as it was.
+    let replayed = sim::saturate_replayed(&s, &opts, &path).unwrap();
+    assert_eq!(replayed.points, whole.points);
+    assert_eq!(answer(&replayed), answer(&whole));
+    assert_eq!(lines(&path), written);
+    // Cut after its third load: the replay names the fourth and writes nothing.
+    let cut = fresh("replay-cut.jsonl");
+    std::fs::write(&cut, written[..4].join("\n") + "\n").unwrap();
+    let e = sim::saturate_replayed(&s, &opts, &cut).unwrap_err();
+    let fourth: sim::SaturatePoint = serde_json::from_str(&written[4]).unwrap();
+    match &e {
+        SimError::Unjournaled { load, .. } => assert_eq!(*load, fourth.load, "{e}"),
+        other => panic!("expected Unjournaled, got {other:?}"),
+    }
+    assert!(e.to_string().contains("replay-cut.jsonl"), "{e}");
+    assert_eq!(lines(&cut), written[..4]);
+    // No journal: an error, and none is created.
+    let none = fresh("replay-none.jsonl");
+    let e = sim::saturate_replayed(&s, &opts, &none).unwrap_err();
+    assert!(matches!(e, SimError::Unjournaled { .. }), "{e:?}");
+    assert!(!none.exists());
+    // Another search's journal is refused as a resumed search refuses it.
+    let wider = SaturateOptions {
+        resolution: Some(0.01),
+        ..opts.clone()
+    };
+    let e = sim::saturate_replayed(&s, &wider, &path).unwrap_err();
+    assert!(matches!(e, SimError::Journal { .. }), "{e:?}");
+}
+
+#[test]
 fn a_journal_of_another_search_or_a_malformed_line_is_refused_by_name() {
     let (s, opts) = search_spec();
     let path = fresh("other.jsonl");
