@@ -473,13 +473,24 @@ pub fn saturate_journaled(
 /// whose journal holds every load it walks, or [`SimError::Unjournaled`]
 /// naming the first load it lacks (the journal keeps what it held).
 /// For reading the searches a sweep has finished while others still run.
+/// A journal serves searches that narrow by halves and by thirds alike, so
+/// one that narrowing by `opts` cannot replay is replayed narrowing the
+/// other way (its points show the loads it walked).
 pub fn saturate_replayed(
     spec: &Spec,
     opts: &SaturateOptions,
     journal: &Path,
 ) -> Result<SaturateResult, SimError> {
     let exp = Experiment::new(spec)?;
-    search(&exp, opts, Some((journal, spec)), true)
+    let first = search(&exp, opts, Some((journal, spec)), true);
+    if !matches!(first, Err(SimError::Unjournaled { .. })) {
+        return first;
+    }
+    let other = SaturateOptions {
+        bisect: !opts.bisect,
+        ..opts.clone()
+    };
+    search(&exp, &other, Some((journal, spec)), true).or(first)
 }
 
 /// The load, in the spec's unit, that fills each terminal's injection

@@ -149,6 +149,16 @@ fn a_replay_takes_a_finished_journal_and_simulates_nothing_of_an_unfinished_one(
     let e = sim::saturate_replayed(&s, &opts, &none).unwrap_err();
     assert!(matches!(e, SimError::Unjournaled { .. }), "{e:?}");
     assert!(!none.exists());
+    // A journal walked by halves replays a search that narrows by thirds.
+    let halves = SaturateOptions {
+        bisect: true,
+        ..opts.clone()
+    };
+    let by_halves = fresh("replay-halves.jsonl");
+    let walked = sim::saturate_journaled(&s, &halves, &by_halves).unwrap();
+    let replayed = sim::saturate_replayed(&s, &opts, &by_halves).unwrap();
+    assert_eq!(replayed.points, walked.points);
+    assert_eq!(replayed.saturation, walked.saturation);
     // Another search's journal is refused as a resumed search refuses it.
     let wider = SaturateOptions {
         resolution: Some(0.01),
