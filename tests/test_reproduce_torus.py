@@ -379,12 +379,34 @@ def test_finished_only_renders_what_has_finished_and_simulates_nothing(
     text = (out / "summary.md").read_text()
     assert f"searches {len(runs) - 2} of {len(runs)} runs" in text
     assert "stages 0 of" in text and "Rendered from the runs finished so far" in text
-    assert _rows(out / "butterfly_stages.csv") == []
+    # The stage loads still to run are listed, none with a verdict.
+    stages = _rows(out / "butterfly_stages.csv")
+    assert stages and all(r["sustained"] == "" and r["lifetime_us"] == "" for r in stages)
+    assert "| >= 0.00 | >= 0.00 |" in text  # nothing known yet above the lowest load
     # A reproduction whose tables need every run says so instead.
     with study.finished_only(), pytest.raises(routelab.ConfigError, match="without --finished"):
         parker.run(tmp_path / "p", tiny=True, progress=False)
     with study.finished_only(), pytest.raises(routelab.ConfigError, match="no search has finished"):
         versaci2013.run(tmp_path / "empty", tiny=True, progress=False)
+
+
+def test_the_committed_journals_replay_to_the_committed_table_2() -> None:
+    # Every full-mode search's loads are committed (searches/journals/): each
+    # replays, simulating nothing, to its gamma* in the committed table2.csv.
+    journals = DOCS / "versaci2013" / "searches" / "journals"
+    table = {
+        (r["topology"], r["pattern"], r["router"]): float(r["gamma_star"])
+        for r in _rows(DOCS / "versaci2013" / "table2.csv")
+    }
+    runs = spec.load(versaci2013.SPECS / "searches.toml").runs
+    assert len(table) == len(runs)
+    for run in runs:
+        path = journals / f"{run.key}.jsonl"
+        done = kinds.execute(run.kind, run.params, str(path), replay_only=True)
+        assert done["status"] == "ok", (run.flat, done["error"])
+        flat = run.flat
+        key = (flat["network.topology"], flat["traffic.pattern"], flat["routing.algorithm"])
+        assert round(done["metrics"]["bracket_low"], 4) == table[key], key
 
 
 def test_the_command_line_renders_nothing_from_nothing_and_says_so(tmp_path, run_cli) -> None:
@@ -558,6 +580,24 @@ def test_versaci_butterfly_stages_are_told_per_size() -> None:
     )
     assert "OFR's 0.75 passes even both ways' 0.50" in text
     assert "ABR's 0.35 passes" not in text
+    # Rendered while OFR's loads above 0.3 at k = 16 have not run: its knee and
+    # sustained load are lower bounds, and its paper value is not judged.
+    ran = [r for r in stage_rows if not (r["k"] == 16 and r["router"] == "ofr" and r["load"] > 0.3)]
+    sims = [dict(r, status="ok") for r in ran]
+    left = [
+        {"network.topology": "torus:16x16x16", "routing.algorithm": "ofr", "traffic.load": x}
+        for x in (0.35, 0.4, 0.5, 0.6, 0.7)
+    ]
+    partial = versaci2013.butterfly_stages(sims, left)
+    assert [r["sustained"] for r in partial if r["k"] == 16 and r["router"] == "ofr"][-5:] == [
+        ""
+    ] * 5
+    table = "\n".join(versaci2013._stages_md(partial))
+    assert "| 16 | OFR | 0.75 | >= 0.30 | >= 0.30 |" in table
+    assert "| 16 | ABR | 0.35 | 0.35 | 0.60 |" in table
+    text = versaci2013._butterfly_difference(partial)[0]
+    assert "sustained up to ABR 0.60, OFR >= 0.30, knee ABR 0.35, OFR >= 0.30" in text
+    assert "OFR's 0.75 passes" not in text and "(OFR: loads above the knee not run yet)" in text
 
 
 def test_versaci_stage_sweep_runs_every_router_on_the_smallest_network_only() -> None:

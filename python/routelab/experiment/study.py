@@ -234,7 +234,9 @@ def sweep_specs(
                 f"{exp.name}: {len(df)} of {len(exp.runs)} runs recorded, {len(bad)} not ok "
                 f"({why}); see {out / part}"
             )
-        df.attrs["runs"] = len(exp.runs)  # what the part holds when it has finished
+        # The parameters of the runs not recorded yet (within `finished_only`).
+        done = set(df["key"])
+        df.attrs["pending"] = [run.flat for run in exp.runs if run.key not in done]
         tables[part] = df
     return tables
 
@@ -242,5 +244,5 @@ def sweep_specs(
 def unfinished(tables: dict[str, Any]) -> dict[str, tuple[int, int]]:
     """``{part: (recorded, runs)}`` of `sweep_specs`' tables that lack runs
     (within `finished_only`)."""
-    counts = {part: (len(df), df.attrs.get("runs", len(df))) for part, df in tables.items()}
-    return {part: (done, runs) for part, (done, runs) in counts.items() if done < runs}
+    pending = {part: len(df.attrs.get("pending", ())) for part, df in tables.items()}
+    return {part: (len(tables[part]), len(tables[part]) + n) for part, n in pending.items() if n}
