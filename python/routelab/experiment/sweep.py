@@ -160,24 +160,13 @@ def run_sweep(
     validate_runs(exp)
     out = Path(out) if out is not None else default_out(exp)
     t0 = time.perf_counter()
-    session = f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+    session = _session_id()
     with Store.locked(out, exp) as store:
         records, invalid = store.scan()
         _warn_invalid(store, exp, records, invalid)
         todo, done = plan(exp, records, retries=retries, retry_failed=retry_failed)
-        store.add_session(
-            {
-                "session": session,
-                "started": datetime.now(UTC).isoformat(),
-                "runs": len(exp.runs),
-                "to_run": len(todo),
-                "skipped": len(done),
-                "executor": _executor_name(dask, slurm, workers),
-                "host": platform.node(),
-                "pid": os.getpid(),
-                "routelab_version": routelab.__version__,
-            }
-        )
+        executor = _executor_name(dask, slurm, workers)
+        store.add_session(_session(session, exp, todo, done, executor))
         ok = failed = undrained = deadlocked = 0
         try:
             if todo:
@@ -222,25 +211,13 @@ def replay_finished(exp: specs.Experiment, out: str | Path) -> int:
     still running elsewhere, or journals kept with the results), and simulates
     nothing; returns how many it recorded. The journals stay where they are."""
     kinds.get(exp.kind).check_available()
-    session = f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+    session = _session_id()
     with Store.locked(out, exp) as store:
         records, _ = store.scan()
         todo, done = plan(exp, records)
         todo = [r for r in todo if kinds.get(r.kind).journaled]
         todo = [r for r in todo if store.journal_path(r.key).is_file()]
-        store.add_session(
-            {
-                "session": session,
-                "started": datetime.now(UTC).isoformat(),
-                "runs": len(exp.runs),
-                "to_run": len(todo),
-                "skipped": len(done),
-                "executor": "journals, replayed",
-                "host": platform.node(),
-                "pid": os.getpid(),
-                "routelab_version": routelab.__version__,
-            }
-        )
+        store.add_session(_session(session, exp, todo, done, "journals, replayed"))
         recorded = 0
         for run in todo:
             journal = str(store.journal_path(run.key).resolve())
@@ -252,6 +229,27 @@ def replay_finished(exp: specs.Experiment, out: str | Path) -> int:
             store.consolidate()
         store.finish_session(session, ok=recorded, failed=0, deadlocked=0)
     return recorded
+
+
+def _session_id() -> str:
+    return f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+
+
+def _session(
+    session: str, exp: specs.Experiment, todo: list, done: list, executor: str
+) -> dict[str, Any]:
+    """The entry of ``sessions.json`` for one sweep (or replay) of ``exp``."""
+    return {
+        "session": session,
+        "started": datetime.now(UTC).isoformat(),
+        "runs": len(exp.runs),
+        "to_run": len(todo),
+        "skipped": len(done),
+        "executor": executor,
+        "host": platform.node(),
+        "pid": os.getpid(),
+        "routelab_version": routelab.__version__,
+    }
 
 
 def _warn_invalid(
