@@ -520,12 +520,21 @@ def _stages_md(stage_rows: Rows) -> list[str]:
     return md_table([*header, "lifetime at 0.1 / 0.3 / 0.5 (us)"], rows)
 
 
+def _ratio_up_to(rows: Rows, router: str, load: float) -> tuple[float, float] | None:
+    """``(load, lifetime_ratio)`` of ``router``'s highest load run up to ``load``."""
+    run = [r for r in rows if r["router"] == router and r["load"] <= load + 1e-9]
+    run = [r for r in run if r["lifetime_ratio"] != ""]
+    return (run[-1]["load"], run[-1]["lifetime_ratio"]) if run else None
+
+
 def _stages(stage_rows: Rows) -> dict[str, Any]:
     """The summary's stage sweep: knees and highest loads sustained per size and router, the
     stage capacities, and per size where the paper's gamma* lies against them."""
-    found = {k: stage_summary(mine) for k, mine in by_size(stage_rows).items()}
+    sizes = by_size(stage_rows)
+    found = {k: stage_summary(mine) for k, mine in sizes.items()}
     papers = []
     for k, f in found.items():
+        mine = _by_load(sizes[k])
         paper = {r: PAPER_TABLE2[b] for r in f if (b := ("butterfly", r, k)) in PAPER_TABLE2}
         if paper:
             both = stage_capacity(k, 2)
@@ -534,8 +543,12 @@ def _stages(stage_rows: Rows) -> dict[str, Any]:
             near = [r for r, g in known.items() if abs(g - f[r][0]) <= 0.1 + 1e-9]
             past = [r for r, g in known.items() if r not in near and g > 1.1 * both]
             open_ = [r for r in paper if f[r][2]]
+            # Per router past it: its lifetime over the low-load one at the highest load run up
+            # to both ways' capacity (the most any routing fits in the period).
+            fits = {r: _ratio_up_to(mine, r, both) for r in past}
             papers.append(
                 {"k": k, "paper": paper, "near": near, "past": past, "both": both, "open": open_}
+                | {"fits": fits}
             )
     k0 = min(found)
     f0, g0 = found[k0], {r: PAPER_TABLE2.get(("butterfly", r, k0), 0) for r in ("abr", "por")}
