@@ -11,7 +11,7 @@ import pytest
 
 import routelab
 from routelab import reproduce
-from routelab.experiment import kinds, spec, study
+from routelab.experiment import kinds, searches, spec, study
 from routelab.experiment.store import Store
 from routelab.reproduce import parker, versaci2013
 
@@ -206,21 +206,21 @@ def test_searches_bisect_gamma_star_from_their_first_bracket(versaci: Path) -> N
         ]
         # gamma* is the search's own answer, the same on each of its rows.
         assert len({r["search_gamma_star"] for r in ordered}) == 1, rows
-        g = versaci2013.gamma_star(ordered)
+        g = searches.gamma_star(ordered)
         assert g == ordered[0]["search_gamma_star"]
         # Bisected to the resolution: gamma* was sustained, and the lowest
         # load above it that was not lies within the resolution.
         assert g == 0 or next(r for r in ordered if r["load"] == g)["sustained"], rows
         above = [r["load"] for r in ordered if r["load"] > g and not r["sustained"]]
         assert above and min(above) - g <= resolution + 1e-9, rows
-        assert versaci2013.bracket_high(ordered) == min(above)
+        assert searches.bracket_high(ordered) == min(above)
         # Verdicts out of order with the bracket are counted, never taken.
         out = [
             r
             for r in ordered
             if (r["load"] < g and not r["sustained"]) or (r["load"] > min(above) and r["sustained"])
         ]
-        assert versaci2013.inverted(ordered) == out
+        assert searches.inverted(ordered) == out
 
 
 def test_every_search_starts_around_the_papers_gamma_star() -> None:
@@ -312,20 +312,20 @@ def test_fig4_curves_join_the_searches_below_gamma_star(versaci: Path) -> None:
     rows = _rows(versaci / "curves.csv")
     assert len(rows) == 4 * 3 * 2  # tiny: two loads per pattern and router
     assert all(float(r["lifetime_us"]) > 0 for r in rows if r["status"] == "ok")
-    searches = versaci2013.search_rows(
+    walked = versaci2013.search_rows(
         routelab.results(versaci / "searches", artefacts=("points",))
     )
     curves = versaci2013.sim_rows(routelab.results(versaci / "curves"), 0.05)
     for pattern in versaci2013.PATTERNS:
         for router in ("abr", "por", "ofr"):
             key = (pattern, router, 4)
-            pts = versaci2013.curve(searches, curves, key, "lifetime_us")
-            g = versaci2013.gamma_star(versaci2013._walks(searches)[key])
+            pts = versaci2013.curve(walked, curves, key, "lifetime_us")
+            g = searches.gamma_star(versaci2013.loads.walks(walked)[key])
             loads = [p["load"] for p in pts]
             assert loads == sorted(loads) and all(x <= g for x in loads)
             assert all(p["sustained"] for p in pts)
             if pattern != "butterfly":
-                assert len(pts) > len(versaci2013.curve(searches, [], key, "lifetime_us"))
+                assert len(pts) > len(versaci2013.curve(walked, [], key, "lifetime_us"))
 
 
 def test_a_second_run_into_the_same_directory_simulates_nothing_again(
@@ -424,8 +424,8 @@ def test_transposition_runs_on_a_square_number_of_nodes() -> None:
         {"load": 0.2, "sustained": True},
         {"load": 0.3, "sustained": False},
     ]
-    assert versaci2013.gamma_star(rows) == 0.2
-    assert versaci2013.gamma_star([{"load": 0.1, "sustained": False}]) == 0.0
+    assert searches.gamma_star(rows) == 0.2
+    assert searches.gamma_star([{"load": 0.1, "sustained": False}]) == 0.0
     # A search's rows carry its final bracket: a load below it that was not
     # sustained is counted as out of order, not taken as the answer.
     walk = [
@@ -436,9 +436,9 @@ def test_transposition_runs_on_a_square_number_of_nodes() -> None:
         {"load": 0.4, "sustained": True},
     ]
     walk = [dict(r, search_gamma_star=0.3, search_bracket_high=0.32) for r in walk]
-    assert versaci2013.gamma_star(walk) == 0.3
-    assert versaci2013.bracket_high(walk) == 0.32
-    assert versaci2013.inverted(walk) == [walk[1], walk[4]]
+    assert searches.gamma_star(walk) == 0.3
+    assert searches.bracket_high(walk) == 0.32
+    assert searches.inverted(walk) == [walk[1], walk[4]]
 
 
 def test_parker_writes_every_output(parker_out: Path) -> None:
@@ -587,10 +587,10 @@ def test_versaci_butterfly_stages_are_told_per_size() -> None:
         *rows(16, "ofr", 0.5, 0.7),
     ]
     assert list(versaci2013.by_size(stage_rows)) == [8, 16]
-    table = "\n".join(versaci2013._stages_md(stage_rows))
+    table = "\n".join(versaci2013.stages._stages_md(stage_rows))
     assert "| 8 | ABR | 0.30 | 0.30 | 0.60 |" in table
     assert "| 16 | OFR | 0.75 | 0.50 | 0.70 |" in table
-    text = versaci2013._butterfly_difference(stage_rows)[0]
+    text = versaci2013.stages._butterfly_difference(stage_rows)[0]
     assert "k = 16, sustained up to ABR 0.60, OFR 0.70, knee ABR 0.35, OFR 0.50" in text
     assert (
         "At k = 8 the paper's gamma* (ABR 0.30, OFR 0.60) is within 0.1 of the knee "
@@ -611,10 +611,10 @@ def test_versaci_butterfly_stages_are_told_per_size() -> None:
     assert [r["sustained"] for r in partial if r["k"] == 16 and r["router"] == "ofr"][-5:] == [
         ""
     ] * 5
-    table = "\n".join(versaci2013._stages_md(partial))
+    table = "\n".join(versaci2013.stages._stages_md(partial))
     assert "| 16 | OFR | 0.75 | >= 0.30 | >= 0.30 |" in table
     assert "| 16 | ABR | 0.35 | 0.35 | 0.60 |" in table
-    text = versaci2013._butterfly_difference(partial)[0]
+    text = versaci2013.stages._butterfly_difference(partial)[0]
     assert "sustained up to ABR 0.60, OFR >= 0.30, knee ABR 0.35, OFR >= 0.30" in text
     assert "OFR's 0.75 passes" not in text and "(OFR: loads above the knee not run yet)" in text
 
