@@ -312,9 +312,7 @@ def test_fig4_curves_join_the_searches_below_gamma_star(versaci: Path) -> None:
     rows = _rows(versaci / "curves.csv")
     assert len(rows) == 4 * 3 * 2  # tiny: two loads per pattern and router
     assert all(float(r["lifetime_us"]) > 0 for r in rows if r["status"] == "ok")
-    walked = versaci2013.search_rows(
-        routelab.results(versaci / "searches", artefacts=("points",))
-    )
+    walked = versaci2013.search_rows(routelab.results(versaci / "searches", artefacts=("points",)))
     curves = versaci2013.sim_rows(routelab.results(versaci / "curves"), 0.05)
     for pattern in versaci2013.PATTERNS:
         for router in ("abr", "por", "ofr"):
