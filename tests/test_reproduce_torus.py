@@ -87,8 +87,8 @@ def test_even_split_is_that_of_every_path_listed() -> None:
     routes = routelab.route(net, "multipath")
     flows = [(s, d) for s, d in routelab.pattern("rotate3d", net) if s != d]
     listed = routelab.throughput_bound(net, flows, routelab.channel_loads(routes, flows))
-    assert versaci2013.even_split("rotate3d", 4) == pytest.approx(listed["bound_gamma0"])
-    assert versaci2013.even_split("uniform", 4) == 1.0
+    assert versaci2013.bounds.even_split("rotate3d", 4) == pytest.approx(listed["bound_gamma0"])
+    assert versaci2013.bounds.even_split("uniform", 4) == 1.0
 
 
 def test_bounds_order_even_split_minimal_and_any() -> None:
@@ -96,9 +96,9 @@ def test_bounds_order_even_split_minimal_and_any() -> None:
     # minimal bound, which no routing over all paths falls short of.
     net = routelab.topology("torus:4x4x4")
     for pattern in ("bit-reverse", "rotate3d", "butterfly"):
-        split = versaci2013.even_split(pattern, 4)
-        minimal, reached = versaci2013.routing_bound(pattern, 4)
-        anyb, _ = versaci2013.routing_bound(pattern, 4, "any")
+        split = versaci2013.bounds.even_split(pattern, 4)
+        minimal, reached = versaci2013.bounds.routing_bound(pattern, 4)
+        anyb, _ = versaci2013.bounds.routing_bound(pattern, 4, "any")
         assert max(reached, split) <= minimal * (1 + 1e-9), pattern
         assert reached <= anyb * (1 + 1e-9), pattern
         if pattern != "butterfly":
@@ -110,7 +110,7 @@ def test_bounds_order_even_split_minimal_and_any() -> None:
                     loads[2 * i] = loads[2 * i + 1] = 0.0
             dor = routelab.throughput_bound(net, flows, loads)["bound_gamma0"]
             assert dor <= minimal * (1 + 1e-9), pattern
-    assert versaci2013.routing_bound("uniform", 4, "any") == (1.0, 1.0)
+    assert versaci2013.bounds.routing_bound("uniform", 4, "any") == (1.0, 1.0)
 
 
 def test_table2_gives_the_bounds_per_pattern_and_size(versaci: Path) -> None:
@@ -163,7 +163,7 @@ def test_both_readings_of_eq_15_are_run_beside_table_3(versaci: Path) -> None:
         (router, pattern, reading)
         for router in ("por", "ofr")
         for pattern in patterns
-        for reading in versaci2013.READINGS.values()
+        for reading in versaci2013.loads.READINGS.values()
     }
     for r in rows:
         derouted = float(r["ratio_derouted"])
@@ -236,7 +236,7 @@ def test_every_search_starts_around_the_papers_gamma_star() -> None:
         router, pattern = r["routing.algorithm"], r["traffic.pattern"]
         assert r["network.topology"] == versaci2013.topology(pattern, k)
         seen.add((k, router, pattern))
-        paper = versaci2013.PAPER_TABLE2.get((pattern, router, k))
+        paper = versaci2013.paper.PAPER_TABLE2.get((pattern, router, k))
         if paper is None:
             assert router == "dor"
             continue
@@ -304,7 +304,7 @@ def test_fig4_curves_run_six_loads_below_every_papers_gamma_star(variant, k) -> 
     for (pattern, _), ls in loads.items():
         assert len(set(ls)) == 6
         assert max(ls) < min(
-            versaci2013.PAPER_TABLE2[(pattern, x, k)] for x in ("abr", "por", "ofr")
+            versaci2013.paper.PAPER_TABLE2[(pattern, x, k)] for x in ("abr", "por", "ofr")
         )
 
 
@@ -312,18 +312,20 @@ def test_fig4_curves_join_the_searches_below_gamma_star(versaci: Path) -> None:
     rows = _rows(versaci / "curves.csv")
     assert len(rows) == 4 * 3 * 2  # tiny: two loads per pattern and router
     assert all(float(r["lifetime_us"]) > 0 for r in rows if r["status"] == "ok")
-    walked = versaci2013.search_rows(routelab.results(versaci / "searches", artefacts=("points",)))
-    curves = versaci2013.sim_rows(routelab.results(versaci / "curves"), 0.05)
+    walked = versaci2013.loads.search_rows(
+        routelab.results(versaci / "searches", artefacts=("points",))
+    )
+    curves = versaci2013.loads.sim_rows(routelab.results(versaci / "curves"), 0.05)
     for pattern in versaci2013.PATTERNS:
         for router in ("abr", "por", "ofr"):
             key = (pattern, router, 4)
-            pts = versaci2013.curve(walked, curves, key, "lifetime_us")
+            pts = versaci2013.figures.curve(walked, curves, key, "lifetime_us")
             g = searches.gamma_star(versaci2013.loads.walks(walked)[key])
             loads = [p["load"] for p in pts]
             assert loads == sorted(loads) and all(x <= g for x in loads)
             assert all(p["sustained"] for p in pts)
             if pattern != "butterfly":
-                assert len(pts) > len(versaci2013.curve(walked, [], key, "lifetime_us"))
+                assert len(pts) > len(versaci2013.figures.curve(walked, [], key, "lifetime_us"))
 
 
 def test_a_second_run_into_the_same_directory_simulates_nothing_again(
@@ -521,8 +523,8 @@ def test_versaci_butterfly_stages_bound_abr_one_way_and_ofr_both_ways() -> None:
     past 0.3 (the paper's gamma*), OFR's not before 0.4; beyond its knee ABR's
     lifetime stays bounded over whole rounds (the backlog drains in the light
     stages), so 0.4 is still sustained."""
-    assert versaci2013.stage_capacity(8, 1) == pytest.approx(0.25, rel=0.03)
-    assert versaci2013.stage_capacity(8, 2) == pytest.approx(0.5, rel=0.03)
+    assert versaci2013.bounds.stage_capacity(8, 1) == pytest.approx(0.25, rel=0.03)
+    assert versaci2013.bounds.stage_capacity(8, 2) == pytest.approx(0.5, rel=0.03)
     runs = {r["routing.algorithm"]: r for r in _runs("stages", "quick")}
 
     def run(router: str, load: float):
@@ -553,7 +555,7 @@ def test_versaci_both_ways_stage_capacity_bounds_any_routing(k: int) -> None:
     # Links between switches: the path's nodes less its two terminals, less one.
     assert {len(routes.path(s, d)) - 3 for s, d in flows} == {k // 2}
     r = routelab.max_concurrent_flow(net, flows, paths="any", terminal_links=False)
-    both = versaci2013.stage_capacity(k, 2)
+    both = versaci2013.bounds.stage_capacity(k, 2)
     assert r["bound_gamma0"] == pytest.approx(both, rel=1e-6)
     assert r["reached_gamma0"] == pytest.approx(both, rel=1e-6)
 
@@ -584,7 +586,7 @@ def test_versaci_butterfly_stages_are_told_per_size() -> None:
         *rows(16, "abr", 0.35, 0.6),
         *rows(16, "ofr", 0.5, 0.7),
     ]
-    assert list(versaci2013.by_size(stage_rows)) == [8, 16]
+    assert list(versaci2013.stages.by_size(stage_rows)) == [8, 16]
     table = "\n".join(versaci2013.stages._stages_md(stage_rows))
     assert "| 8 | ABR | 0.30 | 0.30 | 0.60 |" in table
     assert "| 16 | OFR | 0.75 | 0.50 | 0.70 |" in table
@@ -605,7 +607,7 @@ def test_versaci_butterfly_stages_are_told_per_size() -> None:
         {"network.topology": "torus:16x16x16", "routing.algorithm": "ofr", "traffic.load": x}
         for x in (0.35, 0.4, 0.5, 0.6, 0.7)
     ]
-    partial = versaci2013.butterfly_stages(sims, left)
+    partial = versaci2013.stages.butterfly_stages(sims, left)
     assert [r["sustained"] for r in partial if r["k"] == 16 and r["router"] == "ofr"][-5:] == [
         ""
     ] * 5

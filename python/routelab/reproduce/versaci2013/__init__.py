@@ -14,7 +14,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import routelab
-from routelab.experiment.searches import inverted
+from routelab.experiment import searches
 from routelab.experiment.study import (
     fmt,
     summary,
@@ -23,26 +23,10 @@ from routelab.experiment.study import (
     write_csv,
     write_run_json,
 )
-from routelab.reproduce.versaci2013.bounds import (
-    BOUND_PHASES,
-    even_split,
-    routing_bound,
-    stage_capacity,
-)
-from routelab.reproduce.versaci2013.figures import curve, plot_derouted, plot_lifetime, plot_stages
-from routelab.reproduce.versaci2013.loads import (
-    LOAD_FIELDS,
-    READINGS,
-    readings,
-    search_rows,
-    sim_rows,
-    tables,
-    walks,
-)
+from routelab.reproduce.versaci2013 import bounds, figures, loads, stages
 from routelab.reproduce.versaci2013.paper import (
     NAME,
     PAPER_OFR_OVER_ABR_16,
-    PAPER_TABLE2,
     PAPER_TABLE3,
     PARTS,
     PATTERNS,
@@ -54,36 +38,6 @@ from routelab.reproduce.versaci2013.paper import (
     size_of,
     topology,
 )
-from routelab.reproduce.versaci2013.stages import (
-    KNEE,
-    _stages,
-    butterfly_stages,
-    by_size,
-    stage_summary,
-)
-
-__all__ = [
-    "KNEE",
-    "NAME",
-    "PAPER_TABLE2",
-    "PAPER_TABLE3",
-    "PARTS",
-    "PATTERNS",
-    "ROUTERS",
-    "SPECS",
-    "butterfly_stages",
-    "by_size",
-    "curve",
-    "even_split",
-    "routing_bound",
-    "run",
-    "search_rows",
-    "sim_rows",
-    "size_of",
-    "stage_capacity",
-    "stage_summary",
-    "topology",
-]
 
 
 def config_of(mode: str, searches, workers: int) -> SimpleNamespace:
@@ -108,7 +62,7 @@ def _eq15(rows: Rows) -> dict[str, Any]:
     at = {(int(r["k"]), r["router"], r["pattern"], r["reading"]): r for r in rows}
 
     def ratio(router: str, pattern: str, key: str = "ratio_derouted") -> list[str]:
-        got = (at.get((k, router, pattern, reading)) for reading in READINGS.values())
+        got = (at.get((k, router, pattern, reading)) for reading in loads.READINGS.values())
         return [fmt(r[key]) if r is not None and r[key] != "" else "-" for r in got]
 
     found = [
@@ -123,7 +77,7 @@ def _eq15(rows: Rows) -> dict[str, Any]:
 
 def summarise(cfg, rows: Rows, t: dict[str, Rows], **numbers: Any) -> str:
     """summary.md from the loads and the output tables ``t``; ``numbers``: this run's."""
-    t2, stages, reads = t["table2"], t["butterfly_stages"], t["table3_readings"]
+    t2, stage_rows, reads = t["table2"], t["butterfly_stages"], t["table3_readings"]
     t2 = [r for r in t2 if r["gamma_star"] != ""]  # finished searches
     g, claims = {(r["pattern"], r["router"], r["k"]): r["gamma_star"] for r in t2}, {}
     for k in cfg.sizes:  # OFR over ABR, OFR against POR, where DOR's gamma* is the lowest
@@ -141,17 +95,23 @@ def summarise(cfg, rows: Rows, t: dict[str, Rows], **numbers: Any) -> str:
             best[r["pattern"]] = max(best.get(r["pattern"], r), r, key=lambda x: x["gamma_star"])
     gaps = [r["gamma_star"] - r["paper_gamma_star"] for r in t2 if r["paper_gamma_star"] != ""]
     within = sum(abs(d) <= 0.1 + 1e-9 for d in gaps)
-    context = dict(title=TITLE, cfg=cfg, patterns=PATTERNS, phases=BOUND_PHASES, claims=claims)
+    context = dict(
+        title=TITLE, cfg=cfg, patterns=PATTERNS, phases=bounds.BOUND_PHASES, claims=claims
+    )
     context |= dict(paper_ofr_over_abr=PAPER_OFR_OVER_ABR_16, t3=t["table3"], readings=reads)
     context |= dict(gaps=gaps, within=within, mean_gap=fmean(gaps) if gaps else None, best=best)
-    context |= dict(st=_stages(stages) if stages else None, eq15=_eq15(reads) if reads else None)
+    context |= dict(
+        st=stages._stages(stage_rows) if stage_rows else None, eq15=_eq15(reads) if reads else None
+    )
     context |= dict(paper_oidn=PAPER_TABLE3["butterfly"][0], **numbers)
     return summary(
         SPECS,
         **context,
         transposition=", ".join(topology("transpose", k).split(":")[1] for k in cfg.sizes),
         table2={(r["pattern"], r["router"], r["k"]): r for r in t["table2"]},
-        inversions=[(*key, bad) for key, w in walks(rows).items() if (bad := inverted(w))],
+        inversions=[
+            (*key, bad) for key, w in loads.walks(rows).items() if (bad := searches.inverted(w))
+        ],
         deadlocks=[r for r in rows if r["status"] == "deadlock"],
     )
 
@@ -172,18 +132,21 @@ def run(
     )
     seconds = time.perf_counter() - t0
     cfg = config_of(mode, sweeps["searches"], workers)
-    rows, sims = search_rows(sweeps["searches"]), [sweeps[p] for p in PARTS[1:]]
-    curve_rows, stage_sims, reading_sims = (sim_rows(df, cfg.tolerance) for df in sims)
+    rows, sims = loads.search_rows(sweeps["searches"]), [sweeps[p] for p in PARTS[1:]]
+    curve_rows, stage_sims, reading_sims = (loads.sim_rows(df, cfg.tolerance) for df in sims)
     pending = sweeps["stages"].attrs.get("pending", [])
-    (t2, t3), stage_rows = tables(rows, cfg), butterfly_stages(stage_sims, pending)
+    (t2, t3), stage_rows = loads.tables(rows, cfg), stages.butterfly_stages(stage_sims, pending)
     t = {"loads": rows, "curves": curve_rows, "table2": t2, "table3": t3}
-    t |= {"table3_readings": readings(reading_sims), "butterfly_stages": stage_rows}
-    fields = {"loads": LOAD_FIELDS, "curves": LOAD_FIELDS[:-2]}  # else the rows' own columns
+    t |= {"table3_readings": loads.readings(reading_sims), "butterfly_stages": stage_rows}
+    fields = {
+        "loads": loads.LOAD_FIELDS,
+        "curves": loads.LOAD_FIELDS[:-2],
+    }  # else the rows' own columns
     for name, table in t.items():
         write_csv(out / f"{name}.csv", fields.get(name), table)
-    plot_lifetime(rows, curve_rows + stage_sims, cfg, out / "fig4_lifetime.png")
-    plot_derouted(rows, stage_sims, cfg, out / "fig5_derouted_butterfly.png")
-    plot_stages(stage_rows, out / "fig_butterfly_stages.png")
+    figures.plot_lifetime(rows, curve_rows + stage_sims, cfg, out / "fig4_lifetime.png")
+    figures.plot_derouted(rows, stage_sims, cfg, out / "fig5_derouted_butterfly.png")
+    figures.plot_stages(stage_rows, out / "fig_butterfly_stages.png")
     count = sum(map(len, sims)) + len(rows)
     sim_seconds = sum(float(r["wall_seconds"] or 0) for r in rows) + sum(
         float(df["result.wall_seconds"].sum()) for df in sims if len(df)
