@@ -630,3 +630,24 @@ def test_versaci_stage_sweep_runs_every_router_on_the_smallest_network_only() ->
 
     assert routers(None) == {8: set(versaci2013.ROUTERS), 16: {"abr", "ofr"}}
     assert routers("quick") == {8: set(versaci2013.ROUTERS)}
+
+
+def test_versaci_messages_spec_varies_only_messages_and_queues() -> None:
+    """messages.toml is Table 2's uniform search with other message lengths or
+    queue capacities: each run equals searches.toml's run of its router on
+    16x16x16 but for those (and its first bracket), and none repeats Table 2's
+    96-packet messages into 8-packet queues."""
+    searches_toml = {
+        r["routing.algorithm"]: r
+        for r in _runs("searches")
+        if r["traffic.pattern"] == "uniform" and r["network.topology"] == "torus:16x16x16"
+    }
+    runs = _runs("messages")
+    assert len(runs) == 9
+    varied = {"router.buffer_packets", "traffic.message_packets", "saturate.low", "saturate.high"}
+    for r in runs:
+        table2 = searches_toml[r["routing.algorithm"]]
+        differ = {k for k in set(r) | set(table2) if r.get(k) != table2.get(k)}
+        assert differ - {"run.whole_rounds"} <= varied, differ
+        assert (r["traffic.message_packets"], r["router.buffer_packets"]) != (96, 8)
+    assert {r["network.topology"] for r in _runs("messages", "quick")} == {"torus:8x8x8"}
