@@ -1,8 +1,8 @@
 """Versaci and Bilardi (2013), "OutFlank Routing: Increasing Throughput in Toroidal
-Interconnection Networks": the simulations of Section 4 (specs/versaci2013/*.toml) as the paper's
-tables, figures and summary.md (its words: specs/versaci2013/summary.md.j2). Loads in the paper's
-unit: gamma = 1 saturates the bisection under uniform traffic. Outputs:
-docs/reproductions/versaci2013.md."""
+Interconnection Networks": the simulations of Section 4 (specs/versaci2013/: searches, curves,
+stages and readings) as the paper's tables, figures and summary.md (its words:
+specs/versaci2013/summary.md.j2). Loads in the paper's unit: gamma = 1 saturates the bisection
+under uniform traffic. Outputs: docs/reproductions/versaci2013.md."""
 
 from __future__ import annotations
 
@@ -40,14 +40,14 @@ from routelab.reproduce.versaci2013.paper import (
 )
 
 
-def config_of(mode: str, searches, workers: int) -> SimpleNamespace:
+def config_of(mode: str, table, workers: int) -> SimpleNamespace:
     """What a mode ran, read from its searches' table (the summary cites it)."""
-    if searches.empty:
+    if table.empty:
         raise routelab.ConfigError("no search has finished yet: nothing to render")
-    first, sizes = searches.iloc[0], sorted({size_of(t) for t in searches["network.topology"]})
+    first, sizes = table.iloc[0], sorted({size_of(t) for t in table["network.topology"]})
     cfg = SimpleNamespace(mode=mode, sizes=tuple(sizes), figure_size=max(sizes), workers=workers)
-    cfg.routers = tuple(r for r in ROUTERS if r in set(searches["routing.algorithm"]))
-    cfg.patterns = tuple(p for p in PATTERNS if p in set(searches["traffic.pattern"]))
+    cfg.routers = tuple(r for r in ROUTERS if r in set(table["routing.algorithm"]))
+    cfg.patterns = tuple(p for p in PATTERNS if p in set(table["traffic.pattern"]))
     for column in ("saturate.resolution", "saturate.tolerance", "run.convergence"):
         setattr(cfg, column.split(".")[1], float(first[column]))
     for column in ("run.warmup_cycles", "run.warmup_periods", "run.measure_cycles"):
@@ -138,10 +138,8 @@ def run(
     (t2, t3), stage_rows = loads.tables(rows, cfg), stages.butterfly_stages(stage_sims, pending)
     t = {"loads": rows, "curves": curve_rows, "table2": t2, "table3": t3}
     t |= {"table3_readings": loads.readings(reading_sims), "butterfly_stages": stage_rows}
-    fields = {
-        "loads": loads.LOAD_FIELDS,
-        "curves": loads.LOAD_FIELDS[:-2],
-    }  # else the rows' own columns
+    # The loads' columns; every other table's are its rows' own.
+    fields = {"loads": loads.LOAD_FIELDS, "curves": loads.LOAD_FIELDS[:-2]}
     for name, table in t.items():
         write_csv(out / f"{name}.csv", fields.get(name), table)
     figures.plot_lifetime(rows, curve_rows + stage_sims, cfg, out / "fig4_lifetime.png")

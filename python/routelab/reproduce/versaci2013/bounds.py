@@ -16,8 +16,9 @@ from routelab.reproduce.versaci2013.paper import NODE_LINK_BPS, ROUTER_LINK_BPS,
 def stage_capacity(k: int, ways: int) -> float:
     """The load up to which butterfly's k/2 stage fits its period, its k/2 messages per period
     on the ring's ``ways`` directions (0.25 one way, 0.5 both ways on k x k x k); gamma0 with
-    Table 1's links between routers (the bisection scales with their bandwidth). Both ways bound
-    every routing: a route of the stage crosses k/2 links of its dimension however it goes."""
+    Table 1's links between routers (the bisection scales with their bandwidth). Both ways' capacity
+    bounds, for every routing, the load at which the stage fits its period: a route of the
+    stage crosses k/2 links of its dimension however it goes."""
     net = routelab.topology(f"torus:{k}x{k}x{k}")
     built = {name: bw for name, bw, _ in net.classes}["switch"]
     gamma0 = (net.gamma0_bps() or 0.0) * ROUTER_LINK_BPS / built
