@@ -209,9 +209,9 @@ def test_audit_takes_sls_from_opensm_path_records(tools, tmp_path):
     deployed tables are deadlock-free; the same tables on SL 0 deadlock, and
     so do routelab's dfsssp tables loaded through OpenSM's file engine, which
     deploys no SLs. dfsssp spreads the paths over the VLs at random, and in
-    some of its runs (about 1 in 4 here) the paths from switch ports close a
-    cycle within one SL, which the audit names: the SM is started again, up to
-    four times, until a run spreads them without one."""
+    some of its runs (about 1 in 4 here) a cycle closes within one SL, which
+    the audit names: the SM is started again, up to four times, until a run
+    spreads them without one."""
     net_file = tmp_path / "ring.net"
     routelab.topology("torus:5").save(net_file)
     with osm.Subnet(net_file, tmp_path) as sn:

@@ -98,10 +98,9 @@ def _stages(stage_rows: Rows) -> dict[str, Any]:
     found = {k: stage_summary(mine) for k, mine in sizes.items()}
     papers = []
     for k, f in found.items():
-        mine = by_load(sizes[k])
         paper = {r: PAPER_TABLE2[b] for r in f if (b := ("butterfly", r, k)) in PAPER_TABLE2}
         if paper:
-            both = stage_capacity(k, 2)
+            mine, both = by_load(sizes[k]), stage_capacity(k, 2)
             # A knee known only from below (loads above it not run yet) is not compared.
             known = {r: g for r, g in paper.items() if not f[r][2]}
             near = [r for r, g in known.items() if abs(g - f[r][0]) <= 0.1 + 1e-9]
