@@ -1,9 +1,11 @@
 //! Time and peak memory of the main steps on one network:
 //! `cargo run --release --example footprint -- [--engine NAME] [--max-lanes N] [--ebb N]
-//! [--verify] [--write DIR] [--no-summary] SPEC [SPEC ...]`.
+//! [--verify] [--write DIR] [--fingerprint] [--no-summary] SPEC [SPEC ...]`.
 //! Builds each network, summarises it, optionally routes it, verifies the
 //! routes as `routelab route` does (LID view, deadlock check, minimality,
-//! hops), writes the OpenSM files and evaluates N random bisections; prints
+//! hops), writes the OpenSM files, hashes every table entry (to check a
+//! change to an engine entry for entry where the dump is gigabytes) and
+//! evaluates N random bisections; prints
 //! one JSON object per spec. Peak RSS comes from
 //! /proc (Linux) and covers the whole process, so run one spec per process
 //! for a clean figure.
@@ -25,7 +27,7 @@ fn main() {
     let mut engine: Option<String> = None;
     let mut max_lanes: u8 = 15;
     let mut ebb_patterns = 0usize;
-    let (mut verify, mut summary) = (false, true);
+    let (mut verify, mut summary, mut fingerprint) = (false, true, false);
     let mut write: Option<std::path::PathBuf> = None;
     let mut specs = Vec::new();
     let mut args = std::env::args().skip(1);
@@ -46,6 +48,7 @@ fn main() {
             }
             "--verify" => verify = true,
             "--no-summary" => summary = false,
+            "--fingerprint" => fingerprint = true,
             "--write" => write = args.next().map(Into::into),
             _ => specs.push(a),
         }
@@ -88,6 +91,12 @@ fn main() {
                 out.push(format!("\"escape_routed\": {e}"));
             }
             out.push(format!("\"rss_mb_after_route\": {:.1}", peak_rss_mb()));
+            if fingerprint {
+                out.push(format!(
+                    "\"tables_fnv\": \"{:016x}\"",
+                    tables_fnv(&net, &routes)
+                ));
+            }
             let timed = |out: &mut Vec<String>, name: &str, start: Instant| {
                 out.push(format!(
                     "\"{name}_s\": {:.4}",
@@ -140,4 +149,18 @@ fn main() {
         out.push(format!("\"peak_rss_mb\": {:.1}", peak_rss_mb()));
         println!("{{{}}}", out.join(", "));
     }
+}
+
+/// FNV-1a over every switch's port towards every terminal, in order.
+fn tables_fnv(net: &routelab_core::network::Network, routes: &routing::Routes) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for x in 0..net.switches().len() {
+        for d in 0..net.terminals().len() {
+            let p = routes.port(x, d).map_or(0, |p| p.0);
+            for b in p.to_le_bytes() {
+                h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+    }
+    h
 }

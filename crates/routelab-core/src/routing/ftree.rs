@@ -48,13 +48,25 @@ pub fn engine(o: &RoutingOptions) -> Box<dyn RoutingEngine> {
     })
 }
 
-/// All cables from a switch to one neighbour.
-#[derive(Debug, Clone)]
+/// All cables from a switch to one neighbour: `cables` of the router's
+/// arena from `first`. Small, so that a visit scanning a switch's groups
+/// reads a few cache lines.
+#[derive(Debug, Clone, Copy)]
 struct Group {
-    remote: usize,
-    /// (local port, remote port, counter)
-    ports: Vec<(PortId, PortId, u64)>,
-    counter: u64,
+    remote: u32,
+    /// Destinations routed through it (main paths only).
+    counter: u32,
+    first: u32,
+    cables: u32,
+}
+
+/// One cable of a group (a group's cables are in local port order).
+#[derive(Debug, Clone, Copy)]
+struct Cable {
+    /// The port it enters at the remote switch.
+    remote: PortId,
+    /// Destinations routed over it.
+    count: u32,
 }
 
 impl RoutingEngine for Ftree {
@@ -91,16 +103,34 @@ struct Router<'a, 'n> {
     /// Per switch: groups towards the roots and towards the leaves.
     up: Vec<Vec<Group>>,
     down: Vec<Vec<Group>>,
+    /// The groups' cables.
+    cables: Vec<Cable>,
+    /// Per switch: its parents' and children's indices, in a fixed order,
+    /// for the check most visits end with (see [`Self::any_shorter`]).
+    parents: Vec<Vec<u32>>,
+    children: Vec<Vec<u32>>,
     /// Per switch: hops to the current destination (u32::MAX: none yet).
     hops: Vec<u32>,
     routes: Routes,
+    /// Ports per switch (rows of [`BLOCK`]) for the destinations in
+    /// `block_dests`, routed but not yet in `routes`.
+    block: Vec<u16>,
+    block_dests: Vec<usize>,
 }
+
+/// Destinations routed before their entries go to the table together. The
+/// table has a row per switch and a destination writes to every row, so
+/// writing one destination at a time misses the cache and the TLB at
+/// every switch of a large tree; a block writes runs of each row.
+const BLOCK: usize = 32;
 
 impl<'a, 'n> Router<'a, 'n> {
     fn new(f: &'a Fabric<'n>, ranks: &'a FatTreeRanks) -> Self {
         let rank = &ranks.rank;
-        let mut up = vec![Vec::new(); f.s];
-        let mut down = vec![Vec::new(); f.s];
+        // Per switch and direction: (remote switch, its cables (local port,
+        // remote port)).
+        type Gathered = Vec<(usize, Vec<(PortId, PortId)>)>;
+        let mut gathered: Vec<[Gathered; 2]> = vec![[Vec::new(), Vec::new()]; f.s];
         for x in 0..f.s {
             for l in f.links(x) {
                 let y = l.to as usize;
@@ -108,37 +138,57 @@ impl<'a, 'n> Router<'a, 'n> {
                     continue;
                 }
                 let remote_port = f.net.channel(l.ch).dst_port;
-                let groups: &mut Vec<Group> = if rank[y] < rank[x] {
-                    &mut up[x]
-                } else {
-                    &mut down[x]
-                };
-                match groups.iter_mut().find(|g| g.remote == y) {
-                    Some(g) => g.ports.push((l.port, remote_port, 0)),
-                    None => groups.push(Group {
-                        remote: y,
-                        ports: vec![(l.port, remote_port, 0)],
-                        counter: 0,
-                    }),
+                let groups = &mut gathered[x][usize::from(rank[y] > rank[x])];
+                match groups.iter_mut().find(|g| g.0 == y) {
+                    Some(g) => g.1.push((l.port, remote_port)),
+                    None => groups.push((y, vec![(l.port, remote_port)])),
                 }
             }
         }
         // Groups in remote switch order (OpenSM's qsort by index), the
         // cables of a group in local port order (OpenSM adds them scanning
         // ports 1, 2, ...).
-        for g in up.iter_mut().chain(down.iter_mut()) {
-            g.sort_by_key(|g| g.remote);
-            for g in g.iter_mut() {
-                g.ports.sort_by_key(|p| p.0);
-            }
+        let mut cables = Vec::new();
+        let mut pack = |mut groups: Gathered| -> Vec<Group> {
+            groups.sort_by_key(|g| g.0);
+            groups
+                .into_iter()
+                .map(|(remote, mut ports)| {
+                    ports.sort_by_key(|p| p.0);
+                    let first = cables.len() as u32;
+                    cables.extend(ports.iter().map(|&(_, remote)| Cable { remote, count: 0 }));
+                    Group {
+                        remote: remote as u32,
+                        counter: 0,
+                        first,
+                        cables: ports.len() as u32,
+                    }
+                })
+                .collect()
+        };
+        let (mut up, mut down) = (Vec::with_capacity(f.s), Vec::with_capacity(f.s));
+        for [towards_roots, towards_leaves] in gathered {
+            up.push(pack(towards_roots));
+            down.push(pack(towards_leaves));
         }
+        let ids = |groups: &Vec<Vec<Group>>| -> Vec<Vec<u32>> {
+            groups
+                .iter()
+                .map(|g| g.iter().map(|g| g.remote).collect())
+                .collect()
+        };
         Router {
             f,
             rank,
+            parents: ids(&up),
+            children: ids(&down),
             up,
             down,
+            cables,
             hops: vec![u32::MAX; f.s],
             routes: Routes::new(f.net, "ftree"),
+            block: vec![0; f.s * BLOCK],
+            block_dests: Vec::with_capacity(BLOCK),
         }
     }
 
@@ -166,6 +216,7 @@ impl<'a, 'n> Router<'a, 'n> {
                 self.destination(leaf, None);
             }
         }
+        self.flush();
         self.routes
     }
 
@@ -175,6 +226,10 @@ impl<'a, 'n> Router<'a, 'n> {
         self.hops[leaf] = 0;
         if let Some(d) = d {
             let f = self.f;
+            if self.block_dests.len() == BLOCK {
+                self.flush();
+            }
+            self.block_dests.push(d);
             // Every switch that delivers to d does so directly.
             for k in f.sinks(d) {
                 self.set(k.switch as usize, d, k.port);
@@ -184,9 +239,29 @@ impl<'a, 'n> Router<'a, 'n> {
         self.down_by_going_up(leaf, None, d, true, 0);
     }
 
+    /// Whether `hops` would be a first or a shorter route for switch `y`.
+    #[inline]
+    fn shorter(&self, y: u32, hops: u32) -> bool {
+        hops < self.hops[y as usize]
+    }
+
+    /// Switch `x` routes `d`, the block's last destination, by `port`.
+    #[inline]
     fn set(&mut self, x: usize, d: usize, port: PortId) {
+        debug_assert_eq!(self.block_dests.last(), Some(&d));
+        self.block[x * BLOCK + self.block_dests.len() - 1] = port.0;
+    }
+
+    /// Writes the block's entries to the table and empties it.
+    fn flush(&mut self) {
         let t = self.f.t;
-        self.routes.table[x * t + d] = port.0;
+        for (x, ports) in self.block.chunks_exact_mut(BLOCK).enumerate() {
+            let row = &mut self.routes.table[x * t..(x + 1) * t];
+            for (port, &d) in ports.iter_mut().zip(&self.block_dests) {
+                row[d] = std::mem::take(port);
+            }
+        }
+        self.block_dests.clear();
     }
 
     /// Switches above `x` route `d` down to it; switches below route up.
@@ -202,27 +277,32 @@ impl<'a, 'n> Router<'a, 'n> {
         if self.rank[x] == 0 || self.up[x].is_empty() {
             return;
         }
+        // Off the main path only parents without a route this short take
+        // part, and hops only ever shrink: none now, none later.
+        if !main && !any_shorter(&self.parents[x], u32::MAX, &self.hops, hops + 1) {
+            return;
+        }
         // The parent group with the fewest routes down first, ties by
         // index. (OpenSM breaks ties first by the parent's least-loaded
         // group down, but counts routes down on the child's side of a
         // link only, so that load is always 0 and never decides.)
-        self.up[x].sort_unstable_by_key(|g| (g.counter, g.remote));
+        by_load(&mut self.up[x]);
         for i in 0..self.up[x].len() {
             let is_main = main && i == 0;
-            let y = self.up[x][i].remote;
-            if !is_main && self.hops[y] != u32::MAX && hops + 1 >= self.hops[y] {
+            let g = self.up[x][i];
+            if !is_main && !self.shorter(g.remote, hops + 1) {
                 continue;
             }
-            let j = least(&self.up[x][i].ports);
+            let cable = self.least(g);
             if is_main {
                 self.up[x][i].counter += 1;
-                self.up[x][i].ports[j].2 += 1;
+                self.cables[cable].count += 1;
             }
-            let remote_port = self.up[x][i].ports[j].1;
-            if self.hops[y] == u32::MAX || hops + 1 < self.hops[y] {
+            let y = g.remote as usize;
+            if self.shorter(g.remote, hops + 1) {
                 self.hops[y] = hops + 1;
                 if let Some(d) = d {
-                    self.set(y, d, remote_port);
+                    self.set(y, d, self.cables[cable].remote);
                 }
             } else if !is_main {
                 continue;
@@ -241,44 +321,72 @@ impl<'a, 'n> Router<'a, 'n> {
         hops: u32,
     ) -> bool {
         let f = self.f;
-        if self.down[x].is_empty() {
+        let prev = prev.map_or(u32::MAX, |p| p as u32);
+        // Most visits find every child routed already (a child's hops do
+        // not change while its siblings are visited: they are of one rank).
+        if !any_shorter(&self.children[x], prev, &self.hops, hops + 1) {
             return false;
         }
-        let mut order: Vec<usize> = (0..self.down[x].len()).collect();
-        // Remote switches are distinct, so an unstable sort gives the same order.
-        order.sort_unstable_by_key(|&i| (self.down[x][i].counter, self.down[x][i].remote));
+        // In place: the order of this visit is fixed before any counter grows.
+        by_load(&mut self.down[x]);
         let mut created = false;
-        for i in order {
-            let y = self.down[x][i].remote;
-            if Some(y) == prev {
-                continue;
-            }
-            if self.hops[y] != u32::MAX && hops + 1 >= self.hops[y] {
+        for i in 0..self.down[x].len() {
+            let g = self.down[x][i];
+            if g.remote == prev || !self.shorter(g.remote, hops + 1) {
                 continue;
             }
             // The child reaches x by its cable with the fewest routes up.
-            let j = least(&self.down[x][i].ports);
-            let child_port = self.down[x][i].ports[j].1;
+            let cable = self.least(g);
+            let y = g.remote as usize;
             self.hops[y] = hops + 1;
             if let Some(d) = d {
-                self.set(y, d, child_port);
+                self.set(y, d, self.cables[cable].remote);
             }
             let below = self.up_by_going_down(y, None, d, hops + 1);
             if below || f.injecting[y] > 0 {
                 self.down[x][i].counter += 1;
-                self.down[x][i].ports[j].2 += 1;
+                self.cables[cable].count += 1;
                 created = true;
             }
         }
         created
     }
+
+    /// The cable of `g` with the fewest routes so far (first on ties), as
+    /// an index into `cables`.
+    fn least(&self, g: Group) -> usize {
+        let first = g.first as usize;
+        let cables = &self.cables[first..first + g.cables as usize];
+        let mut best = 0;
+        for (i, c) in cables.iter().enumerate().skip(1) {
+            if c.count < cables[best].count {
+                best = i;
+            }
+        }
+        first + best
+    }
 }
 
-/// The cable of a group with the fewest routes so far (first on ties).
-fn least(ports: &[(PortId, PortId, u64)]) -> usize {
-    (0..ports.len())
-        .min_by_key(|&i| (ports[i].2, i))
-        .unwrap_or(0)
+/// Whether a switch of `ids` other than `skip` would get a first or a
+/// shorter route at `hops`. Most visits end here, so it reads a compact
+/// list of indices rather than the groups.
+#[inline]
+fn any_shorter(ids: &[u32], skip: u32, hop_of: &[u32], hops: u32) -> bool {
+    ids.iter().any(|&y| y != skip && hops < hop_of[y as usize])
+}
+
+/// Groups with the fewest routes first, ties by remote switch (distinct,
+/// so the order is total). Insertion sort: a visit leaves them nearly in
+/// order, so the next one costs a pass.
+fn by_load(groups: &mut [Group]) {
+    let key = |g: &Group| (g.counter, g.remote);
+    for i in 1..groups.len() {
+        let mut j = i;
+        while j > 0 && key(&groups[j]) < key(&groups[j - 1]) {
+            groups.swap(j, j - 1);
+            j -= 1;
+        }
+    }
 }
 
 #[cfg(test)]
