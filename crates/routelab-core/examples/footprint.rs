@@ -151,14 +151,25 @@ fn main() {
     }
 }
 
-/// FNV-1a over every switch's port towards every terminal, in order.
+/// FNV-1a over every switch's port towards every terminal, then (where
+/// the routes use more than one) every pair's lane, in order.
 fn tables_fnv(net: &routelab_core::network::Network, routes: &routing::Routes) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    let t = net.terminals().len();
     for x in 0..net.switches().len() {
-        for d in 0..net.terminals().len() {
-            let p = routes.port(x, d).map_or(0, |p| p.0);
-            for b in p.to_le_bytes() {
-                h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        for d in 0..t {
+            eat(&routes.port(x, d).map_or(0, |p| p.0).to_le_bytes());
+        }
+    }
+    if routes.lanes_needed() > 1 {
+        for s in 0..t {
+            for d in 0..t {
+                eat(&[routes.lane(s, d)]);
             }
         }
     }

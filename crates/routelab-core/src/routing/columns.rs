@@ -21,6 +21,55 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// Destinations read together: 32 entries of `u16` fill a cache line.
 pub(crate) const BLOCK: usize = 32;
 
+/// Tables written one destination at a time, as the engines that route
+/// destination after destination do. A destination writes to every
+/// switch's row, a cache line and a page apart, so the entries of up to
+/// [`BLOCK`] destinations are gathered per switch here and go to the table
+/// together, a run of each row.
+pub(crate) struct ColumnWriter {
+    /// Per switch, [`BLOCK`] ports (0: no entry).
+    block: Vec<u16>,
+    /// The destinations of the block, in order.
+    dests: Vec<usize>,
+}
+
+impl ColumnWriter {
+    pub(crate) fn new(switches: usize) -> Self {
+        ColumnWriter {
+            block: vec![0; switches * BLOCK],
+            dests: Vec::with_capacity(BLOCK),
+        }
+    }
+
+    /// Destination `d` is next: [`Self::set`] writes its entries. Writes a
+    /// full block to `table` (`cols` destinations per row) first.
+    pub(crate) fn start(&mut self, table: &mut [u16], cols: usize, d: usize) {
+        if self.dests.len() == BLOCK {
+            self.flush(table, cols);
+        }
+        self.dests.push(d);
+    }
+
+    /// Switch `x` reaches the current destination by `port`.
+    #[inline]
+    pub(crate) fn set(&mut self, x: usize, port: u16) {
+        debug_assert!(!self.dests.is_empty(), "set before start");
+        self.block[x * BLOCK + self.dests.len() - 1] = port;
+    }
+
+    /// Writes the block's entries to `table` and empties it; entries not
+    /// set leave the table's as they were only where those were 0.
+    pub(crate) fn flush(&mut self, table: &mut [u16], cols: usize) {
+        for (x, ports) in self.block.chunks_exact_mut(BLOCK).enumerate() {
+            let row = &mut table[x * cols..(x + 1) * cols];
+            for (port, &d) in ports.iter_mut().zip(&self.dests) {
+                row[d] = std::mem::take(port);
+            }
+        }
+        self.dests.clear();
+    }
+}
+
 /// Per switch index and port: the channel out of that port and the switch
 /// index it leads to, for lookups without the network's indirections.
 pub(crate) struct PortMap {

@@ -33,6 +33,7 @@
 //! (generated trees are numbered in that order) and remote switch index
 //! do. Not built: IO-node reverse hops (`max_reverse_hops`).
 
+use super::columns::ColumnWriter;
 use super::fabric::Fabric;
 use super::{Routes, RoutingEngine, RoutingError, RoutingOptions};
 use crate::network::metrics::fat_tree::{fat_tree_ranks, FatTreeRanks};
@@ -112,17 +113,9 @@ struct Router<'a, 'n> {
     /// Per switch: hops to the current destination (u32::MAX: none yet).
     hops: Vec<u32>,
     routes: Routes,
-    /// Ports per switch (rows of [`BLOCK`]) for the destinations in
-    /// `block_dests`, routed but not yet in `routes`.
-    block: Vec<u16>,
-    block_dests: Vec<usize>,
+    /// The table's entries, gathered a few destinations at a time.
+    writer: ColumnWriter,
 }
-
-/// Destinations routed before their entries go to the table together. The
-/// table has a row per switch and a destination writes to every row, so
-/// writing one destination at a time misses the cache and the TLB at
-/// every switch of a large tree; a block writes runs of each row.
-const BLOCK: usize = 32;
 
 impl<'a, 'n> Router<'a, 'n> {
     fn new(f: &'a Fabric<'n>, ranks: &'a FatTreeRanks) -> Self {
@@ -187,8 +180,7 @@ impl<'a, 'n> Router<'a, 'n> {
             cables,
             hops: vec![u32::MAX; f.s],
             routes: Routes::new(f.net, "ftree"),
-            block: vec![0; f.s * BLOCK],
-            block_dests: Vec::with_capacity(BLOCK),
+            writer: ColumnWriter::new(f.s),
         }
     }
 
@@ -216,7 +208,7 @@ impl<'a, 'n> Router<'a, 'n> {
                 self.destination(leaf, None);
             }
         }
-        self.flush();
+        self.writer.flush(&mut self.routes.table, f.t);
         self.routes
     }
 
@@ -226,13 +218,10 @@ impl<'a, 'n> Router<'a, 'n> {
         self.hops[leaf] = 0;
         if let Some(d) = d {
             let f = self.f;
-            if self.block_dests.len() == BLOCK {
-                self.flush();
-            }
-            self.block_dests.push(d);
+            self.writer.start(&mut self.routes.table, f.t, d);
             // Every switch that delivers to d does so directly.
             for k in f.sinks(d) {
-                self.set(k.switch as usize, d, k.port);
+                self.set(k.switch as usize, k.port);
                 self.hops[k.switch as usize] = 0;
             }
         }
@@ -245,23 +234,10 @@ impl<'a, 'n> Router<'a, 'n> {
         hops < self.hops[y as usize]
     }
 
-    /// Switch `x` routes `d`, the block's last destination, by `port`.
+    /// Switch `x` routes the destination being routed by `port`.
     #[inline]
-    fn set(&mut self, x: usize, d: usize, port: PortId) {
-        debug_assert_eq!(self.block_dests.last(), Some(&d));
-        self.block[x * BLOCK + self.block_dests.len() - 1] = port.0;
-    }
-
-    /// Writes the block's entries to the table and empties it.
-    fn flush(&mut self) {
-        let t = self.f.t;
-        for (x, ports) in self.block.chunks_exact_mut(BLOCK).enumerate() {
-            let row = &mut self.routes.table[x * t..(x + 1) * t];
-            for (port, &d) in ports.iter_mut().zip(&self.block_dests) {
-                row[d] = std::mem::take(port);
-            }
-        }
-        self.block_dests.clear();
+    fn set(&mut self, x: usize, port: PortId) {
+        self.writer.set(x, port.0);
     }
 
     /// Switches above `x` route `d` down to it; switches below route up.
@@ -301,8 +277,8 @@ impl<'a, 'n> Router<'a, 'n> {
             let y = g.remote as usize;
             if self.shorter(g.remote, hops + 1) {
                 self.hops[y] = hops + 1;
-                if let Some(d) = d {
-                    self.set(y, d, self.cables[cable].remote);
+                if d.is_some() {
+                    self.set(y, self.cables[cable].remote);
                 }
             } else if !is_main {
                 continue;
@@ -339,8 +315,8 @@ impl<'a, 'n> Router<'a, 'n> {
             let cable = self.least(g);
             let y = g.remote as usize;
             self.hops[y] = hops + 1;
-            if let Some(d) = d {
-                self.set(y, d, self.cables[cable].remote);
+            if d.is_some() {
+                self.set(y, self.cables[cable].remote);
             }
             let below = self.up_by_going_down(y, None, d, hops + 1);
             if below || f.injecting[y] > 0 {
