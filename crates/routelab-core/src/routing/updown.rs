@@ -22,12 +22,13 @@
 //! after a down link. Ties go to the channel carrying the fewest routes so
 //! far (link load weights, as Myrinet's simple_routes), then the lowest port.
 
+use super::columns::ColumnWriter;
 use super::fabric::{Fabric, Link, NONE};
 use super::{Routes, RoutingEngine, RoutingError, RoutingOptions};
 use crate::network::metrics::updown as updown_order;
 use crate::network::Network;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 pub struct UpDown {
     root: Option<String>,
@@ -154,7 +155,8 @@ fn route_all(f: &Fabric, rank: &[u32], routes: &mut Routes) {
     let mut next = vec![NONE; s];
     let mut count = vec![0u64; s];
     let mut queue = VecDeque::new();
-    let mut heap = BinaryHeap::new();
+    let mut buckets: Vec<Vec<u32>> = Vec::new();
+    let mut writer = ColumnWriter::new(s);
     let mut by_len: Vec<usize> = Vec::with_capacity(s);
     for d in 0..t {
         // Shortest all-down distance: backwards from the sinks, each step
@@ -176,34 +178,44 @@ fn route_all(f: &Fabric, rank: &[u32], routes: &mut Routes) {
                 }
             }
         }
-        // Shortest legal distance: up moves, then an all-down tail.
+        // Shortest legal distance: up moves, then an all-down tail. Steps
+        // cost one, so switches wait in a bucket per distance (Dial's
+        // algorithm; only the distances are used, not the order).
         any.copy_from_slice(&down);
+        for bucket in &mut buckets {
+            bucket.clear();
+        }
         for &x in &order {
             if any[x] != INF {
-                heap.push(Reverse((any[x], x as u32)));
+                bucket_of(&mut buckets, any[x]).push(x as u32);
             }
         }
-        while let Some(Reverse((dv, v))) = heap.pop() {
-            let v = v as usize;
-            if dv != any[v] {
-                continue;
-            }
-            for l in f.links(v) {
-                let w = l.to as usize;
-                // w -> v goes up when v is earlier.
-                if rank[v] < rank[w] && dv + 1 < any[w] {
-                    any[w] = dv + 1;
-                    heap.push(Reverse((dv + 1, w as u32)));
+        let mut dv = 0;
+        while (dv as usize) < buckets.len() {
+            while let Some(v) = buckets[dv as usize].pop() {
+                let v = v as usize;
+                if any[v] != dv {
+                    continue;
+                }
+                for l in f.links(v) {
+                    let w = l.to as usize;
+                    // w -> v goes up when v is earlier.
+                    if rank[v] < rank[w] && dv + 1 < any[w] {
+                        any[w] = dv + 1;
+                        bucket_of(&mut buckets, dv + 1).push(w as u32);
+                    }
                 }
             }
+            dv += 1;
         }
         // Decide in up/down order.
+        writer.start(&mut routes.table, t, d);
         forced.fill(false);
         actual.fill(INF);
         next.fill(NONE);
         for &x in &order {
             if let Some(p) = f.sink_port(x, d) {
-                routes.table[x * t + d] = p.0;
+                writer.set(x, p.0);
                 actual[x] = 0;
                 continue;
             }
@@ -250,7 +262,7 @@ fn route_all(f: &Fabric, rank: &[u32], routes: &mut Routes) {
             }
             actual[x] = len;
             next[x] = k as u32;
-            routes.table[x * t + d] = l.port.0;
+            writer.set(x, l.port.0);
         }
         // Link loads: routes per switch, pushed along the in-tree from the
         // longest routes down.
@@ -268,4 +280,14 @@ fn route_all(f: &Fabric, rank: &[u32], routes: &mut Routes) {
             }
         }
     }
+    writer.flush(&mut routes.table, t);
+}
+
+/// The bucket of switches at distance `d`, made when first needed.
+fn bucket_of(buckets: &mut Vec<Vec<u32>>, d: u32) -> &mut Vec<u32> {
+    let d = d as usize;
+    if buckets.len() <= d {
+        buckets.resize_with(d + 1, Vec::new);
+    }
+    &mut buckets[d]
 }
