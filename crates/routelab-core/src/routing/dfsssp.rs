@@ -63,10 +63,19 @@ impl Dfsssp {
         let sources: Vec<usize> = (0..s).filter(|&x| f.injecting[x] > 0).collect();
         let mut paths = PathList::with_capacity(sources.len() * t, sources.len() * t * 4);
         let mut buf: Vec<ChannelId> = Vec::new();
+        let mut walks = Walks::new(t);
         for &x in &sources {
-            for d in 0..t {
-                switch_path(&f, &routes, x, d, &mut buf)?;
-                paths.push(&buf);
+            if walks.all_from(&f, &routes, x) {
+                for d in 0..t {
+                    walks.path(d, &mut buf);
+                    paths.push(&buf);
+                }
+            } else {
+                // Some walk failed: one at a time names the first failure.
+                for d in 0..t {
+                    switch_path(&f, &routes, x, d, &mut buf)?;
+                    paths.push(&buf);
+                }
             }
         }
 
@@ -112,6 +121,82 @@ impl Dfsssp {
     }
 }
 
+/// The switch-to-switch paths from one switch towards every terminal,
+/// walked a hop at a time for all terminals together: the table reads of
+/// one hop are independent, so the memory serves many at once, where a
+/// walk at a time waits for each (a cache miss per hop on large fabrics).
+struct Walks {
+    t: usize,
+    /// Hop `h` towards terminal `d`: `channels[h * t + d]`.
+    channels: Vec<ChannelId>,
+    hops: Vec<u32>,
+    at: Vec<u32>,
+    walking: Vec<u32>,
+}
+
+impl Walks {
+    fn new(t: usize) -> Self {
+        Walks {
+            t,
+            channels: Vec::new(),
+            hops: vec![0; t],
+            at: vec![0; t],
+            walking: Vec::with_capacity(t),
+        }
+    }
+
+    /// Walks from switch `x` towards every terminal; false when a walk
+    /// finds no table entry or runs longer than there are switches
+    /// ([`switch_path`] says which).
+    fn all_from(&mut self, f: &Fabric, routes: &Routes, x: usize) -> bool {
+        let (net, t) = (f.net, self.t);
+        self.walking.clear();
+        for d in 0..t {
+            self.hops[d] = 0;
+            self.at[d] = x as u32;
+            if f.sink_port(x, d).is_none() {
+                self.walking.push(d as u32);
+            }
+        }
+        let mut hop = 0;
+        while !self.walking.is_empty() {
+            if hop >= f.s {
+                return false;
+            }
+            if self.channels.len() < (hop + 1) * t {
+                self.channels.resize((hop + 1) * t, ChannelId(0));
+            }
+            let mut kept = 0;
+            for i in 0..self.walking.len() {
+                let d = self.walking[i] as usize;
+                let y = self.at[d] as usize;
+                let port = routes.table[y * t + d];
+                let c = (port != 0)
+                    .then(|| net.channel_at(f.switch_node(y), PortId(port)))
+                    .flatten();
+                let Some(c) = c else { return false };
+                self.channels[hop * t + d] = c;
+                self.hops[d] = hop as u32 + 1;
+                let next = net.kind_index(net.channel(c).dst);
+                self.at[d] = next as u32;
+                if f.sink_port(next, d).is_none() {
+                    self.walking[kept] = d as u32;
+                    kept += 1;
+                }
+            }
+            self.walking.truncate(kept);
+            hop += 1;
+        }
+        true
+    }
+
+    /// The path towards `d` of the last [`Self::all_from`].
+    fn path(&self, d: usize, out: &mut Vec<ChannelId>) {
+        out.clear();
+        out.extend((0..self.hops[d] as usize).map(|h| self.channels[h * self.t + d]));
+    }
+}
+
 /// The switch-to-switch channels from switch `x` towards terminal `d`
 /// (without the ejection channel).
 fn switch_path(
@@ -149,4 +234,49 @@ fn switch_path(
         y = net.kind_index(net.channel(c).dst);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::spec;
+
+    #[test]
+    fn walks_together_are_walks_one_at_a_time_and_find_broken_tables() {
+        let net = spec::build("random:switches=24,ports=8,hosts=2,seed=5").unwrap();
+        let f = Fabric::balancing(&net, "dfsssp", Capacity::default()).unwrap();
+        let mut routes = sssp::tables(&f);
+        let mut walks = Walks::new(f.t);
+        let (mut together, mut alone) = (Vec::new(), Vec::new());
+        for x in 0..f.s {
+            assert!(walks.all_from(&f, &routes, x));
+            for d in 0..f.t {
+                walks.path(d, &mut together);
+                switch_path(&f, &routes, x, d, &mut alone).unwrap();
+                assert_eq!(together, alone, "switch {x} towards terminal {d}");
+            }
+        }
+        // A switch on the way with no entry, then two that send to each other.
+        let (x, d) = (0, f.t - 1);
+        let path = {
+            switch_path(&f, &routes, x, d, &mut alone).unwrap();
+            alone.clone()
+        };
+        assert!(
+            path.len() >= 2,
+            "terminal {d} is {} hops from switch {x}",
+            path.len()
+        );
+        let second = net.kind_index(net.channel(path[0]).dst);
+        let kept = routes.table[second * f.t + d];
+        routes.table[second * f.t + d] = 0;
+        assert!(!walks.all_from(&f, &routes, x));
+        let e = switch_path(&f, &routes, x, d, &mut alone).unwrap_err();
+        assert!(matches!(e, RoutingError::BlackHole { .. }), "{e}");
+        let back = net.channel(path[0].reverse()).src_port;
+        routes.table[second * f.t + d] = back.0;
+        assert!(kept != back.0 && !walks.all_from(&f, &routes, x));
+        let e = switch_path(&f, &routes, x, d, &mut alone).unwrap_err();
+        assert!(matches!(e, RoutingError::Loop { .. }), "{e}");
+    }
 }
