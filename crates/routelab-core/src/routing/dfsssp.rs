@@ -134,6 +134,9 @@ struct Walks {
     walking: Vec<u32>,
 }
 
+/// Hops beyond which [`Walks`] leaves a switch's paths to [`switch_path`].
+const LONGEST_WALKED: usize = 64;
+
 impl Walks {
     fn new(t: usize) -> Self {
         Walks {
@@ -146,8 +149,8 @@ impl Walks {
     }
 
     /// Walks from switch `x` towards every terminal; false when a walk
-    /// finds no table entry or runs longer than there are switches
-    /// ([`switch_path`] says which).
+    /// finds no table entry or runs longer than [`LONGEST_WALKED`] hops or
+    /// there are switches ([`switch_path`] says which, if any, failed).
     fn all_from(&mut self, f: &Fabric, routes: &Routes, x: usize) -> bool {
         let (net, t) = (f.net, self.t);
         self.walking.clear();
@@ -160,7 +163,9 @@ impl Walks {
         }
         let mut hop = 0;
         while !self.walking.is_empty() {
-            if hop >= f.s {
+            // A loop, or a path longer than fabrics have: one walk at a
+            // time settles which, without hops x terminals of channels.
+            if hop >= f.s.min(LONGEST_WALKED) {
                 return false;
             }
             if self.channels.len() < (hop + 1) * t {

@@ -298,8 +298,8 @@ impl<'a, 'n> Router<'a, 'n> {
     ) -> bool {
         let f = self.f;
         let prev = prev.map_or(u32::MAX, |p| p as u32);
-        // Most visits find every child routed already (a child's hops do
-        // not change while its siblings are visited: they are of one rank).
+        // Most visits find every child routed already: the loop below
+        // would skip them all and change nothing.
         if !any_shorter(&self.children[x], prev, &self.hops, hops + 1) {
             return false;
         }
