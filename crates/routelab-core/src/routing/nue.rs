@@ -68,7 +68,7 @@ impl RoutingEngine for Nue {
     }
 
     fn memory_bytes(&self, net: &Network) -> u64 {
-        Routes::table_bytes(net) + Routes::pair_lane_bytes(net)
+        Routes::table_bytes(net) + Routes::switch_lane_bytes(net)
     }
 
     fn route(&self, net: &Network) -> Result<Routes, RoutingError> {
@@ -86,6 +86,7 @@ impl Nue {
             return Ok(routes);
         }
         let layers = partition(&f, usize::from(self.lanes.max(1)));
+        let sources: Vec<usize> = (0..f.s).filter(|&x| f.injecting[x] > 0).collect();
         let mut r = Router::new(&f);
         let mut escaped = 0u32;
         for (lane, dests) in layers.iter().enumerate() {
@@ -97,8 +98,10 @@ impl Nue {
                     escaped += 1;
                 }
                 r.finish(d, &mut routes);
-                for src in (0..f.t).filter(|&s| s != d) {
-                    routes.set_lane(src, d, lane as u8);
+                // A destination's layer is every source's lane towards it:
+                // kept per injecting switch, not per pair of terminals.
+                for &x in &sources {
+                    routes.set_switch_lane(x, d, lane as u8);
                 }
             }
         }
