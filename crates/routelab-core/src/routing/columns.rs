@@ -57,8 +57,9 @@ impl ColumnWriter {
         self.block[x * BLOCK + self.dests.len() - 1] = port;
     }
 
-    /// Writes the block's entries to `table` and empties it; entries not
-    /// set leave the table's as they were only where those were 0.
+    /// Writes the block's entries to `table` and empties it. An entry not
+    /// set is written as 0: the table must be fresh (all 0) for the
+    /// destinations of the block, and each destination started once.
     pub(crate) fn flush(&mut self, table: &mut [u16], cols: usize) {
         for (x, ports) in self.block.chunks_exact_mut(BLOCK).enumerate() {
             let row = &mut table[x * cols..(x + 1) * cols];
