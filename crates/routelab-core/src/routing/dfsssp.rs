@@ -57,10 +57,10 @@ impl Dfsssp {
     fn route_listed(&self, net: &Network) -> Result<Routes, RoutingError> {
         let f = Fabric::balancing(net, self.name(), self.capacity)?;
         let mut routes = sssp::tables(&f);
-        let (s, t) = (f.s, f.t);
+        let t = f.t;
 
         // Switch-to-switch part of the path from each injecting switch.
-        let sources: Vec<usize> = (0..s).filter(|&x| f.injecting[x] > 0).collect();
+        let sources = f.injecting_switches();
         let mut paths = PathList::with_capacity(sources.len() * t, sources.len() * t * 4);
         let mut buf: Vec<ChannelId> = Vec::new();
         let mut walks = Walks::new(t);
@@ -175,11 +175,9 @@ impl Walks {
             for i in 0..self.walking.len() {
                 let d = self.walking[i] as usize;
                 let y = self.at[d] as usize;
-                let port = routes.table[y * t + d];
-                let c = (port != 0)
-                    .then(|| net.channel_at(f.switch_node(y), PortId(port)))
-                    .flatten();
-                let Some(c) = c else { return false };
+                let Some(c) = table_hop(f, routes, y, d) else {
+                    return false;
+                };
                 self.channels[hop * t + d] = c;
                 self.hops[d] = hop as u32 + 1;
                 let next = net.kind_index(net.channel(c).dst);
@@ -202,6 +200,15 @@ impl Walks {
     }
 }
 
+/// The channel switch `y`'s table entry for terminal `d` leaves on, if it
+/// has one and its port is cabled.
+fn table_hop(f: &Fabric, routes: &Routes, y: usize, d: usize) -> Option<ChannelId> {
+    let port = routes.table[y * f.t + d];
+    (port != 0)
+        .then(|| f.net.channel_at(f.switch_node(y), PortId(port)))
+        .flatten()
+}
+
 /// The switch-to-switch channels from switch `x` towards terminal `d`
 /// (without the ejection channel).
 fn switch_path(
@@ -213,14 +220,9 @@ fn switch_path(
 ) -> Result<(), RoutingError> {
     out.clear();
     let net = f.net;
-    let t = f.t;
     let mut y = x;
     while f.sink_port(y, d).is_none() {
-        let port = routes.table[y * t + d];
-        let c = (port != 0)
-            .then(|| net.channel_at(f.switch_node(y), PortId(port)))
-            .flatten();
-        let Some(c) = c else {
+        let Some(c) = table_hop(f, routes, y, d) else {
             return Err(RoutingError::BlackHole {
                 src: net.label(f.switch_node(x)).into_owned(),
                 dst: f.terminal_name(d),

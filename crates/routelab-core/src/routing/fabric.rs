@@ -251,6 +251,12 @@ impl<'a> Fabric<'a> {
             .map(|k| k.port)
     }
 
+    /// The switches terminals inject into, in index order: the sources of
+    /// the engines that keep a lane per injecting switch.
+    pub fn injecting_switches(&self) -> Vec<usize> {
+        (0..self.s).filter(|&x| self.injecting[x] > 0).collect()
+    }
+
     pub fn switch_node(&self, x: usize) -> NodeId {
         self.net.switches()[x]
     }

@@ -107,7 +107,7 @@ struct Router<'a, 'n> {
     /// The groups' cables.
     cables: Vec<Cable>,
     /// Per switch: its parents' and children's indices, in a fixed order,
-    /// for the check most visits end with (see [`Self::any_shorter`]).
+    /// for the check most visits end with (see [`any_shorter`]).
     parents: Vec<Vec<u32>>,
     children: Vec<Vec<u32>>,
     /// Per switch: hops to the current destination (u32::MAX: none yet).

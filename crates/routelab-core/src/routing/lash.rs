@@ -54,7 +54,7 @@ impl RoutingEngine for Lash {
             return Ok(routes);
         }
         let (groups, group_of) = groups(&f);
-        let sources: Vec<usize> = (0..s).filter(|&x| f.injecting[x] > 0).collect();
+        let sources = f.injecting_switches();
         let mut unit_of = vec![NONE; s];
         for (u, &x) in sources.iter().enumerate() {
             unit_of[x] = u as u32;

@@ -86,7 +86,7 @@ impl Nue {
             return Ok(routes);
         }
         let layers = partition(&f, usize::from(self.lanes.max(1)));
-        let sources: Vec<usize> = (0..f.s).filter(|&x| f.injecting[x] > 0).collect();
+        let sources = f.injecting_switches();
         let mut r = Router::new(&f);
         let mut escaped = 0u32;
         for (lane, dests) in layers.iter().enumerate() {
