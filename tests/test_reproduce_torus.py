@@ -628,7 +628,9 @@ def test_versaci_butterfly_stages_are_told_per_size() -> None:
     assert "OFR's 0.75 passes" not in text and "(OFR: loads above the knee not run yet)" in text
 
 
-def test_versaci_stage_sweep_runs_every_router_on_the_smallest_network_only() -> None:
+def test_versaci_stage_sweep_runs_every_router_on_the_smallest_network() -> None:
+    """Every router on 8x8x8; the paper's three on 16x16x16; quick: 8x8x8 only."""
+
     def routers(variant: str | None) -> dict[int, set[str]]:
         out: dict[int, set[str]] = {}
         for r in _runs("stages", variant):
@@ -637,7 +639,7 @@ def test_versaci_stage_sweep_runs_every_router_on_the_smallest_network_only() ->
             )
         return out
 
-    assert routers(None) == {8: set(versaci2013.ROUTERS), 16: {"abr", "ofr"}}
+    assert routers(None) == {8: set(versaci2013.ROUTERS), 16: {"abr", "por", "ofr"}}
     assert routers("quick") == {8: set(versaci2013.ROUTERS)}
 
 
@@ -662,3 +664,31 @@ def test_versaci_messages_spec_varies_only_messages_and_queues() -> None:
         assert not r.get("run.whole_rounds") and not table2["run.whole_rounds"]
         assert (r["traffic.message_packets"], r["router.buffer_packets"]) != (96, 8)
     assert {r["network.topology"] for r in _runs("messages", "quick")} == {"torus:8x8x8"}
+
+
+def test_versaci_eta_spec_varies_only_pors_eta() -> None:
+    """eta.toml is Table 2's POR search with other values of eq. (15)'s eta:
+    each run equals searches.toml's POR run of its network and pattern but for
+    eta (and its first bracket), at both sizes, and eta = 1 is Table 2's own."""
+    table2 = {
+        (r["network.topology"], r["traffic.pattern"]): r
+        for r in _runs("searches")
+        if r["routing.algorithm"] == "por"
+    }
+    for variant, topologies in ((None, 1), ("quick", 2)):
+        runs = _runs("eta", variant)
+        assert len(runs) == 16
+        assert len({r["network.topology"] for r in runs}) == topologies
+        etas = set()
+        for r in runs:
+            same = table2[r["network.topology"], r["traffic.pattern"]]
+            differ = {k for k in set(r) | set(same) if r.get(k) != same.get(k)}
+            assert differ - {"run.whole_rounds"} <= {
+                "routing.options",
+                "saturate.low",
+                "saturate.high",
+            }, differ
+            options, eta = dict(r["routing.options"]), r["routing.options"]["eta"]
+            assert options | {"eta": 1.0} == same["routing.options"]
+            etas.add(eta)
+        assert etas == {1.0, 2.0, 4.0, 8.0}
