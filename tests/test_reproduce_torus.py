@@ -643,6 +643,15 @@ def test_versaci_stage_sweep_runs_every_router_on_the_smallest_network() -> None
     assert routers("quick") == {8: set(versaci2013.ROUTERS)}
 
 
+def _keys_differing(run: dict, table2: dict) -> set[str]:
+    """The parameters in which a run of a spec beyond the paper differs from
+    Table 2's run it varies (run.whole_rounds: unset there, false in Table 2's
+    non-butterfly runs: the same run)."""
+    assert not run.get("run.whole_rounds") and not table2["run.whole_rounds"]
+    keys = set(run) | set(table2)
+    return {k for k in keys if run.get(k) != table2.get(k)} - {"run.whole_rounds"}
+
+
 def test_versaci_messages_spec_varies_only_messages_and_queues() -> None:
     """messages.toml is Table 2's uniform search with other message lengths or
     queue capacities: each run equals searches.toml's run of its router on
@@ -658,10 +667,8 @@ def test_versaci_messages_spec_varies_only_messages_and_queues() -> None:
     varied = {"router.buffer_packets", "traffic.message_packets", "saturate.low", "saturate.high"}
     for r in runs:
         table2 = searches_toml[r["routing.algorithm"]]
-        differ = {k for k in set(r) | set(table2) if r.get(k) != table2.get(k)}
-        # run.whole_rounds: unset here, false there (the same run).
-        assert differ - {"run.whole_rounds"} <= varied, differ
-        assert not r.get("run.whole_rounds") and not table2["run.whole_rounds"]
+        differ = _keys_differing(r, table2)
+        assert differ <= varied, differ
         assert (r["traffic.message_packets"], r["router.buffer_packets"]) != (96, 8)
     assert {r["network.topology"] for r in _runs("messages", "quick")} == {"torus:8x8x8"}
 
@@ -682,14 +689,8 @@ def test_versaci_eta_spec_varies_only_pors_eta() -> None:
         etas: dict[str, set[float]] = {}
         for r in runs:
             same = table2[r["network.topology"], r["traffic.pattern"]]
-            differ = {k for k in set(r) | set(same) if r.get(k) != same.get(k)}
-            # run.whole_rounds: unset here, false there (the same run).
-            assert differ - {"run.whole_rounds"} <= {
-                "routing.options",
-                "saturate.low",
-                "saturate.high",
-            }, differ
-            assert not r.get("run.whole_rounds") and not same["run.whole_rounds"]
+            differ = _keys_differing(r, same)
+            assert differ <= {"routing.options", "saturate.low", "saturate.high"}, differ
             options, eta = dict(r["routing.options"]), r["routing.options"]["eta"]
             assert options | {"eta": 1.0} == same["routing.options"]
             etas.setdefault(r["traffic.pattern"], set()).add(eta)
