@@ -982,7 +982,17 @@ impl<'a> Sim<'a> {
                     }
                 }
             }
-            Kind::Output | Kind::Input => prefetch(&self.ch, e.obj as usize),
+            Kind::Output | Kind::Input => {
+                prefetch(&self.ch, e.obj as usize);
+                // The port's VC records (two to a cache line), which
+                // switch allocation reads.
+                let first = self.p.iv(e.obj, 0) as usize;
+                let mut v = 0;
+                while v < self.p.vcs {
+                    prefetch(&self.vc, first + v);
+                    v += 2;
+                }
+            }
             _ => {}
         }
     }

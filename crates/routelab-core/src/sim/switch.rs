@@ -730,6 +730,11 @@ impl<'a> super::state::Sim<'a> {
         if k.held == 0 || k.busy <= self.now {
             return;
         }
+        // A wake pending by then covers it (`wake_output` would keep that
+        // one): no need to read the held VCs' records.
+        if k.wake >= self.now && k.wake <= k.busy {
+            return;
+        }
         let (busy, mut b) = (k.busy, k.held);
         while b != 0 {
             let x = &self.vc[self.p.iv(o, b.trailing_zeros()) as usize];
