@@ -1,12 +1,15 @@
 """``routelab bench``: the standard speed configurations, measured here and now.
 
-Each figure is one run on this machine; BENCHMARKS.md records them with the
+Each figure is one run on this machine, but the standard torus and the
+dragonfly under UGAL-L, which run in turn three times (medians, and the
+dragonfly's rate against the torus's); BENCHMARKS.md records them with the
 machine they came from."""
 
 from __future__ import annotations
 
 import os
 import resource
+import statistics
 import time
 from typing import Any
 
@@ -114,6 +117,50 @@ def _sim(name: str, text: str, overrides: dict[str, Any] | None = None) -> dict[
     }
 
 
+#: The cost bound of adaptive routing: UGAL-L at half load on the balanced dragonfly moves at
+#: least half the flit-hops per second of the standard torus configuration.
+DRAGONFLY_UGAL = {
+    "network.topology": "dragonfly:a=8,p=4,h=4",
+    "routing.algorithm": "df-ugal-l",
+    "router.vcs": 6,
+    "traffic.load": 0.5,
+}
+DRAGONFLY_BOUND = 0.5
+
+
+def _median(rows: list[dict[str, Any]], key: str) -> float:
+    return statistics.median(r[key] for r in rows)
+
+
+def _torus_and_dragonfly(
+    rounds: int, overrides: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """The standard torus configuration and UGAL-L on the balanced 1,056-terminal dragonfly
+    (a = 8, p = h = 4) with the same router and links, run in turn ``rounds`` times so that
+    both see the same machine; each row gives the median and its spread, the dragonfly's its
+    rate against the torus's (``against_torus``, the bound ``DRAGONFLY_BOUND``)."""
+    overrides = overrides or {}
+    names = (
+        "sim torus:8x8x8 dor uniform 0.3 (1-flit, 4 VCs x 8 flits)",
+        "sim dragonfly:a=8,p=4,h=4 df-ugal-l uniform 0.5 (1-flit, 6 VCs x 8 flits)",
+    )
+    runs: tuple[list, list] = ([], [])
+    for _ in range(rounds):
+        runs[0].append(_sim(names[0], TORUS_DOR, overrides))
+        runs[1].append(_sim(names[1], TORUS_DOR, {**overrides, **DRAGONFLY_UGAL}))
+    rows = []
+    for name, these in zip(names, runs, strict=True):
+        rates = sorted(r["flit_hops_per_second"] for r in these)
+        row = {**these[0], "name": name, "runs": rounds}
+        for key in ("flit_hops_per_second", "simulated_us_per_wall_second", "wall_seconds"):
+            row[key] = _median(these, key)
+        row["flit_hops_per_second_range"] = [rates[0], rates[-1]]
+        rows.append(row)
+    rows[1]["against_torus"] = rows[1]["flit_hops_per_second"] / rows[0]["flit_hops_per_second"]
+    rows[1]["bound"] = DRAGONFLY_BOUND
+    return rows
+
+
 def _route(name: str, spec: str, engine: str) -> dict[str, Any]:
     net = routelab.topology(spec)
     start = time.perf_counter()
@@ -154,7 +201,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     """Runs the standard configurations; ``quick`` shortens the simulations."""
     shorter = {"run.measure_cycles": 2000, "run.warmup_cycles": 500} if quick else None
     rows = [
-        _sim("sim torus:8x8x8 dor uniform 0.3 (1-flit, 4 VCs x 8 flits)", TORUS_DOR, shorter),
+        *_torus_and_dragonfly(1 if quick else 3, shorter),
         _route(
             "sssp random 4096 endpoints", "random:switches=256,ports=32,hosts=16,seed=1", "sssp"
         ),

@@ -14,6 +14,13 @@
 //!   256 hosts: 1-byte flits under stop & go, ITB routes with in-transit
 //!   hosts, uniform 512-byte packets at 0.06 flits per host per cycle.
 //!
+//! - Adaptive routing on the balanced 1,056-terminal dragonfly (a = 8,
+//!   p = h = 4): the standard configuration's router and links, 6 VCs,
+//!   `df-ugal-l` at 0.5 (half the injection bandwidth), and `df-min` at the
+//!   same load beside it. The bound: UGAL-L moves at least half the
+//!   standard torus's flit-hops per second (`routelab bench` runs the two
+//!   in turn and gives the ratio).
+//!
 //! Throughput is reported in flit-hops (flit transmissions over channels,
 //! injection and ejection included) per second.
 
@@ -132,5 +139,30 @@ fn myrinet_itb(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, torus_dor, versaci_16, myrinet_itb);
+fn dragonfly_ugal(c: &mut Criterion) {
+    let mut g = c.benchmark_group("sim");
+    g.sample_size(10);
+    for (router, vcs) in [("df-ugal-l", "6"), ("df-min", "4")] {
+        let spec = Spec::from_toml_with(
+            SPEC,
+            &[
+                ("network.topology", "dragonfly:a=8,p=4,h=4"),
+                ("routing.algorithm", router),
+                ("router.vcs", vcs),
+                ("traffic.load", "0.5"),
+                ("run.measure_cycles", "4000"),
+            ],
+        )
+        .expect("the dragonfly spec reads");
+        let exp = Experiment::new(&spec).expect("the dragonfly experiment builds");
+        let what = format!("dragonfly a=8,p=h=4 {router} uniform 0.5");
+        g.throughput(Throughput::Elements(report(&what, &exp)));
+        g.bench_function(format!("{what} (flit-hops)"), |b| {
+            b.iter(|| exp.run().expect("the benchmark runs"))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, torus_dor, versaci_16, myrinet_itb, dragonfly_ugal);
 criterion_main!(benches);
