@@ -148,6 +148,17 @@ def test_an_undrained_run_says_so(run_cli, tmp_path):
     assert r.returncode == 3, (r.stdout, r.stderr)
     assert "did not drain" in r.stderr
     assert "drained" in r.stdout and "False" in r.stdout
+    # Without a drain nothing says the load is past saturation: with one, this load drains.
+    assert "run.drain_cycles is 0" in r.stderr and "beyond" not in r.stderr
+    assert run_cli("sim", str(spec), "--set", "run.drain_cycles=500").returncode == 0
+    # Tornado at full load on 8 x 8 is past dimension order's saturation: a drain shows it, and
+    # a run that does not drain unconverged measurements says why it stopped.
+    over = ("--set", "network.topology=torus:8x8", "--set", "run.drain_cycles=300")
+    r = run_cli("sim", str(spec), *over)
+    assert r.returncode == 3 and "beyond what the network sustains" in r.stderr, r.stderr
+    skip = ("--set", "run.drain_unconverged=false", "--set", "run.warmup_periods=3")
+    r = run_cli("sim", str(spec), *over, *skip)
+    assert r.returncode == 3 and "did not converge" in r.stderr, r.stderr
     # The JSON result carries the field, the exit code the verdict.
     r = run_cli("sim", str(spec), "--json")
     assert r.returncode == 3

@@ -17,9 +17,10 @@ import argparse
 import json
 import os
 import sys
+import tomllib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import routelab
 from routelab import demo, tables
@@ -538,17 +539,36 @@ def _sim(args: argparse.Namespace) -> int:
         rows = [(k, result.get(k)) for k in keys] + transit + flags
         print(tables.key_value_table(rows, tables.SIM_UNITS))
     if result.get("drained") is False:
-        left = result["packets_measured"] - result["packets_measured_delivered"]
-        print(
-            f"routelab: warning: the run did not drain: {left} of the "
-            f"{result['packets_measured']} packets generated while measuring were not "
-            "delivered within run.drain_cycles. The offered load is beyond what the "
-            "network sustains; the network is not deadlocked (it emptied once "
-            "injection stopped), so the numbers stand as a point beyond saturation.",
-            file=sys.stderr,
-        )
+        print(_undrained_warning(result, spec, sets), file=sys.stderr)
         return UNDRAINED
     return 0
+
+
+def _undrained_warning(result: dict, spec: Any, sets: dict[str, str]) -> str:
+    """Why a run did not drain, and what its numbers stand for: a load beyond saturation only
+    where the run waited for its measured packets."""
+    left = result["packets_measured"] - result["packets_measured_delivered"]
+    head = (
+        f"routelab: warning: the run did not drain: {left} of the "
+        f"{result['packets_measured']} packets generated while measuring were not delivered"
+    )
+    if result.get("drain_skipped"):
+        return (
+            f"{head}: the measurement did not converge and run.drain_unconverged is false, so "
+            "the run ended with it; the offered load is not sustained."
+        )
+    emptied = "the network is not deadlocked (it emptied once injection stopped)"
+    run = tomllib.loads(routelab.sim.check(spec, sets)).get("run", {})
+    if run.get("drain_cycles") == 0:
+        return (
+            f"{head}: run.drain_cycles is 0, so the run ended with its measurement without "
+            f"waiting for them, and {emptied}. Whether the load is sustained needs a drain: "
+            "leave run.drain_cycles out (twice run.measure_cycles) or give it a length."
+        )
+    return (
+        f"{head} within run.drain_cycles. The offered load is beyond what the network "
+        f"sustains; {emptied}, so the numbers stand as a point beyond saturation."
+    )
 
 
 def _load_list(text: str) -> list[float]:
