@@ -159,6 +159,11 @@ def test_an_undrained_run_says_so(run_cli, tmp_path):
     skip = ("--set", "run.drain_unconverged=false", "--set", "run.warmup_periods=3")
     r = run_cli("sim", str(spec), *over, *skip)
     assert r.returncode == 3 and "did not converge" in r.stderr, r.stderr
+    # A run stopped for its backlog measured nothing, whatever its drain.
+    backlog = ("--set", "run.stop_backlog=0.05", "--set", "run.warmup_periods=5")
+    r = run_cli("sim", str(spec), *over, *backlog)
+    assert r.returncode == 3 and "run.stop_backlog" in r.stderr, r.stderr
+    assert "beyond saturation" not in r.stderr and "drain_cycles" not in r.stderr
     # The JSON result carries the field, the exit code the verdict.
     r = run_cli("sim", str(spec), "--json")
     assert r.returncode == 3

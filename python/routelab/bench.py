@@ -1,9 +1,9 @@
 """``routelab bench``: the standard speed configurations, measured here and now.
 
-Each figure is one run on this machine, but the standard torus and the
-dragonfly under UGAL-L, which run in turn three times (medians, and the
-dragonfly's rate against the torus's); BENCHMARKS.md records them with the
-machine they came from."""
+Each figure is one run on this machine, except the standard torus and
+UGAL-L on the dragonfly, which run in turn (three rounds, one with
+``--quick``) and give medians, ranges and the dragonfly's rate against the
+torus's. BENCHMARKS.md records the figures with the machine they came from."""
 
 from __future__ import annotations
 
@@ -108,6 +108,7 @@ def _sim(name: str, text: str, overrides: dict[str, Any] | None = None) -> dict[
     wall = r["wall_seconds"]
     return {
         "name": name,
+        "terminals": r["terminals"],
         "flit_hops_per_second": r["flit_hops"] / wall if wall else None,
         "simulated_us_per_wall_second": r["simulated_ps"] / 1e6 / wall if wall else None,
         "simulated_us": r["simulated_ps"] / 1e6,
@@ -117,14 +118,16 @@ def _sim(name: str, text: str, overrides: dict[str, Any] | None = None) -> dict[
     }
 
 
-#: The cost bound of adaptive routing: UGAL-L at half load on the balanced dragonfly moves at
-#: least half the flit-hops per second of the standard torus configuration.
+#: UGAL-L at half load on the balanced dragonfly, with the standard configuration's router and
+#: links (overrides of ``TORUS_DOR``).
 DRAGONFLY_UGAL = {
     "network.topology": "dragonfly:a=8,p=4,h=4",
     "routing.algorithm": "df-ugal-l",
     "router.vcs": 6,
     "traffic.load": 0.5,
 }
+#: The target for adaptive routing's cost: that run should move at least half the flit-hops per
+#: second of the standard torus configuration.
 DRAGONFLY_BOUND = 0.5
 
 

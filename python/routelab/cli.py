@@ -547,6 +547,12 @@ def _sim(args: argparse.Namespace) -> int:
 def _undrained_warning(result: dict, spec: Any, sets: dict[str, str]) -> str:
     """Why a run did not drain, and what its numbers stand for: a load beyond saturation only
     where the run waited for its measured packets."""
+    if result.get("stopped_backlog"):
+        return (
+            "routelab: warning: the run did not drain: it stopped in its warm-up, its backlog "
+            "growing past run.stop_backlog; the offered load is not sustained and nothing was "
+            "measured (its rates read 0)."
+        )
     left = result["packets_measured"] - result["packets_measured_delivered"]
     head = (
         f"routelab: warning: the run did not drain: {left} of the "
@@ -559,15 +565,18 @@ def _undrained_warning(result: dict, spec: Any, sets: dict[str, str]) -> str:
         )
     emptied = "the network is not deadlocked (it emptied once injection stopped)"
     run = tomllib.loads(routelab.sim.check(spec, sets)).get("run", {})
-    if run.get("drain_cycles") == 0:
+    drain = run.get("drain_cycles")
+    if drain == 0:
         return (
             f"{head}: run.drain_cycles is 0, so the run ended with its measurement without "
             f"waiting for them, and {emptied}. Whether the load is sustained needs a drain: "
             "leave run.drain_cycles out (twice run.measure_cycles) or give it a length."
         )
+    within = "twice run.measure_cycles" if drain is None else f"{drain} cycles"
     return (
-        f"{head} within run.drain_cycles. The offered load is beyond what the network "
-        f"sustains; {emptied}, so the numbers stand as a point beyond saturation."
+        f"{head} within the drain ({within}). The offered load is beyond what the network "
+        f"sustains (a drain much shorter than the measurement may cut a sustained one short); "
+        f"{emptied}, so the numbers stand as a point beyond saturation."
     )
 
 
