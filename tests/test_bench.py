@@ -43,4 +43,4 @@ def test_the_rounds_alternate_and_the_ratio_is_of_medians(monkeypatch):
     assert dragonfly["flit_hops_per_second_range"] == [1.0, 9.0]
     assert torus["wall_seconds"] == 0.5 and torus["runs"] == dragonfly["runs"] == 3
     assert dragonfly["against_torus"] == 0.5 and "against_torus" not in torus
-    assert dragonfly["bound"] == bench.DRAGONFLY_BOUND == 0.5
+    assert dragonfly["target"] == bench.DRAGONFLY_TARGET == 0.5
