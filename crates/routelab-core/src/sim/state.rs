@@ -383,6 +383,13 @@ fn prefetch<T>(v: &[T], i: usize) {
     let _ = (v, i);
 }
 
+/// Whether a wake-up recorded for time `wake` is still to come at `now` and
+/// comes by `t` (it then covers a wake-up asked for at `t`).
+#[inline(always)]
+pub(super) fn pending_by(wake: u64, now: u64, t: u64) -> bool {
+    wake >= now && wake <= t
+}
+
 /// A switch's node and its number of ports.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct SwitchAt {
@@ -787,7 +794,7 @@ impl<'a> Sim<'a> {
     #[inline]
     pub fn wake_output(&mut self, c: u32, t: u64) {
         let k = &mut self.ch[c as usize];
-        if k.wake >= self.now && k.wake <= t {
+        if pending_by(k.wake, self.now, t) {
             return;
         }
         k.wake = t;
@@ -797,7 +804,7 @@ impl<'a> Sim<'a> {
     #[inline]
     pub fn wake_input(&mut self, c: u32, t: u64) {
         let k = &mut self.ch[c as usize];
-        if k.in_wake >= self.now && k.in_wake <= t {
+        if pending_by(k.in_wake, self.now, t) {
             return;
         }
         k.in_wake = t;

@@ -732,7 +732,7 @@ impl<'a> super::state::Sim<'a> {
         }
         // A wake pending by then covers it (`wake_output` would keep that
         // one): no need to read the held VCs' records.
-        if k.wake >= self.now && k.wake <= k.busy {
+        if super::state::pending_by(k.wake, self.now, k.busy) {
             return;
         }
         let (busy, mut b) = (k.busy, k.held);
