@@ -425,3 +425,72 @@ def test_heatmap_of_a_stored_run(tmp_path, run_cli):
     r = run_cli("plot", str(store.root), "--kind", "heatmap", "--y", "channel_load", "-o", str(out))
     assert r.returncode == 0, r.stderr
     assert matplotlib.image.imread(out).shape[1] > 600
+
+
+def _search_table() -> pd.DataFrame:
+    """Saturation results of two routings on two sizes and two patterns, each
+    search with its own first bracket (a function of the other parameters)
+    and options per routing, one with a reading option that differs."""
+    rows = []
+    for topo, k in (("torus:8x8x8", 8), ("torus:16x16x16", 16)):
+        for pattern in ("uniform", "butterfly"):
+            for algorithm, options in (("por", {"eta": 1.0}), ("ofr", {"eta": 2.0})):
+                if topo == "torus:8x8x8" and pattern == "butterfly":
+                    continue  # a panel that lacks the first line
+                rows.append(
+                    {
+                        "kind": "saturate",
+                        "network.topology": topo,
+                        "traffic.pattern": pattern,
+                        "routing.algorithm": algorithm,
+                        "routing.options": options,
+                        "saturate.low": 0.01 * k + (0.1 if algorithm == "ofr" else 0.0),
+                        "saturation": 0.5 + 0.01 * k,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_lines_are_named_by_the_parameters_that_tell_runs_apart():
+    df = _search_table()
+    named = plot._auto_hue(df, ["routing.algorithm", "traffic.pattern"])
+    # the bracket and the options follow from size and routing: only the size names a bar
+    assert set(named["_hue"]) == {"topology=torus:8x8x8", "topology=torus:16x16x16"}
+    assert plot._auto_hue(df, ["routing.algorithm", "traffic.pattern", "network.topology"]) is None
+    # an option that differs within a routing is named by its key alone
+    reading = pd.concat(
+        df.assign(**{"routing.options": [dict(o, u_star=u) for o in df["routing.options"]]})
+        for u in "ab"
+    )
+    labels = set(plot._auto_hue(reading, ["traffic.pattern", "network.topology"])["_hue"])
+    assert labels == {f"algorithm={a}, u_star={u}" for a in ("por", "ofr") for u in "ab"}
+    # the standard bars: one panel per pattern, one bar per size within a routing
+    spec = plot.standard_specs(df)[0]
+    assert (spec.kind, spec.x, spec.hue, spec.facet) == (
+        "bar",
+        "routing.algorithm",
+        None,
+        "traffic.pattern",
+    )
+    fig = plot.figure(df, spec)
+    colours = {}
+    for ax in fig.axes:
+        for bars in ax.containers:
+            colour = tuple(bars.patches[0].get_facecolor())
+            assert colours.setdefault(bars.get_label(), colour) == colour  # same in every panel
+    assert len(set(colours.values())) == 2
+
+
+def test_a_routing_hue_gives_way_when_more_parameters_tell_runs_apart():
+    df = _search_table().drop(columns=["saturation", "saturate.low"])
+    df = df.assign(kind="sim", **{"traffic.load": 0.3, "latency_mean": 100.0})
+    df = df.assign(offered=0.3, accepted=0.3)
+    spec = plot.standard_specs(df)[0]
+    assert spec.hue is None  # routing alone would average the two sizes together
+    fig = plot.figure(df, spec)
+    lines = [ln for ax in fig.axes for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+    assert {ln.get_label() for ln in lines} == {
+        f"topology=torus:{t}, algorithm={a}" for t in ("8x8x8", "16x16x16") for a in ("por", "ofr")
+    }
+    styles = {(ln.get_label(), ln.get_color(), ln.get_marker()) for ln in lines}
+    assert len({(c, m) for _, c, m in styles}) == 4 == len({name for name, _, _ in styles})

@@ -278,22 +278,52 @@ def _groups(df: pd.DataFrame, column: str | None) -> list[tuple[Any, pd.DataFram
     return [(value, keyed[keyed["_g"] == value].drop(columns="_g")) for value in order]
 
 
-def _auto_hue(df: pd.DataFrame, used: Sequence[str | None]) -> pd.DataFrame | None:
-    """When no hue is given, one line per combination of the other varying
-    parameters (the seed is averaged over instead)."""
+#: Parameters a line is named by first, when several tell the runs apart.
+_HUE_FIRST = ("network.topology", "routing.algorithm", "traffic.pattern")
+
+
+def _expanded(df: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """``columns`` as strings, a column of dicts (``routing.options``) as one
+    column per key, so that a label names only the keys that differ."""
+    out = {}
+    for c in columns:
+        values = df[c]
+        if values.map(lambda v: isinstance(v, dict)).all():
+            for key in sorted({k for d in values for k in d}):
+                out[f"{c}.{key}"] = values.map(lambda d, key=key: str(d.get(key, "")))
+        else:
+            out[c] = values.astype(str)
+    return pd.DataFrame(out, index=df.index)
+
+
+def _auto_hue(
+    df: pd.DataFrame, used: Sequence[str | None], hue: str | None = None
+) -> pd.DataFrame | None:
+    """One line per combination of ``hue`` and the other varying parameters
+    (the seed is averaged over instead), or None when ``hue`` alone tells
+    the runs apart. A parameter that follows from the others (a search's
+    first bracket per network and pattern, a pattern's arrival process) is
+    left out of the names: it would only lengthen them."""
     seed = _seed_column(df)
-    rest = [c for c in varying_columns(df) if c not in used and c != seed]
+    keys = [c for c in (*used, hue) if c is not None and c in df.columns]
+    rest = [c for c in varying_columns(df) if c not in keys and c != seed]
     if not rest:
         return None
-    label = (
-        df[rest]
-        .astype(str)
-        .agg(
-            lambda row: ", ".join(
-                f"{c.split('.')[-1]}={v}" for c, v in zip(rest, row, strict=True)
-            ),
-            axis=1,
-        )
+    rest.sort(key=lambda c: _HUE_FIRST.index(c) if c in _HUE_FIRST else len(_HUE_FIRST))
+    given, candidates = _expanded(df, keys), _expanded(df, rest)
+    kept: list[str] = []
+    for c in candidates.columns:
+        by = [given[k] for k in given.columns] + [candidates[k] for k in kept]
+        values = candidates[c]
+        if values.nunique() > 1 and (not by or (values.groupby(by).nunique() > 1).any()):
+            kept.append(c)
+    if not kept:
+        return None
+    names = candidates[kept]
+    if hue is not None:
+        names = pd.concat([df[[hue]].astype(str), names], axis=1)
+    label = names.agg(
+        lambda row: ", ".join(f"{c.split('.')[-1]}={v}" for c, v in row.items()), axis=1
     )
     return df.assign(_hue=label)
 
@@ -336,7 +366,11 @@ def figure(df: pd.DataFrame, spec: FigureSpec, store: Store | None = None) -> Fi
     if kind in ("line", "bar") and x is None:
         raise ConfigError(f"a {kind} plot needs --x")
     if hue is None and kind in ("line", "bar", "cdf", "hist"):
-        auto = _auto_hue(df, [x, facet])
+        # The load below saturation is picked per line: not a line's name.
+        below = resolve_column(df, spec.below_saturation) if spec.below_saturation else None
+        # A measured x (a search's points) names nothing: lines follow the runs.
+        swept = x if x in parameter_columns(df) else None
+        auto = _auto_hue(df, [swept, facet, below])
         if auto is not None:
             df, hue = auto, "_hue"
     per_axis_legend = False
@@ -348,9 +382,11 @@ def figure(df: pd.DataFrame, spec: FigureSpec, store: Store | None = None) -> Fi
     nrows = math.ceil(len(panels) / ncols)
     fig = Figure(figsize=(5.2 * ncols + 1.6, 3.8 * nrows + 0.4), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False, sharey=kind in ("line", "bar"))
+    styles = _styles(df, hue)
     for i, (value, part) in enumerate(panels):
         ax = axes[i // ncols][i % ncols]
-        {"line": _line, "bar": _bar, "cdf": _cdf, "hist": _hist}[kind](ax, part, x, y, hue, spec)
+        draw = {"line": _line, "bar": _bar, "cdf": _cdf, "hist": _hist}[kind]
+        draw(ax, part, x, y, hue, spec, styles)
         if facet is not None:
             ax.set_title(f"{label(facet)} = {value}", fontsize=10)
         if spec.diagonal and x is not None:
@@ -508,8 +544,26 @@ def _clip(axes: list[Axes], multiple: float) -> None:
 
 SATURATION = "saturation (first load not sustained)"
 
+#: Line markers, cycled beside matplotlib's ten colours (7 against 10: the
+#: first 70 lines differ in colour or marker).
+_MARKERS = ("o", "s", "^", "D", "v", "P", "h")
 
-def _line(ax: Axes, df: pd.DataFrame, x: str, y: str, hue: str | None, spec: FigureSpec) -> None:
+Styles = dict[str, dict[str, str]]
+
+
+def _styles(df: pd.DataFrame, hue: str | None) -> Styles:
+    """A colour and a marker per hue value, the same in every panel (a panel
+    that lacks a value must not shift the others' colours)."""
+    values = dict.fromkeys(df[hue].astype(str)) if hue is not None else {}
+    return {
+        v: {"color": f"C{i % 10}", "marker": _MARKERS[i % len(_MARKERS)]}
+        for i, v in enumerate(values)
+    }
+
+
+def _line(
+    ax: Axes, df: pd.DataFrame, x: str, y: str, hue: str | None, spec: FigureSpec, styles: Styles
+) -> None:
     marked = False
     stopped: dict[str, int] = {}  # status -> runs that stopped, all lines
     unplaced = 0  # of those, runs with no x to put them at
@@ -518,7 +572,8 @@ def _line(ax: Axes, df: pd.DataFrame, x: str, y: str, hue: str | None, spec: Fig
         measured = part[~halted]
         stats = measured.groupby(x, sort=True)[y].agg(["mean", "min", "max", "count"])
         name = None if value is None else str(value)
-        (line,) = ax.plot(stats.index, stats["mean"], marker="o", ms=4, label=name)
+        style = styles.get(str(value), {"marker": "o"})
+        (line,) = ax.plot(stats.index, stats["mean"], ms=4, label=name, **style)
         if (stats["count"] > 1).any():
             ax.fill_between(stats.index, stats["min"], stats["max"], alpha=0.2)
         # A run that deadlocked has no value: a cross at the top of the axis
@@ -569,7 +624,9 @@ def _line(ax: Axes, df: pd.DataFrame, x: str, y: str, hue: str | None, spec: Fig
     ax.set_ylabel(label(y, df))
 
 
-def _bar(ax: Axes, df: pd.DataFrame, x: str, y: str, hue: str | None, spec: FigureSpec) -> None:
+def _bar(
+    ax: Axes, df: pd.DataFrame, x: str, y: str, hue: str | None, spec: FigureSpec, styles: Styles
+) -> None:
     """Bars of the mean per category and hue, whiskers from the minimum to the
     maximum of the runs (seeds) behind each."""
     cats = list(dict.fromkeys(df[x].astype(str)))
@@ -592,7 +649,9 @@ def _bar(ax: Axes, df: pd.DataFrame, x: str, y: str, hue: str | None, spec: Figu
             lo = np.where(bad, 0, means - stats["min"].to_numpy())
             hi = np.where(bad, 0, stats["max"].to_numpy() - means)
             err = np.nan_to_num(np.vstack([lo, hi]))
-        ax.bar(pos, means, width, yerr=err, capsize=3, label=None if value is None else str(value))
+        color = styles.get(str(value), {}).get("color")
+        name = None if value is None else str(value)
+        ax.bar(pos, means, width, yerr=err, capsize=3, label=name, color=color)
         for p in pos[bad]:
             what = label(spec.invalid)
             ax.axvspan(
@@ -611,7 +670,15 @@ def _bar(ax: Axes, df: pd.DataFrame, x: str, y: str, hue: str | None, spec: Figu
     ax.set_ylabel(label(y, df))
 
 
-def _cdf(ax: Axes, df: pd.DataFrame, x: str | None, y: str, hue: str | None, spec: FigureSpec):
+def _cdf(
+    ax: Axes,
+    df: pd.DataFrame,
+    x: str | None,
+    y: str,
+    hue: str | None,
+    spec: FigureSpec,
+    styles: Styles,
+) -> None:
     for value, part in _groups(df, hue):
         xs, ws = _samples(part[y])
         if not xs.size:
@@ -619,13 +686,22 @@ def _cdf(ax: Axes, df: pd.DataFrame, x: str | None, y: str, hue: str | None, spe
         order = np.argsort(xs, kind="stable")
         xs, ws = xs[order], ws[order]
         cum = np.cumsum(ws) / ws.sum()
-        ax.step(xs, cum, where="post", label=None if value is None else str(value))
+        color = styles.get(str(value), {}).get("color")
+        ax.step(xs, cum, where="post", label=None if value is None else str(value), color=color)
     ax.set_xlabel(label(y, df))
     ax.set_ylabel("fraction of packets ≤ latency" if "latency" in y else "fraction ≤ value")
     ax.set_ylim(0, 1.02)
 
 
-def _hist(ax: Axes, df: pd.DataFrame, x: str | None, y: str, hue: str | None, spec: FigureSpec):
+def _hist(
+    ax: Axes,
+    df: pd.DataFrame,
+    x: str | None,
+    y: str,
+    hue: str | None,
+    spec: FigureSpec,
+    styles: Styles,
+) -> None:
     """Histograms on shared bins, the bars of each group side by side within a
     bin, so that none hides another."""
     all_xs, _ = _samples(df[y])
@@ -643,6 +719,7 @@ def _hist(ax: Axes, df: pd.DataFrame, x: str | None, y: str, hue: str | None, sp
             widths,
             align="edge",
             label=None if value is None else str(value),
+            color=styles.get(str(value), {}).get("color"),
         )
     ax.set_xlabel(label(y, df))
     ax.set_ylabel("runs" if df[y].map(_is_number).all() else "count")
@@ -758,6 +835,9 @@ def standard_specs(df: pd.DataFrame, store: Store | None = None) -> list[FigureS
         load = "traffic.load" if "traffic.load" in cols else pick("load", "offered")
         hue = "routing.algorithm" if "routing.algorithm" in moving else None
         facet = "traffic.pattern" if "traffic.pattern" in moving else None
+        swept = load if kind == "sim" else None  # a search's loads are its points
+        if hue is not None and _auto_hue(df, [swept, facet], hue) is not None:
+            hue = None  # other parameters tell runs apart too: lines named by all of them
         if kind == "sim" and load and "latency_mean" in cols:
             specs.append(
                 FigureSpec(
@@ -807,13 +887,14 @@ def standard_specs(df: pd.DataFrame, store: Store | None = None) -> list[FigureS
             if x:
                 # A search whose bound was sustained has no saturation: hatched.
                 invalid = "saturated" if "saturated" in cols else None
+                panel = facet if facet != x else None
                 specs.append(
                     FigureSpec(
                         "bar",
                         "saturation",
                         x,
-                        other(x),
-                        None,
+                        other(x, panel),
+                        panel,
                         "saturation throughput",
                         invalid=invalid,
                     )
