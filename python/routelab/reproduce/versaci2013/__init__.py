@@ -52,6 +52,7 @@ def config_of(mode: str, table, workers: int) -> SimpleNamespace:
         setattr(cfg, column.split(".")[1], float(first[column]))
     for column in ("run.warmup_cycles", "run.warmup_periods", "run.measure_cycles"):
         setattr(cfg, column.split(".")[1], int(first[column]))
+    cfg.bisect = bool(first.get("saturate.bisect", False))  # absent: thirds
     return cfg
 
 
