@@ -494,3 +494,20 @@ def test_a_routing_hue_gives_way_when_more_parameters_tell_runs_apart():
     }
     styles = {(ln.get_label(), ln.get_color(), ln.get_marker()) for ln in lines}
     assert len({(c, m) for _, c, m in styles}) == 4 == len({name for name, _, _ in styles})
+
+
+def test_stopped_runs_get_one_legend_entry_across_panels():
+    rows = [
+        {"traffic.pattern": p, "traffic.load": load, "status": status, "latency_mean": lat}
+        for p, stops in (("uniform", 1), ("transpose", 2))
+        for load, status, lat in [(0.1, "ok", 10.0), (0.2, "ok", 12.0)]
+        + [(0.3 + 0.1 * i, "backlog", np.nan) for i in range(stops)]
+    ]
+    df = pd.DataFrame(rows).assign(kind="sim", **{"routing.algorithm": "dor"})
+    fig = plot.figure(
+        df, plot.FigureSpec("line", "latency_mean", "traffic.load", facet="traffic.pattern")
+    )
+    texts = [t.get_text() for t in fig.legends[0].texts]
+    assert texts.count("backlog: stopped, no value") == 1
+    crosses = [ln for ax in fig.axes for ln in ax.get_lines() if ln.get_label() == "_stopped"]
+    assert sorted(len(ln.get_xdata()) for ln in crosses) == [1, 2]  # each run still marked

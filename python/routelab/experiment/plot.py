@@ -565,7 +565,7 @@ def _line(
     ax: Axes, df: pd.DataFrame, x: str, y: str, hue: str | None, spec: FigureSpec, styles: Styles
 ) -> None:
     marked = False
-    stopped: dict[str, int] = {}  # status -> runs that stopped, all lines
+    stopped: dict[str, None] = {}  # statuses of runs that stopped, all lines
     unplaced = 0  # of those, runs with no x to put them at
     for value, part in _groups(df, hue):
         halted = _stopped(part)
@@ -581,7 +581,7 @@ def _line(
         for status, rows in part[halted].groupby("status") if halted.any() else ():
             xs = pd.to_numeric(rows[x], errors="coerce").dropna()
             unplaced += len(rows) - len(xs)
-            stopped[status] = stopped.get(status, 0) + len(rows)
+            stopped[status] = None
             if len(xs):
                 ax.plot(
                     xs,
@@ -601,7 +601,7 @@ def _line(
             marked = True
     if marked:  # one legend entry for the dotted lines of every colour
         ax.plot([], [], color="0.3", ls=":", lw=1.4, label=SATURATION)
-    for status, n in stopped.items():
+    for status in stopped:  # one entry per status in the whole figure: no count
         ax.plot(
             [],
             [],
@@ -610,7 +610,7 @@ def _line(
             ms=8,
             color="0.5",
             markeredgecolor="#c0392b",
-            label=f"{status}: {n} run(s), no value",
+            label=f"{status}: stopped, no value",
         )
     if unplaced:
         ax.annotate(
