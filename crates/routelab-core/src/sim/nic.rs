@@ -23,7 +23,7 @@ use super::config::Switching;
 use super::engine::Kind;
 use super::error::SimError;
 use super::packet::{flag, Header, NONE};
-use super::state::View;
+use super::state::{prefetch, View};
 use crate::routing::adaptive::{dispatch, select, AnyRouter, HopRouter, RouterCtx};
 use rand::Rng;
 
@@ -203,6 +203,22 @@ impl<'a> super::state::Sim<'a> {
             let Some(p) = next else {
                 return;
             };
+            // The records of the packet queued behind it, written when it
+            // was generated and read when it is popped in turn.
+            let q = {
+                let nic = &self.nic[ti];
+                if transit {
+                    nic.transit_q.head
+                } else {
+                    nic.source_q.head
+                }
+            };
+            if q != NONE {
+                let q = q as usize;
+                prefetch(&self.pk.next, q);
+                prefetch(&self.pk.hdr, q);
+                prefetch(&self.pk.meta, q);
+            }
             // Read now: the next in-transit host decides afresh for itself.
             let spilled = self.pk.meta[p as usize].flags & flag::SPILLED != 0;
             let nic = &mut self.nic[ti];

@@ -370,7 +370,7 @@ pub(super) const NO_TURN: u64 = u64::MAX;
 /// Hints that `v[i]` will be read soon. No bounds check: a prefetch
 /// never faults, and one out of range is only wasted.
 #[inline(always)]
-fn prefetch<T>(v: &[T], i: usize) {
+pub(super) fn prefetch<T>(v: &[T], i: usize) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch reads nothing architecturally and cannot fault,
     // whatever the address; `wrapping_add` computes it without UB.

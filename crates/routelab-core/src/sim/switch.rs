@@ -128,8 +128,12 @@ impl<'a> super::state::Sim<'a> {
         let p = b.front;
         b.len -= 1;
         if b.len > 0 {
-            b.front = self.slots[i * cap as usize + b.head as usize];
+            let front = self.slots[i * cap as usize + b.head as usize];
+            b.front = front;
             b.head = wrap(u32::from(b.head) + 1, cap) as u16;
+            // A new head is routed next, and its header has been cold
+            // since it arrived behind the others.
+            super::state::prefetch(&self.pk.hdr, front as usize);
         }
         p
     }
@@ -948,6 +952,11 @@ impl<'a> super::state::Sim<'a> {
         let reach = now + fp + u64::from(k.lat_ps);
         let to_switch = k.kind != TO_TERM;
         let cross = k.cross;
+        if !to_switch {
+            // Delivery reads the packet's bookkeeping, untouched since it
+            // was injected: fetched while the flit crosses the link.
+            super::state::prefetch(&self.pk.meta, pkt as usize);
+        }
         if self.c.measuring {
             self.util[o as usize] += fp;
         }
