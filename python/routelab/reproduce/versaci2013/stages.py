@@ -50,7 +50,8 @@ def butterfly_stages(rows: Rows, pending: Rows = ()) -> Rows:
 def stage_summary(rows: Rows) -> dict[str, tuple[float, float, bool, bool]]:
     """Per router: the knee (the highest load up to which all are sustained within `KNEE` times
     the lowest load's lifetime), the highest load up to which all are sustained, and whether
-    each is only a lower bound (the next load has not run yet: ``sustained`` blank)."""
+    each is only a lower bound: the next load has not run yet (``sustained`` blank) or, for the
+    highest sustained load, none above it is in the sweep."""
     out = {}
     for router in dict.fromkeys(r["router"] for r in rows):
         mine = by_load(r for r in rows if r["router"] == router)
@@ -61,9 +62,10 @@ def stage_summary(rows: Rows) -> dict[str, tuple[float, float, bool, bool]]:
             )
         )
         knee, top = (w[-1]["load"] if w else 0.0 for w in (flat, bounded))
-        # Open: the walk stops at a load not run yet.
-        nxt = (mine[len(w)] if len(w) < len(mine) else None for w in (flat, bounded))
-        knee_open, top_open = (r is not None and r["sustained"] == "" for r in nxt)
+        # Open: the walk stops at a load not run yet, or sustains the sweep's highest load.
+        nxt = [mine[len(w)] if len(w) < len(mine) else None for w in (flat, bounded)]
+        knee_open = nxt[0] is not None and nxt[0]["sustained"] == ""
+        top_open = bool(bounded) if nxt[1] is None else nxt[1]["sustained"] == ""
         out[router] = (knee, top, knee_open, top_open)
     return out
 
