@@ -249,8 +249,9 @@ def test_every_search_starts_around_the_gamma_star_it_last_measured() -> None:
         if low <= g < high:
             continue
         outside += 1
-        points = DOCS / "versaci2013" / "searches" / "artefacts" / run.key / "points.json"
-        verdict = {round(p["load"], 6): p["sustained"] for p in json.loads(points.read_text())}
+        journal = DOCS / "versaci2013" / "searches" / "journals" / f"{run.key}.jsonl"
+        loads = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
+        verdict = {round(p["load"], 6): p["sustained"] for p in loads}
         if g < low:
             assert verdict[round(low, 6)] is False, r
         else:
