@@ -30,36 +30,94 @@ use rand::Rng;
 impl<'a> super::state::Sim<'a> {
     /// A new packet queued at terminal `t`.
     pub(super) fn enqueue(&mut self, t: u32, dst: u32, flits: u16, msg: u32, flags: u8) {
-        if self.pk.alive() >= self.p.max_packets {
+        if self.packets_queued() >= self.p.max_packets {
             self.too_many_packets();
             return;
         }
-        let hdr = Header {
-            src: t,
-            dst,
-            origin: t,
-            target: dst,
-            flits,
-            ..Header::default()
-        };
-        let p = self.pk.alloc(hdr, self.now, msg, flags);
+        let p = self.pk.alloc(fresh_header(t, dst, flits), self.now, msg, flags);
         self.nic[t as usize].source_q.push(&mut self.pk.next, p);
-        self.c.gen_packets += 1;
-        self.c.gen_flits += u64::from(flits);
+        self.count_generated(t, flits, flags, 1);
+    }
+
+    /// A new message of `m` packets queued at terminal `t`: its first
+    /// packet's records now, the others' when the one before leaves the
+    /// source queue. A message waits in its source queue for as long as
+    /// the backlog ahead of it takes, and records written that long before
+    /// they are read are cache misses; the message table holds its count.
+    fn enqueue_message(&mut self, t: u32, dst: u32, m: u32, flags: u8) {
+        let room = self.p.max_packets.saturating_sub(self.packets_queued());
+        if room < u64::from(m) {
+            // The packets the run had room for, as when every packet was
+            // recorded at once.
+            if room > 0 {
+                let msg = self.msgs.alloc(m);
+                self.queue_first(t, dst, msg, room as u32, flags);
+            }
+            self.too_many_packets();
+            return;
+        }
+        let msg = self.msgs.alloc(m);
+        self.queue_first(t, dst, msg, m, flags);
+    }
+
+    /// The first of `n` packets of message `msg` queued at terminal `t`,
+    /// the other `n - 1` counted as generated and left to create.
+    fn queue_first(&mut self, t: u32, dst: u32, msg: u32, n: u32, flags: u8) {
+        let flits = self.p.packet_flits;
+        let p = self.pk.alloc(fresh_header(t, dst, flits), self.now, msg, flags);
+        self.nic[t as usize].source_q.push(&mut self.pk.next, p);
+        self.msgs.unborn[msg as usize] = n - 1;
+        self.unborn += u64::from(n - 1);
+        self.count_generated(t, flits, flags, n);
+    }
+
+    /// Packet `p`, just popped from terminal `t`'s source queue: the next
+    /// packet of its message, if any is left to create, takes its place at
+    /// the queue's head.
+    #[inline]
+    fn queue_sibling(&mut self, t: usize, p: u32) {
+        let meta = self.pk.meta[p as usize];
+        if meta.flags & flag::MESSAGE == 0 || !self.msgs.numbers.owns(meta.msg) {
+            return;
+        }
+        let unborn = &mut self.msgs.unborn[meta.msg as usize];
+        if *unborn == 0 {
+            return;
+        }
+        *unborn -= 1;
+        self.unborn -= 1;
+        let h = self.pk.hdr[p as usize];
+        let hdr = fresh_header(h.src, h.dst, h.flits);
+        let flags = meta.flags & (flag::MEASURED | flag::MESSAGE);
+        let q = self.pk.alloc(hdr, meta.gen_ps, meta.msg, flags);
+        self.nic[t].source_q.push_front(&mut self.pk.next, q);
+    }
+
+    /// Packets recorded or waiting in a message to be (the bound of
+    /// `run.max_packets`).
+    fn packets_queued(&self) -> u64 {
+        self.pk.alive() + self.unborn
+    }
+
+    /// Generation counters for `n` packets of `flits` flits at terminal `t`.
+    fn count_generated(&mut self, t: u32, flits: u16, flags: u8, n: u32) {
+        let (n, all) = (u64::from(n), u64::from(n) * u64::from(flits));
+        self.c.gen_packets += n;
+        self.c.gen_flits += all;
         if self.c.measuring {
-            self.c.win_gen_flits += u64::from(flits);
-            self.c.win_src_gen[t as usize] += u64::from(flits);
+            self.c.win_gen_flits += all;
+            self.c.win_src_gen[t as usize] += all;
         }
         if flags & flag::MEASURED != 0 {
-            self.c.measured += 1;
-            self.c.measured_outstanding = self.c.measured_outstanding.wrapping_add(1);
+            self.c.measured += n;
+            self.c.measured_outstanding = self.c.measured_outstanding.wrapping_add(n);
         }
     }
 
     /// Fails the run: the packet records would outgrow `run.max_packets`.
     #[cold]
     fn too_many_packets(&mut self) {
-        let packets = self.pk.alive();
+        let packets = self.packets_queued();
         let per_packet = self.pk.bytes_per_packet() as u64;
         self.fail(SimError::TooManyPackets {
             packets,
@@ -103,10 +161,7 @@ impl<'a> super::state::Sim<'a> {
             if m == 1 {
                 self.enqueue(t, dst, self.p.packet_flits, NONE, flags);
             } else {
-                let msg = self.msgs.alloc(m);
-                for _ in 0..m {
-                    self.enqueue(t, dst, self.p.packet_flits, msg, flags | flag::MESSAGE);
-                }
+                self.enqueue_message(t, dst, m, flags | flag::MESSAGE);
             }
         }
         let next = if self.p.periodic {
@@ -203,6 +258,9 @@ impl<'a> super::state::Sim<'a> {
             let Some(p) = next else {
                 return;
             };
+            if !transit {
+                self.queue_sibling(ti, p);
+            }
             // The records of the packet queued behind it, written when it
             // was generated and read when it is popped in turn.
             let q = {
@@ -515,5 +573,18 @@ impl<'a> super::state::Sim<'a> {
         } else if measured {
             self.c.msg_lat.record(lat);
         }
+    }
+}
+
+/// A packet's header as its source queues it.
+#[inline]
+fn fresh_header(src: u32, dst: u32, flits: u16) -> Header {
+    Header {
+        src,
+        dst,
+        origin: src,
+        target: dst,
+        flits,
+        ..Header::default()
     }
 }

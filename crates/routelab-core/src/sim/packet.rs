@@ -201,6 +201,17 @@ impl Queue {
         self.len += 1;
     }
 
+    /// Queues `p` ahead of the others.
+    #[inline]
+    pub fn push_front(&mut self, next: &mut [u32], p: u32) {
+        next[p as usize] = self.head;
+        if self.head == NONE {
+            self.tail = p;
+        }
+        self.head = p;
+        self.len += 1;
+    }
+
     #[inline]
     pub fn pop(&mut self, next: &[u32]) -> Option<u32> {
         if self.head == NONE {
@@ -252,5 +263,16 @@ mod tests {
         assert_eq!(qu.pop(&a.next), Some(r));
         assert_eq!(qu.pop(&a.next), None);
         assert_eq!(qu.len, 0);
+        // Ahead of the others, and alone.
+        qu.push(&mut a.next, q);
+        qu.push_front(&mut a.next, r);
+        assert_eq!(qu.iter(&a.next).collect::<Vec<_>>(), vec![r, q]);
+        assert_eq!((qu.len, qu.tail), (2, q));
+        let lone = a.alloc(Header::default(), 8, 0, 0);
+        let mut one = Queue::default();
+        one.push_front(&mut a.next, lone);
+        assert_eq!((one.head, one.tail, one.len), (lone, lone, 1));
+        assert_eq!(one.pop(&a.next), Some(lone));
+        assert_eq!((one.head, one.tail), (NONE, NONE));
     }
 }

@@ -282,6 +282,8 @@ impl Sim<'_> {
                 found += u64::from(self.pk.hdr[n.cur as usize].flits - n.cur_sent);
             }
         }
+        // Packets of messages still to be made at this part's sources.
+        found += self.unborn * u64::from(self.p.packet_flits);
         found += self
             .vc
             .iter()
@@ -295,7 +297,7 @@ impl Sim<'_> {
             found: found.wrapping_add(self.in_flight),
             gen_packets: self.c.gen_packets,
             delivered_packets: self.c.delivered_packets,
-            alive: self.pk.alive(),
+            alive: self.pk.alive() + self.unborn,
         }
     }
 }
@@ -531,7 +533,7 @@ impl<'a> Parallel<'a> {
             t.flit_hops += s.flit_hops;
             t.transit_peak = t.transit_peak.max(s.transit_peak);
             t.transit_spills += s.transit_spills;
-            t.alive += s.pk.alive();
+            t.alive += s.pk.alive() + s.unborn;
         }
         t.now = self.now();
         t
@@ -559,7 +561,7 @@ impl Sim<'_> {
             c: self.c.clone(),
             util: self.util.clone(),
             counters: self.counters.clone(),
-            alive: self.pk.alive(),
+            alive: self.pk.alive() + self.unborn,
             flit_hops: self.flit_hops,
             events: self.events,
             transit_peak: self.transit_peak,

@@ -143,7 +143,11 @@ pub(super) struct Nic {
 /// counts its deliveries ([`Numbers`]).
 #[derive(Debug, Default)]
 pub(super) struct Messages {
+    /// Per message: packets not delivered yet.
     pub left: Vec<u32>,
+    /// Per message: packets counted as generated whose records are not
+    /// made yet (they are made one at a time as the source sends).
+    pub unborn: Vec<u32>,
     pub numbers: Numbers,
 }
 
@@ -153,8 +157,10 @@ impl Messages {
         let k = i as usize;
         if k >= self.left.len() {
             self.left.resize(k + 1, 0);
+            self.unborn.resize(k + 1, 0);
         }
         self.left[k] = packets;
+        self.unborn[k] = 0;
         i
     }
 
@@ -243,6 +249,9 @@ pub(super) struct Sim<'a> {
     pub transit_spills: u64,
     pub pk: Packets,
     pub msgs: Messages,
+    /// Packets of messages counted as generated whose records are not made
+    /// yet (the sum of `msgs.unborn`).
+    pub unborn: u64,
     pub c: Counters,
     pub closed: Option<Closed>,
     pub fault: Option<SimError>,
@@ -759,6 +768,7 @@ impl<'a> Sim<'a> {
             transit_spills: 0,
             pk: Packets::with_capacity(4 * t),
             msgs: Messages::default(),
+            unborn: 0,
             c: Counters {
                 win_src_gen: vec![0; t],
                 win_src_delivered: vec![0; t],
