@@ -34,7 +34,9 @@ impl<'a> super::state::Sim<'a> {
             self.too_many_packets();
             return;
         }
-        let p = self.pk.alloc(fresh_header(t, dst, flits), self.now, msg, flags);
+        let p = self
+            .pk
+            .alloc(fresh_header(t, dst, flits), self.now, msg, flags);
         self.nic[t as usize].source_q.push(&mut self.pk.next, p);
         self.count_generated(t, flits, flags, 1);
     }
@@ -64,7 +66,9 @@ impl<'a> super::state::Sim<'a> {
     /// the other `n - 1` counted as generated and left to create.
     fn queue_first(&mut self, t: u32, dst: u32, msg: u32, n: u32, flags: u8) {
         let flits = self.p.packet_flits;
-        let p = self.pk.alloc(fresh_header(t, dst, flits), self.now, msg, flags);
+        let p = self
+            .pk
+            .alloc(fresh_header(t, dst, flits), self.now, msg, flags);
         self.nic[t as usize].source_q.push(&mut self.pk.next, p);
         self.msgs.unborn[msg as usize] = n - 1;
         self.unborn += u64::from(n - 1);
