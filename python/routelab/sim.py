@@ -125,8 +125,9 @@ def saturate(
     The search runs ``high`` (default: ``bound``, the load that fills each
     terminal's injection channel) and ``low`` when above 0. An end on the
     wrong side of the knee moves the bracket by steps that double, starting
-    from the first bracket's width: below a ``low`` not sustained (down to
-    0), above a sustained ``high`` (up to the bound). It then narrows the
+    from the first bracket's width: above a sustained ``high`` (up to the
+    bound), whatever ``low`` did, or below ``low`` (down to 0) when neither
+    was sustained. It then narrows the
     bracket by thirds (two loads in parallel per step) until it is at most
     ``resolution`` wide (default 1% of the bound) or ``steps`` steps (default
     10) are done; ``bisect=True`` narrows it by halves, one load a step: about

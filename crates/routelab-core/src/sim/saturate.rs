@@ -14,9 +14,11 @@
 //! is), `hi` a load measured not sustained above it (verdicts out of
 //! order, a load below `lo` not sustained or one above `hi` sustained,
 //! can stay outside the bracket). It first runs `high` (and `low`, when
-//! above 0, beside it). When `low` is not sustained the bracket moves
-//! below it by steps that double, starting from the first bracket's
+//! above 0, beside it). When neither is sustained the bracket moves
+//! below `low` by steps that double, starting from the first bracket's
 //! width, down to 0, until a load is sustained. When `high` is sustained
+//! (whatever became of `low`: a sustained load outranks a lower one that
+//! was not, as when narrowing)
 //! the bracket grows above it the same way, up to the
 //! physical bound of the load unit ([`SaturateResult::bound`]: the load
 //! that fills the injection channel), until a load is not sustained: a
@@ -61,8 +63,8 @@ use std::time::Instant;
 #[serde(deny_unknown_fields, default)]
 pub struct SaturateOptions {
     /// The lower end of the first bracket (default 0). Measured when
-    /// above 0; if it is not sustained the bracket moves below it by
-    /// doubling steps (the first one the first bracket's width).
+    /// above 0; if it is not sustained (nor `high`) the bracket moves below
+    /// it by doubling steps (the first one the first bracket's width).
     pub low: f64,
     /// The upper end of the first bracket, in the spec's unit; default the
     /// physical bound ([`SaturateResult::bound`]). When it is sustained the
@@ -389,7 +391,15 @@ fn first_bracket(
         (true, ok)
     };
     let last = |points: &[SaturatePoint]| Some(points.len() - 1);
-    if !low_ok {
+    if high_ok {
+        // Above `high`, up to the bound. A `low` not sustained below a
+        // sustained `high` is out of order (a run too short to converge,
+        // say): the network was measured sustaining `high`, so the knee
+        // lies above it.
+        let lo = last(points);
+        let grown = grow_up(points, high, first_width, bound, run)?;
+        Ok((grown.0.or(lo), grown.1))
+    } else if !low_ok {
         // Below `low`, down to 0 (sustained: it offers nothing).
         let mut hi = Some(opts.low);
         let (mut bottom, mut step) = (opts.low, first_width);
@@ -405,11 +415,6 @@ fn first_bracket(
             step *= 2.0;
         }
         Ok((None, hi))
-    } else if high_ok {
-        // Above `high`, up to the bound.
-        let lo = last(points);
-        let grown = grow_up(points, high, first_width, bound, run)?;
-        Ok((grown.0.or(lo), grown.1))
     } else {
         Ok(((opts.low > 0.0).then_some(0), Some(high)))
     }
@@ -710,7 +715,94 @@ fn search(
 
 #[cfg(test)]
 mod tests {
-    use super::narrow_enough;
+    use super::{first_bracket, narrow_enough, PointStatus, SaturateOptions, SaturatePoint};
+    use std::cell::RefCell;
+    use std::collections::BTreeMap;
+
+    /// A measured point of `load`, sustained or not, nothing else read.
+    fn fake(load: f64, sustained: bool) -> SaturatePoint {
+        SaturatePoint {
+            load,
+            offered_target: load,
+            offered: Some(load),
+            accepted: Some(load),
+            latency_mean: None,
+            latency_p99: None,
+            sources: None,
+            status: if sustained {
+                PointStatus::Sustained
+            } else {
+                PointStatus::Unconverged
+            },
+            sustained,
+            drained: sustained,
+            converged: sustained,
+            error: None,
+            accepted_normalised: None,
+            network_latency_mean: None,
+            avg_hops: None,
+            counters: BTreeMap::new(),
+            warmup_periods: 0,
+            drain_skipped: false,
+            wall_seconds: 0.0,
+            packets_delivered: None,
+            flit_hops: None,
+            transits: None,
+            transit_peak_bytes: None,
+            transit_spills: None,
+        }
+    }
+
+    /// The first bracket from `low`..`high` on a network whose verdict at
+    /// each load is `verdict`, and the loads it ran in order.
+    fn bracket(low: f64, high: f64, verdict: fn(f64) -> bool) -> ((f64, Option<f64>), Vec<f64>) {
+        let ran = RefCell::new(Vec::new());
+        let run = |x: f64| {
+            ran.borrow_mut().push(x);
+            Ok(fake(x, verdict(x)))
+        };
+        let pair = |a: f64, b: f64| Ok((run(a)?, run(b)?));
+        let opts = SaturateOptions {
+            low,
+            high: Some(high),
+            ..SaturateOptions::default()
+        };
+        let mut points = Vec::new();
+        let (lo, hi) =
+            first_bracket(&mut points, &opts, high, high - low, 1.0, &run, &pair).unwrap();
+        ((lo.map_or(0.0, |i| points[i].load), hi), ran.into_inner())
+    }
+
+    #[test]
+    fn a_low_end_not_sustained_below_a_sustained_high_end_does_not_pull_the_bracket_down() {
+        // Out of order: 0.02 too short to converge, 0.07 sustained; the
+        // knee lies at 0.15. The bracket grows above 0.07 (by 0.05, then
+        // 0.1), never below 0.02.
+        let ((lo, hi), ran) = bracket(0.02, 0.07, |x| x > 0.03 && x <= 0.15);
+        assert_eq!(ran.len(), 4, "{ran:?}");
+        assert!(ran.iter().all(|&x| x >= 0.02), "{ran:?}");
+        assert!(
+            (lo - 0.12).abs() < 1e-9 && (hi.unwrap() - 0.22).abs() < 1e-9,
+            "{lo} {hi:?}"
+        );
+    }
+
+    #[test]
+    fn both_ends_not_sustained_move_the_bracket_below_the_low_end() {
+        let ((lo, hi), ran) = bracket(0.5, 0.6, |x| x <= 0.35);
+        // 0.5 and 0.6 fail; 0.4 fails; 0.2 holds.
+        assert!(
+            (lo - 0.2).abs() < 1e-9 && (hi.unwrap() - 0.4).abs() < 1e-9,
+            "{ran:?}"
+        );
+    }
+
+    #[test]
+    fn a_sustained_low_end_and_an_unsustained_high_end_are_the_bracket() {
+        let ((lo, hi), ran) = bracket(0.5, 0.6, |x| x <= 0.55);
+        assert_eq!(ran.len(), 2);
+        assert!((lo - 0.5).abs() < 1e-9 && (hi.unwrap() - 0.6).abs() < 1e-9);
+    }
 
     #[test]
     fn a_bracket_as_wide_as_the_resolution_is_narrow_enough_despite_rounding() {
