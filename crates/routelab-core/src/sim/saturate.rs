@@ -207,6 +207,38 @@ pub struct SaturatePoint {
     pub transit_spills: Option<u64>,
 }
 
+impl SaturatePoint {
+    /// A load not measured (yet): status `failed`, nothing measured.
+    fn unmeasured(load: f64, offered_target: f64) -> Self {
+        SaturatePoint {
+            load,
+            offered_target,
+            offered: None,
+            accepted: None,
+            latency_mean: None,
+            latency_p99: None,
+            sources: None,
+            status: PointStatus::Failed,
+            sustained: false,
+            drained: false,
+            converged: false,
+            error: None,
+            accepted_normalised: None,
+            network_latency_mean: None,
+            avg_hops: None,
+            counters: BTreeMap::new(),
+            warmup_periods: 0,
+            drain_skipped: false,
+            wall_seconds: 0.0,
+            packets_delivered: None,
+            flit_hops: None,
+            transits: None,
+            transit_peak_bytes: None,
+            transit_spills: None,
+        }
+    }
+}
+
 /// The saturation load, the bracket the search ended with, and the curve
 /// measured on the way.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -253,32 +285,7 @@ fn point(
     run: Result<SimResult, SimError>,
     o: &SaturateOptions,
 ) -> Result<SaturatePoint, SimError> {
-    let mut p = SaturatePoint {
-        load,
-        offered_target: exp.load_in_flits(load),
-        offered: None,
-        accepted: None,
-        latency_mean: None,
-        latency_p99: None,
-        sources: None,
-        status: PointStatus::Failed,
-        sustained: false,
-        drained: false,
-        converged: false,
-        error: None,
-        accepted_normalised: None,
-        network_latency_mean: None,
-        avg_hops: None,
-        counters: BTreeMap::new(),
-        warmup_periods: 0,
-        drain_skipped: false,
-        wall_seconds: 0.0,
-        packets_delivered: None,
-        flit_hops: None,
-        transits: None,
-        transit_peak_bytes: None,
-        transit_spills: None,
-    };
+    let mut p = SaturatePoint::unmeasured(load, exp.load_in_flits(load));
     match run {
         Ok(r) if r.stopped_backlog => {
             p.status = PointStatus::Backlog;
@@ -717,39 +724,17 @@ fn search(
 mod tests {
     use super::{first_bracket, narrow_enough, PointStatus, SaturateOptions, SaturatePoint};
     use std::cell::RefCell;
-    use std::collections::BTreeMap;
 
     /// A measured point of `load`, sustained or not, nothing else read.
     fn fake(load: f64, sustained: bool) -> SaturatePoint {
         SaturatePoint {
-            load,
-            offered_target: load,
-            offered: Some(load),
-            accepted: Some(load),
-            latency_mean: None,
-            latency_p99: None,
-            sources: None,
             status: if sustained {
                 PointStatus::Sustained
             } else {
                 PointStatus::Unconverged
             },
             sustained,
-            drained: sustained,
-            converged: sustained,
-            error: None,
-            accepted_normalised: None,
-            network_latency_mean: None,
-            avg_hops: None,
-            counters: BTreeMap::new(),
-            warmup_periods: 0,
-            drain_skipped: false,
-            wall_seconds: 0.0,
-            packets_delivered: None,
-            flit_hops: None,
-            transits: None,
-            transit_peak_bytes: None,
-            transit_spills: None,
+            ..SaturatePoint::unmeasured(load, load)
         }
     }
 
