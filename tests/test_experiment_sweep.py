@@ -403,3 +403,34 @@ def test_the_example_dragonfly_sweep_runs_and_obeys_its_bounds(tmp_path):
     assert full["df-ugal-g", "group-shift"] > 2 * full["df-min", "group-shift"]
     low = df[df["traffic.load"] == 0.1]
     assert (low["accepted"] >= 0.9 * low["offered"]).all()
+
+
+def test_several_sweeps_run_as_one_queue_in_their_order(tmp_path):
+    # Two route sweeps that share a run (torus:4x4 minhop): each store records
+    # its own copy, every run of the first starts before any of the second on
+    # one worker, and a store that two sweeps would share is refused.
+    from routelab.experiment.sweep import run_sweeps
+
+    first = specs.load(write(tmp_path, ENGINES.replace('"dmodk"', '"updown"'), "a.toml"))
+    second = specs.load(
+        write(
+            tmp_path,
+            ENGINES.replace('name = "engines"', 'name = "more"').replace(
+                '["torus:4x4", "kary-ntree:k=4,n=2"]', '["torus:4x4", "torus:6x6"]'
+            ),
+            "b.toml",
+        )
+    )
+    assert {r.key for r in first.runs} & {r.key for r in second.runs}
+    a, b = tmp_path / "a", tmp_path / "b"
+    outcomes = run_sweeps([(first, a), (second, b)], workers=1)
+    assert [(o.name, o.total, o.ok, o.failed) for o in outcomes] == [
+        ("engines", 6, 6, 0),
+        ("more", 6, 4, 2),  # dmodk routes no torus
+    ]
+    da, db = routelab.results(a), routelab.results(b)
+    assert set(da["key"]) == {r.key for r in first.runs}
+    assert set(db["key"]) == {r.key for r in second.runs}
+    assert da["started"].max() <= db["started"].min()
+    with pytest.raises(routelab.ConfigError, match="its own results directory"):
+        run_sweeps([(first, a), (second, tmp_path / "x" / ".." / "a")])

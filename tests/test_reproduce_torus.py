@@ -224,16 +224,18 @@ def test_searches_bisect_gamma_star_from_their_first_bracket(versaci: Path) -> N
         assert searches.inverted(ordered) == out
 
 
-def test_every_search_starts_around_the_gamma_star_it_last_measured() -> None:
-    # One search per size, pattern and router; its first bracket at most three
-    # resolutions wide (a search whose gamma* lies inside runs four loads),
-    # around the gamma* the run before measured. The committed gamma* lies
-    # inside, or the committed search ran the end it passed and found it on
-    # the other side (the search then moves by doubling steps).
+def test_every_search_starts_from_the_bracket_it_last_ended_with() -> None:
+    # One search per size, pattern and router; its first bracket is the final
+    # bracket of the run before (the committed table2.csv: gamma* and the
+    # lowest load above it not sustained), at most one resolution wide, so
+    # that the search confirms a gamma* it finds inside in two loads. Where
+    # the committed gamma* lies outside, the committed search ran the end it
+    # passed and found it on the other side (the search then moves by
+    # doubling steps).
     sizes = (16, 8)
     runs = spec.load(versaci2013.SPECS / "searches.toml").runs
     full = {
-        (r["topology"], r["pattern"], r["router"]): float(r["gamma_star"])
+        (r["topology"], r["pattern"], r["router"]): r
         for r in _rows(DOCS / "versaci2013" / "table2.csv")
     }
     assert len(runs) == len(sizes) * len(versaci2013.PATTERNS) * len(versaci2013.ROUTERS)
@@ -244,9 +246,11 @@ def test_every_search_starts_around_the_gamma_star_it_last_measured() -> None:
         router, pattern = r["routing.algorithm"], r["traffic.pattern"]
         assert r["network.topology"] == versaci2013.topology(pattern, k)
         low, high = r["saturate.low"], r["saturate.high"]
-        assert 0 < low < high <= low + 3 * r["saturate.resolution"] + 1e-9, r
-        g = full[(r["network.topology"], pattern, router)]
+        assert 0 < low < high <= low + r["saturate.resolution"] + 1e-9, r
+        row = full[(r["network.topology"], pattern, router)]
+        g = float(row["gamma_star"])
         if low <= g < high:
+            assert int(row["loads_run"]) == 2, row
             continue
         outside += 1
         journal = DOCS / "versaci2013" / "searches" / "journals" / f"{run.key}.jsonl"

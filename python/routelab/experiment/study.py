@@ -191,31 +191,37 @@ def sweep_specs(
     partial: bool = False,
 ) -> dict[str, Any]:
     """Runs (or resumes) each experiment spec ``folder``/PART.toml, or its
-    ``[variants.MODE]`` unless MODE is ``full``, into ``out``/PART; returns the run
-    tables by part. A run whose status is not in ``accept`` (``undrained``,
-    ``deadlock`` and ``failed`` may be results too) stops here, named with its
-    error, so no table is built from a partial sweep. ``artefacts``: per-run
-    artefacts to read into the tables (a search's ``points``); ``local``: on
-    local threads wherever the study runs (timings that must not compete).
-    Within `finished_only` nothing runs: the tables hold the runs finished so
-    far, which a study that renders ``partial`` tables takes (its missing
-    entries blank) and any other refuses unless every run has finished."""
+    ``[variants.MODE]`` unless MODE is ``full``, into ``out``/PART, all parts as
+    one queue in their order (`run_sweeps`); returns the run tables by part. A
+    run whose status is not in ``accept`` (``undrained``, ``deadlock`` and
+    ``failed`` may be results too) stops here, named with its error, so no
+    table is built from a partial sweep. ``artefacts``: per-run artefacts to
+    read into the tables (a search's ``points``); ``local``: on local threads
+    wherever the study runs (timings that must not compete). Within
+    `finished_only` nothing runs: the tables hold the runs finished so far,
+    which a study that renders ``partial`` tables takes (its missing entries
+    blank) and any other refuses unless every run has finished."""
     from routelab.experiment import spec as specs
     from routelab.experiment.store import StoreBusy
-    from routelab.experiment.sweep import replay_finished
+    from routelab.experiment.sweep import replay_finished, run_sweeps
 
-    tables = {}
+    exps = {}
     for part in parts:
         path = folder / f"{part}.toml"
         with path.open("rb") as f:
             has = mode in specs.variants(tomllib.load(f))
         if mode != "full" and not has:
             raise ValueError(f"{path} has no [variants.{mode}]: a {mode} run would run it whole")
-        exp = specs.load(path, variant=mode if has else None)
-        finished_only = _FINISHED_ONLY.get()
-        if not finished_only:
-            sweep(exp, out / part, workers, quiet=not progress, local=local)
-        else:
+        exps[part] = specs.load(path, variant=mode if has else None)
+    finished_only = _FINISHED_ONLY.get()
+    if not finished_only:
+        # One queue: a part's runs start once the earlier parts' have, and
+        # fill the workers their last runs leave idle.
+        jobs = [(exp, out / part) for part, exp in exps.items()]
+        run_sweeps(jobs, workers=workers, quiet=not progress, dask=None if local else _WHERE.get())
+    tables = {}
+    for part, exp in exps.items():
+        if finished_only:
             # A sweep writing there records its own searches as they finish.
             with contextlib.suppress(StoreBusy):
                 replay_finished(exp, out / part)

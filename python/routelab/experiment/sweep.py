@@ -21,8 +21,8 @@ import platform
 import sys
 import time
 import uuid
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -154,55 +154,83 @@ def run_sweep(
         exp = spec
     else:
         exp = specs.load(spec, variant=variant)
+    options = dict(retries=retries, retry_failed=retry_failed, quiet=quiet)
+    return run_sweeps([(exp, out)], dask=dask, slurm=slurm, workers=workers, **options)[0]
+
+
+def run_sweeps(
+    sweeps: Sequence[tuple[specs.Experiment, str | Path | None]],
+    *,
+    dask: str | None = None,
+    slurm: cluster.SlurmOptions | None = None,
+    workers: int | None = None,
+    retries: int = 0,
+    retry_failed: bool = False,
+    quiet: bool = True,
+) -> list[Outcome]:
+    """Runs (or resumes) several sweeps, each ``(experiment, out)``, as one queue
+    on one Dask client: every run of an earlier sweep starts before any of a
+    later one, and a later sweep's runs fill the workers that an earlier one's
+    last runs leave idle (a sweep run alone waits for its longest run). One
+    progress bar per sweep; an `Outcome` per sweep, in their order."""
     if retries < 0:
         raise ConfigError(f"--retries takes an integer >= 0, got {retries}")
-    kinds.get(exp.kind).check_available()
-    validate_runs(exp)
-    out = Path(out) if out is not None else default_out(exp)
+    for exp, _ in sweeps:
+        kinds.get(exp.kind).check_available()
+        validate_runs(exp)
+    outs = [Path(out) if out is not None else default_out(exp) for exp, out in sweeps]
+    if len(set(map(Path.resolve, outs))) != len(outs):
+        raise ConfigError("each sweep needs its own results directory")
     t0 = time.perf_counter()
     session = _session_id()
-    with Store.locked(out, exp) as store:
-        records, invalid = store.scan()
-        _warn_invalid(store, exp, records, invalid)
-        todo, done = plan(exp, records, retries=retries, retry_failed=retry_failed)
-        executor = _executor_name(dask, slurm, workers)
-        store.add_session(_session(session, exp, todo, done, executor))
-        ok = failed = undrained = deadlocked = 0
+    executor = _executor_name(dask, slurm, workers)
+    with ExitStack() as stack:
+        jobs = []
+        for (exp, _), out in zip(sweeps, outs, strict=True):
+            store = stack.enter_context(Store.locked(out, exp))
+            records, invalid = store.scan()
+            _warn_invalid(store, exp, records, invalid)
+            todo, done = plan(exp, records, retries=retries, retry_failed=retry_failed)
+            store.add_session(_session(session, exp, todo, done, executor))
+            # --retries bounds the attempts of a run over all sessions;
+            # --retry-failed starts the count again.
+            previous = {
+                run.key: int(records[run.key].get("attempts") or 1)
+                for run in todo
+                if run.key in records and not retry_failed
+            }
+            jobs.append(_Job(store, exp, todo, len(done), previous))
         try:
-            if todo:
-                # --retries bounds the attempts of a run over all sessions;
-                # --retry-failed starts the count again.
-                previous = {
-                    run.key: int(records[run.key].get("attempts") or 1)
-                    for run in todo
-                    if run.key in records and not retry_failed
-                }
-                ok, failed, undrained, deadlocked = _execute(
-                    store,
-                    exp,
-                    todo,
-                    previous=previous,
+            if any(job.todo for job in jobs):
+                _execute(
+                    jobs,
                     session=session,
                     retries=retries,
                     client_options={"address": dask, "slurm": slurm, "workers": workers},
                     quiet=quiet,
-                    skipped=len(done),
                 )
         finally:
-            store.consolidate()
-            store.finish_session(session, ok=ok, failed=failed, deadlocked=deadlocked)
-    return Outcome(
-        out=out,
-        name=exp.name,
-        total=len(exp.runs),
-        skipped=len(done),
-        ok=ok,
-        failed=failed,
-        undrained=undrained,
-        deadlocked=deadlocked,
-        session=session,
-        seconds=time.perf_counter() - t0,
-    )
+            for job in jobs:
+                job.store.consolidate()
+                job.store.finish_session(
+                    session, ok=job.ok, failed=job.failed, deadlocked=job.deadlocked
+                )
+    seconds = time.perf_counter() - t0
+    return [
+        Outcome(
+            out=out,
+            name=job.exp.name,
+            total=len(job.exp.runs),
+            skipped=job.skipped,
+            ok=job.ok,
+            failed=job.failed,
+            undrained=job.undrained,
+            deadlocked=job.deadlocked,
+            session=session,
+            seconds=seconds,
+        )
+        for job, out in zip(jobs, outs, strict=True)
+    ]
 
 
 def replay_finished(exp: specs.Experiment, out: str | Path) -> int:
@@ -269,88 +297,101 @@ def _warn_invalid(
         )
 
 
+@dataclass
+class _Job:
+    """One sweep of `run_sweeps`: its store, its runs left to run and what they did."""
+
+    store: Store
+    exp: specs.Experiment
+    todo: list[specs.Run]
+    skipped: int
+    #: Attempts so far by run key (this session's included).
+    attempts: dict[str, int]
+    ok: int = 0
+    failed: int = 0
+    #: Of ``ok``, the runs that did not drain.
+    undrained: int = 0
+    deadlocked: int = 0
+
+
 def _execute(
-    store: Store,
-    exp: specs.Experiment,
-    todo: list[specs.Run],
+    jobs: list[_Job],
     *,
-    previous: dict[str, int],
     session: str,
     retries: int,
     client_options: dict[str, Any],
     quiet: bool,
-    skipped: int,
-) -> tuple[int, int, int, int]:
-    """Runs ``todo``: (measured, failed, of the measured those undrained, deadlocked)."""
+) -> None:
+    """Runs every job's ``todo`` on one client, the earlier jobs' first, and
+    counts in each job what its runs did."""
     from distributed import as_completed
 
-    ok = failed = undrained = deadlocked = 0
     warned: set[str] = set()
-    attempts: dict[str, int] = dict(previous)
     last_consolidation = time.monotonic()
-    with (
-        cluster.client(**client_options) as client,
-        _progress(exp.name, len(todo) + skipped, skipped, quiet) as progress,
-    ):
-        pending: dict[Any, specs.Run] = {}
+    bars = [(job.exp.name, len(job.todo) + job.skipped, job.skipped) for job in jobs]
+    with cluster.client(**client_options) as client, _progress(bars, quiet) as progress:
+        pending: dict[Any, tuple[int, specs.Run]] = {}
         # Journals on local workers only: they die with the sweep, so a
         # journal has one writer, and they share the store's file system.
         local = client_options.get("address") is None and client_options.get("slurm") is None
 
-        def journal(run: specs.Run) -> str | None:
-            if local and kinds.get(run.kind).journaled:
-                return str(store.journal_path(run.key).resolve())
-            return None
-
-        def submit(run: specs.Run) -> Any:
-            attempts[run.key] = attempts.get(run.key, 0) + 1
+        def submit(i: int, run: specs.Run) -> Any:
+            job = jobs[i]
+            job.attempts[run.key] = job.attempts.get(run.key, 0) + 1
+            journaled = local and kinds.get(run.kind).journaled
+            journal = str(job.store.journal_path(run.key).resolve()) if journaled else None
             fut = client.submit(
                 kinds.execute,
                 run.kind,
                 run.params,
-                journal(run),
-                key=f"{run.kind}-{run.key}-{session}-{attempts[run.key]}",
+                journal,
+                # Two sweeps may hold the same run (one key): each its own task.
+                key=f"{run.kind}-{i}-{run.key}-{session}-{job.attempts[run.key]}",
+                priority=len(jobs) - i,
                 pure=False,
             )
-            pending[fut] = run
+            pending[fut] = (i, run)
             return fut
 
-        stream = as_completed([submit(run) for run in todo])
+        stream = as_completed([submit(i, run) for i, job in enumerate(jobs) for run in job.todo])
         for fut in stream:
-            run = pending.pop(fut)
+            i, run = pending.pop(fut)
+            job = jobs[i]
             try:
                 outcome = fut.result()
             except Exception as e:  # the worker died or the task was lost
                 outcome = {"status": "failed", "error": f"{type(e).__name__}: {e}"}
             finally:
                 fut.release()
-            if outcome["status"] == "failed" and attempts[run.key] <= retries:
-                stream.add(submit(run))
+            if outcome["status"] == "failed" and job.attempts[run.key] <= retries:
+                stream.add(submit(i, run))
                 continue
-            store.write_run(run, outcome, attempts=attempts[run.key], session=session)
+            job.store.write_run(run, outcome, attempts=job.attempts[run.key], session=session)
             for w in (outcome.get("artefacts") or {}).get("warnings") or ():
                 if w not in warned:  # each once per sweep, however many runs share it
                     warned.add(w)
                     print(f"routelab: warning: {w}", file=sys.stderr)
             if outcome["status"] in kinds.MEASURED:
-                ok += 1
-                undrained += outcome["status"] == "undrained"
+                job.ok += 1
+                job.undrained += outcome["status"] == "undrained"
             elif outcome["status"] == "deadlock":
-                deadlocked += 1
+                job.deadlocked += 1
             else:
-                failed += 1
-            progress(ok, failed + deadlocked)
+                job.failed += 1
+            progress(i, job.ok, job.failed + job.deadlocked)
             if time.monotonic() - last_consolidation > CONSOLIDATE_EVERY:
-                store.consolidate()
+                for each in jobs:
+                    each.store.consolidate()
                 last_consolidation = time.monotonic()
-    return ok, failed, undrained, deadlocked
 
 
 @contextmanager
-def _progress(name: str, total: int, skipped: int, quiet: bool) -> Iterator[Any]:
-    """A rich progress bar (counts, elapsed time, ETA) on stderr; silent if quiet."""
+def _progress(bars: list[tuple[str, int, int]], quiet: bool) -> Iterator[Any]:
+    """Rich progress bars (counts, elapsed time, ETA) on stderr, one per
+    ``(name, total, done before)``; silent if quiet. Yields ``update(bar, ok,
+    failed)``."""
     if quiet:
-        yield lambda ok, failed: None
+        yield lambda bar, ok, failed: None
         return
     from rich.console import Console
     from rich.progress import (
@@ -372,11 +413,15 @@ def _progress(name: str, total: int, skipped: int, quiet: bool) -> Iterator[Any]
         TextColumn("ETA"),
         TimeRemainingColumn(),
     ]
-    with Progress(*columns, console=console, transient=False) as bar:
-        task = bar.add_task(name, total=total, completed=skipped, ok=0, failed=0)
+    with Progress(*columns, console=console, transient=False) as progress:
+        tasks = [
+            progress.add_task(name, total=total, completed=skipped, ok=0, failed=0)
+            for name, total, skipped in bars
+        ]
 
-        def update(ok: int, failed: int) -> None:
-            bar.update(task, completed=skipped + ok + failed, ok=ok, failed=failed)
+        def update(bar: int, ok: int, failed: int) -> None:
+            skipped = bars[bar][2]
+            progress.update(tasks[bar], completed=skipped + ok + failed, ok=ok, failed=failed)
 
         yield update
 

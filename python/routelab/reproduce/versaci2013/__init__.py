@@ -134,7 +134,9 @@ def run(
     seconds = time.perf_counter() - t0
     cfg = config_of(mode, sweeps["searches"], workers)
     rows, sims = loads.search_rows(sweeps["searches"]), [sweeps[p] for p in PARTS[1:]]
-    curve_rows, stage_sims, reading_sims = (loads.sim_rows(df, cfg.tolerance) for df in sims)
+    curve_rows, stage_sims, reading_sims = (
+        loads.sim_rows(sweeps[p], cfg.tolerance) for p in ("curves", "stages", "readings")
+    )
     pending = sweeps["stages"].attrs.get("pending", [])
     (t2, t3), stage_rows = loads.tables(rows, cfg), stages.butterfly_stages(stage_sims, pending)
     t = {"loads": rows, "curves": curve_rows, "table2": t2, "table3": t3}
