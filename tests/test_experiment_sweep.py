@@ -1,6 +1,7 @@
 """Sweeps end to end: the command line, failures and retries, resume after
 SIGKILL, Dask schedulers and Slurm job scripts."""
 
+import itertools
 import json
 import os
 import signal
@@ -406,31 +407,50 @@ def test_the_example_dragonfly_sweep_runs_and_obeys_its_bounds(tmp_path):
 
 
 def test_several_sweeps_run_as_one_queue_in_their_order(tmp_path):
-    # Two route sweeps that share a run (torus:4x4 minhop): each store records
-    # its own copy, every run of the first starts before any of the second on
-    # one worker, and a store that two sweeps would share is refused.
+    # A route sweep, then a sim sweep and another route sweep that shares a
+    # run with the first (torus:4x4 minhop): each store records its own copy,
+    # and every run of a sweep starts before any of a later one, on two
+    # workers too (a run of another kind does not overtake the queue). A
+    # store that two sweeps would share is refused.
     from routelab.experiment.sweep import run_sweeps
 
-    first = specs.load(write(tmp_path, ENGINES.replace('"dmodk"', '"updown"'), "a.toml"))
-    second = specs.load(
-        write(
-            tmp_path,
-            ENGINES.replace('name = "engines"', 'name = "more"').replace(
-                '["torus:4x4", "kary-ntree:k=4,n=2"]', '["torus:4x4", "torus:6x6"]'
-            ),
-            "b.toml",
-        )
+    routes = ENGINES.replace('"dmodk"', '"updown"').replace(
+        '["torus:4x4", "kary-ntree:k=4,n=2"]',
+        '["torus:4x4", "torus:6x6", "torus:8x8", "kary-ntree:k=4,n=2"]',
     )
-    assert {r.key for r in first.runs} & {r.key for r in second.runs}
-    a, b = tmp_path / "a", tmp_path / "b"
-    outcomes = run_sweeps([(first, a), (second, b)], workers=1)
+    first = specs.load(write(tmp_path, routes, "a.toml"))
+    sims = textwrap.dedent(
+        """
+        [experiment]
+        kind = "sim"
+        name = "sims"
+        [network]
+        topology = "torus:4x4"
+        [routing]
+        algorithm = "dor"
+        [traffic]
+        load = [0.05, 0.1, 0.15, 0.2, 0.25]
+        [run]
+        warmup_cycles = 200
+        measure_cycles = 500
+        """
+    )
+    second = specs.load(write(tmp_path, sims, "b.toml"))
+    third = specs.load(
+        write(tmp_path, ENGINES.replace('name = "engines"', 'name = "more"'), "c.toml")
+    )
+    assert {r.key for r in first.runs} & {r.key for r in third.runs}
+    outs = [tmp_path / "a", tmp_path / "b", tmp_path / "c"]
+    outcomes = run_sweeps(list(zip([first, second, third], outs, strict=True)), workers=2)
     assert [(o.name, o.total, o.ok, o.failed) for o in outcomes] == [
-        ("engines", 6, 6, 0),
-        ("more", 6, 4, 2),  # dmodk routes no torus
+        ("engines", 12, 12, 0),
+        ("sims", 5, 5, 0),
+        ("more", 6, 5, 1),  # dmodk routes no torus
     ]
-    da, db = routelab.results(a), routelab.results(b)
-    assert set(da["key"]) == {r.key for r in first.runs}
-    assert set(db["key"]) == {r.key for r in second.runs}
-    assert da["started"].max() <= db["started"].min()
+    tables = [routelab.results(out) for out in outs]
+    for table, exp in zip(tables, (first, second, third), strict=True):
+        assert set(table["key"]) == {r.key for r in exp.runs}
+    for before, after in itertools.pairwise(tables):
+        assert before["started"].max() <= after["started"].min()
     with pytest.raises(routelab.ConfigError, match="its own results directory"):
-        run_sweeps([(first, a), (second, tmp_path / "x" / ".." / "a")])
+        run_sweeps([(first, outs[0]), (third, tmp_path / "x" / ".." / "a")])

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import sys
 from collections.abc import Iterator
@@ -75,6 +76,7 @@ def client(
     workers: int | None = None,
 ) -> Iterator[Client]:
     """A Dask client for the sweep; closes what it started on exit."""
+    import dask
     from distributed import Client, LocalCluster
 
     if address and slurm:
@@ -93,22 +95,28 @@ def client(
         finally:
             c.close()
         return
-    if slurm:
-        cluster = slurm_cluster(slurm)
-        cluster.scale(jobs=slurm.jobs)
-    else:
-        threads = workers or os.cpu_count() or 1
-        if threads < 1:
-            raise ConfigError("--workers takes an integer >= 1")
-        cluster = LocalCluster(
-            n_workers=1,
-            threads_per_worker=threads,
-            processes=False,
-            # The scheduler's HTTP server on a free port: on 8787 two sweeps
-            # at once would warn that it is taken.
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-        )
+    # Without the scheduler's queue every task goes to a worker when it is
+    # submitted, and a worker starts its tasks by priority: the sweep's order.
+    # (Queued, the first tasks of each kind would skip the queue and start
+    # before earlier runs of another kind.) A sweep's few thousand tasks
+    # cost the workers no memory to hold.
+    with dask.config.set({"distributed.scheduler.worker-saturation": math.inf}):
+        if slurm:
+            cluster = slurm_cluster(slurm)
+            cluster.scale(jobs=slurm.jobs)
+        else:
+            threads = workers or os.cpu_count() or 1
+            if threads < 1:
+                raise ConfigError("--workers takes an integer >= 1")
+            cluster = LocalCluster(
+                n_workers=1,
+                threads_per_worker=threads,
+                processes=False,
+                # The scheduler's HTTP server on a free port: on 8787 two
+                # sweeps at once would warn that it is taken.
+                dashboard_address=":0",
+                silence_logs=logging.ERROR,
+            )
     try:
         c = Client(cluster)
         try:

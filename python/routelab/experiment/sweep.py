@@ -335,6 +335,13 @@ def _execute(
         # journal has one writer, and they share the store's file system.
         local = client_options.get("address") is None and client_options.get("slurm") is None
 
+        # Each run its own priority, the first the highest: the workers start
+        # them in the sweeps' order, and a retry keeps its run's place.
+        place = {}
+        for i, job in enumerate(jobs):
+            for run in job.todo:
+                place[i, run.key] = len(place)
+
         def submit(i: int, run: specs.Run) -> Any:
             job = jobs[i]
             job.attempts[run.key] = job.attempts.get(run.key, 0) + 1
@@ -347,7 +354,7 @@ def _execute(
                 journal,
                 # Two sweeps may hold the same run (one key): each its own task.
                 key=f"{run.kind}-{i}-{run.key}-{session}-{job.attempts[run.key]}",
-                priority=len(jobs) - i,
+                priority=len(place) - place[i, run.key],
                 pure=False,
             )
             pending[fut] = (i, run)
