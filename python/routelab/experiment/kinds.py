@@ -53,6 +53,8 @@ class Kind:
     #: The run function takes ``journal=PATH``: the measurements of a run in
     #: progress, kept so that a run killed half-way resumes.
     journaled: bool = False
+    #: The parameter that caps the cores one run takes (none: one core).
+    cores_key: str | None = None
 
     def validate(self, params: dict[str, Any]) -> None:
         """The kind's own check of one run's parameters (the simulator's spec
@@ -86,11 +88,14 @@ def register(
     requires: tuple[str, ...] = (),
     check: Callable[[dict[str, Any]], None] | None = None,
     journaled: bool = False,
+    cores_key: str | None = None,
 ) -> Callable[[RunFunction], RunFunction]:
     """Registers ``run(params) -> metrics`` as the run kind ``name``."""
 
     def wrap(fn: RunFunction) -> RunFunction:
-        KINDS[name] = Kind(name, fn, schema, seed_key, requires, description, check, journaled)
+        KINDS[name] = Kind(
+            name, fn, schema, seed_key, requires, description, check, journaled, cores_key
+        )
         return fn
 
     return wrap
@@ -389,6 +394,7 @@ def _check_saturate_spec(params: dict[str, Any]) -> None:
     requires=("simulate",),
     description="the packet simulator",
     check=_check_sim_spec,
+    cores_key="run.cores",
 )
 def run_sim(params: dict[str, Any]) -> dict[str, Any]:
     KINDS["sim"].check_available()
@@ -412,6 +418,7 @@ def run_sim(params: dict[str, Any]) -> dict[str, Any]:
     description="the saturation search of the packet simulator",
     check=_check_saturate_spec,
     journaled=True,
+    cores_key="run.cores",
 )
 def run_saturate(
     params: dict[str, Any], journal: str | None = None, replay_only: bool = False

@@ -342,6 +342,18 @@ def _execute(
             for run in job.todo:
                 place[i, run.key] = len(place)
 
+        # Local runs share the cores: unless its spec says otherwise, each
+        # takes its share (a search's two loads then run one after the
+        # other, a split run's parts on that many threads).
+        threads = client_options.get("workers") or os.cpu_count() or 1
+        share = max(1, (os.cpu_count() or 1) // threads)
+
+        def params(run: specs.Run) -> dict[str, Any]:
+            key = kinds.get(run.kind).cores_key
+            if not local or key is None or key in run.flat:
+                return run.params
+            return specs.unflatten(run.flat | {key: share})
+
         def submit(i: int, run: specs.Run) -> Any:
             job = jobs[i]
             job.attempts[run.key] = job.attempts.get(run.key, 0) + 1
@@ -350,7 +362,7 @@ def _execute(
             fut = client.submit(
                 kinds.execute,
                 run.kind,
-                run.params,
+                params(run),
                 journal,
                 # Two sweeps may hold the same run (one key): each its own task.
                 key=f"{run.kind}-{i}-{run.key}-{session}-{job.attempts[run.key]}",

@@ -607,14 +607,24 @@ fn search(
     };
     let cores = exp.cores();
     let run = |load: f64| measure(load, true, cores);
-    // Two loads side by side share the cores, so that split runs do not
-    // spin twice as many threads as there are cores.
+    // Two loads side by side on two threads of their own, sharing the cores
+    // so that split runs do not spin twice as many threads as there are
+    // cores; one after the other on one core. (Not rayon's pool: a search
+    // waiting there for its pair runs other searches' loads meanwhile and
+    // returns only once those end too.)
     let pair = |a: f64, b: f64| {
-        let (pa, pb) = rayon::join(
-            || measure(a, true, cores.div_ceil(2)),
-            || measure(b, true, (cores / 2).max(1)),
-        );
-        Ok::<_, SimError>((pa?, pb?))
+        if cores < 2 {
+            return Ok::<_, SimError>((run(a)?, run(b)?));
+        }
+        let (pa, pb) = std::thread::scope(|s| {
+            let high = s.spawn(|| measure(b, true, cores / 2));
+            let low = measure(a, true, cores.div_ceil(2));
+            (
+                low,
+                high.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            )
+        });
+        Ok((pa?, pb?))
     };
     let mut points: Vec<SaturatePoint> = Vec::new();
     // The bracket: `lo` the highest load measured sustained (an index into
