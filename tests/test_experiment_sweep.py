@@ -454,3 +454,39 @@ def test_several_sweeps_run_as_one_queue_in_their_order(tmp_path):
         assert before["started"].max() <= after["started"].min()
     with pytest.raises(routelab.ConfigError, match="its own results directory"):
         run_sweeps([(first, outs[0]), (third, tmp_path / "x" / ".." / "a")])
+
+
+def test_local_runs_take_their_share_of_the_cores(tmp_path, monkeypatch):
+    # On local threads a sim run gets run.cores = cores / workers unless its
+    # spec sets it (a search then runs its first bracket's pair in turn).
+    import dataclasses
+
+    from routelab.experiment import kinds
+    from routelab.experiment.sweep import run_sweeps
+
+    seen: list[tuple[float, int | None]] = []
+
+    def probe(params):
+        seen.append((params["traffic"]["load"], params["run"].get("cores")))
+        return {"accepted": 0.0}
+
+    sim = dataclasses.replace(kinds.KINDS["sim"], run=probe, check=None)
+    monkeypatch.setitem(kinds.KINDS, "sim", sim)
+    text = textwrap.dedent(
+        """
+        [experiment]
+        kind = "sim"
+        name = "cores"
+        [network]
+        topology = "torus:4x4"
+        [routing]
+        algorithm = "dor"
+        [traffic]
+        load = [0.1, 0.2]
+        """
+    )
+    free = specs.load(write(tmp_path, text, "free.toml"))
+    fixed = specs.load(write(tmp_path, text + "[run]\ncores = 3\n", "fixed.toml"))
+    run_sweeps([(free, tmp_path / "a"), (fixed, tmp_path / "b")], workers=2)
+    share = max(1, (os.cpu_count() or 1) // 2)
+    assert sorted(seen) == [(0.1, share), (0.1, 3), (0.2, share), (0.2, 3)]
