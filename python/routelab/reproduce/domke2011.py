@@ -480,7 +480,9 @@ def run(
     ``quick`` keeps networks to 1,024 endpoints and uses fewer patterns and random networks
     (minutes on two cores); ``tiny`` is a seconds-long configuration for tests."""
     cfg = config(quick=quick, tiny=tiny, workers=workers)
-    out, accept, folder = Path(out), ("ok", "failed"), SPECS
+    # A routing that needs more lanes than allowed is a result (a deadlock
+    # run naming the lanes it needs), as is a failure.
+    out, accept, folder = Path(out), ("ok", "failed", "deadlock"), SPECS
     out.mkdir(parents=True, exist_ok=True)
     started, laps = datetime.now(UTC).isoformat(timespec="seconds"), [time.perf_counter()]
     sweep_ebb(cfg, out, quiet=not progress)
