@@ -11,7 +11,11 @@
 //! Per pair of hosts the engine takes one minimal path, at random among
 //! the minimal paths that need the fewest in-transit hosts (none where a
 //! legal minimal path exists, so ITB adds hosts only where up*/down*
-//! cannot be minimal); `itb-any` draws uniformly among all minimal paths. A path is split as late as possible, which needs
+//! cannot be minimal); `itb-any` draws uniformly among all minimal paths;
+//! `itb-legal-first` takes a legal minimal path where one exists and
+//! otherwise draws uniformly among all minimal paths (§3 and §4.5 read
+//! together: up*/down*'s route when it is minimal, else "a minimal path",
+//! "selected randomly"). A path is split as late as possible, which needs
 //! the fewest splits for that path; the host of a split is the switch's
 //! next host in round-robin order, so in-transit work is spread. A path
 //! through a switch without hosts cannot be split there.
@@ -33,38 +37,55 @@ use std::collections::VecDeque;
 pub struct Itb {
     root: Option<String>,
     seed: u64,
-    /// Draw among every minimal path (`itb-any`), not only those needing
-    /// the fewest in-transit hosts.
-    any: bool,
+    choice: Choice,
+}
+
+/// Which minimal paths a pair's route is drawn among.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Choice {
+    /// Those needing the fewest in-transit hosts (`itb`).
+    Fewest,
+    /// Every minimal path (`itb-any`).
+    Any,
+    /// The legal ones where there are some, else every minimal path
+    /// (`itb-legal-first`).
+    LegalFirst,
+}
+
+fn build(o: &RoutingOptions, choice: Choice) -> Box<dyn RoutingEngine> {
+    Box::new(Itb {
+        root: o.root.clone(),
+        seed: o.seed,
+        choice,
+    })
 }
 
 pub fn engine(o: &RoutingOptions) -> Box<dyn RoutingEngine> {
-    Box::new(Itb {
-        root: o.root.clone(),
-        seed: o.seed,
-        any: false,
-    })
+    build(o, Choice::Fewest)
 }
 
 /// `itb-any`: one minimal path per pair drawn uniformly among all of them
-/// (flich2000 §4.5 read literally: "selected randomly"), split where it
+/// (flich2000 §4.5 read alone: "selected randomly"), split where it
 /// must be. More in-transit hosts, more paths to spread the load over.
 pub fn engine_any(o: &RoutingOptions) -> Box<dyn RoutingEngine> {
-    Box::new(Itb {
-        root: o.root.clone(),
-        seed: o.seed,
-        any: true,
-    })
+    build(o, Choice::Any)
+}
+
+/// `itb-legal-first`: a legal minimal path where the pair has one (no
+/// in-transit host, as `itb`), else one drawn uniformly among all minimal
+/// paths, however many splits it needs.
+pub fn engine_legal_first(o: &RoutingOptions) -> Box<dyn RoutingEngine> {
+    build(o, Choice::LegalFirst)
 }
 
 const INF: u32 = u32::MAX / 4;
 
 impl RoutingEngine for Itb {
     fn name(&self) -> &'static str {
-        if self.any {
-            "itb-any"
-        } else {
-            "itb"
+        match self.choice {
+            Choice::Fewest => "itb",
+            Choice::Any => "itb-any",
+            Choice::LegalFirst => "itb-legal-first",
         }
     }
 
@@ -89,7 +110,6 @@ impl RoutingEngine for Itb {
         let mut next_host = vec![0usize; f.s];
         let mut paths = SourcePaths::new(&f);
         let mut plan = Plan::new(f.s);
-        plan.any = self.any;
         for d in 0..f.s {
             if rank[d] == NONE || hosts[d].is_empty() {
                 continue;
@@ -106,7 +126,13 @@ impl RoutingEngine for Itb {
                         continue;
                     }
                     let mut ch = Vec::new();
+                    let any = match self.choice {
+                        Choice::Fewest => false,
+                        Choice::Any => true,
+                        Choice::LegalFirst => plan.splits[a as usize][0] > 0,
+                    };
                     plan.walk(
+                        any,
                         &f,
                         &rank,
                         &hosts,
@@ -143,7 +169,6 @@ struct Plan {
     /// Per switch and phase: every feasible minimal path, whatever its
     /// splits (for `itb-any`).
     all: Vec<[f64; 2]>,
-    any: bool,
 }
 
 /// One step a path may take: the link, the phase after it, whether the
@@ -162,7 +187,6 @@ impl Plan {
             splits: vec![[INF; 2]; s],
             ways: vec![[0.0; 2]; s],
             all: vec![[0.0; 2]; s],
-            any: false,
         }
     }
 
@@ -242,12 +266,14 @@ impl Plan {
         })
     }
 
-    /// Draws one of the best paths from switch `a` (uniformly over them)
-    /// and appends its channels to `out`, in-transit detours included;
-    /// `None` when there is none.
+    /// Draws one of the best paths from switch `a` (uniformly over them;
+    /// with `any`, over every feasible minimal path) and appends its
+    /// channels to `out`, in-transit detours included; `None` when there
+    /// is none.
     #[allow(clippy::too_many_arguments)]
     fn walk(
         &self,
+        any: bool,
         f: &Fabric,
         rank: &[u32],
         hosts: &[Vec<usize>],
@@ -264,9 +290,9 @@ impl Plan {
             let best = self.splits[x][phase];
             let steps: Vec<Step> = self
                 .steps(f, rank, hosts, x, phase)
-                .filter(|s| self.any || s.cost == best)
+                .filter(|s| any || s.cost == best)
                 .collect();
-            let counts = if self.any { &self.all } else { &self.ways };
+            let counts = if any { &self.all } else { &self.ways };
             let weight = |s: &Step| counts[f.links(x)[s.k].to as usize][s.phase];
             let total: f64 = steps.iter().map(weight).sum();
             let mut pick = r.gen::<f64>() * total;

@@ -21,6 +21,7 @@
 //! | `updown-source` | up*/down* source routes, one per pair among all legal paths, balanced by link weights (Myrinet's `simple_routes`) | 1, deadlock-free |
 //! | `itb` | minimal source routes split at in-transit hosts into legal up*/down* sub-routes (Flich 2000) | 1, deadlock-free (hosts eject) |
 //! | `itb-any` | `itb` drawing among all minimal paths, not only those with the fewest in-transit hosts | 1, deadlock-free (hosts eject) |
+//! | `itb-legal-first` | `itb` taking a legal minimal path where one exists, else drawing among all minimal paths | 1, deadlock-free (hosts eject) |
 //! | `valiant` | a random intermediate switch per pair, two shortest phases (up*/down* on fat trees), stored as a [`PathSet`]; not minimal | 2: phase 1 on lane 0, phase 2 on lane 1 (deadlock-free on trees) |
 //!
 //! Engines that need a family's structure (`dor`, `torus-2qos`, `dmodk`)
@@ -351,6 +352,11 @@ pub const ENGINES: &[(&str, EngineFactory, &str)] = &[
         "itb-any",
         itb::engine_any,
         "itb over any minimal path, not the fewest in-transit hosts",
+    ),
+    (
+        "itb-legal-first",
+        itb::engine_legal_first,
+        "itb: up*/down*'s minimal path if any, else any minimal path",
     ),
     (
         "valiant",

@@ -82,7 +82,7 @@ fn itb_routes_are_minimal_and_split_into_legal_sub_routes() {
     for seed in 1..=4 {
         let net = net16(seed);
         let order = up_order(&net);
-        let engine = if seed % 2 == 0 { "itb-any" } else { "itb" };
+        let engine = ["itb", "itb-any", "itb-legal-first"][seed as usize % 3];
         let itb = routing::route(&net, engine, &options(seed)).unwrap();
         assert!(itb.is_minimal(&net).unwrap(), "seed {seed}");
         let t = net.terminals().len();
@@ -300,6 +300,37 @@ fn dispersive_refuses_routes_through_in_transit_hosts() {
         .insert("engine".into(), toml::Value::String("itb".into()));
     let e = sim::simulate(&s).unwrap_err().to_string();
     assert!(e.contains("engine") && e.contains("in-transit"), "{e}");
+}
+
+#[test]
+fn itb_legal_first_splits_exactly_the_pairs_without_a_legal_minimal_path() {
+    let net = spec::build("random:switches=32,ports=8,hosts=4,seed=5").unwrap();
+    let few = routing::route(&net, "itb", &options(1)).unwrap();
+    let first = routing::route(&net, "itb-legal-first", &options(1)).unwrap();
+    let t = net.terminals().len();
+    let (mut split, mut more) = (0, 0);
+    for s in 0..t {
+        for d in (0..t).filter(|&d| d != s) {
+            let (p, q) = (
+                few.path(&net, s, d).unwrap(),
+                first.path(&net, s, d).unwrap(),
+            );
+            let (a, b) = (transit_hosts(&net, &p), transit_hosts(&net, &q));
+            // `itb` splits a pair only when no legal minimal path exists,
+            // and then with the fewest hosts: legal-first splits the same
+            // pairs, with as many hosts or more.
+            assert_eq!(a == 0, b == 0, "{s} -> {d}");
+            assert!(a <= b, "{s} -> {d}");
+            split += usize::from(b > 0);
+            more += usize::from(b > a);
+        }
+    }
+    assert!(
+        split > 0 && more > 0,
+        "{split} split, {more} with more hosts"
+    );
+    assert!(first.is_minimal(&net).unwrap());
+    assert!(first.deadlock_report(&net).unwrap().deadlock_free);
 }
 
 #[test]
