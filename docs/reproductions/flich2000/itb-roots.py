@@ -7,7 +7,9 @@ switch hops away along the up*/down* routes (the reproduction's reading
 of §4.2's local pattern; l = 99 is uniform traffic), and takes the minimal
 path with the fewest in-transit hosts, as `itb` does. For the default root
 (the most central switch) every pair's count is checked against the `itb`
-engine's routes. Writes itb-roots.csv beside this file; about 2 minutes.
+engine's routes, and every destination that routelab's `local` pattern
+draws against the neighbourhoods counted here. Writes itb-roots.csv beside
+this file; about a minute.
 
     .venv/bin/python docs/reproductions/flich2000/itb-roots.py
 """
@@ -23,9 +25,13 @@ import routelab
 HOSTS, LS = 4, (3, 5, 99)
 
 
-def switch_graph(net: routelab.Network) -> nx.Graph:
+def switch_graph(net: routelab.Network) -> tuple[nx.Graph, dict, int]:
+    """The switches' graph, its hop distances, and its most central switch
+    (least eccentricity, then lowest index: routelab's default root)."""
     g = net.to_networkx()
-    return g.subgraph([n for n, a in g.nodes(data=True) if a["kind"] == "switch"]).copy()
+    s = g.subgraph([n for n, a in g.nodes(data=True) if a["kind"] == "switch"]).copy()
+    dist = {d: nx.single_source_shortest_path_length(s, d) for d in s.nodes}
+    return s, dist, min(s.nodes, key=lambda r: (max(dist[r].values()), r))
 
 
 def goes_up(level: dict, u: int, v: int) -> bool:
@@ -77,7 +83,9 @@ def fewest_transits(s: nx.Graph, level: dict, src: int, dist: dict) -> dict:
     return out
 
 
-def per_message(s: nx.Graph, root: int, dist: dict) -> tuple[dict, dict]:
+def per_message(s: nx.Graph, root: int, dist: dict) -> tuple[dict, dict, dict]:
+    """Mean in-transit hosts per message for each reach in LS; the counts
+    and the legal hops per pair of switches."""
     level = nx.single_source_shortest_path_length(s, root)
     itb = {x: fewest_transits(s, level, x, dist) for x in s.nodes}
     hops = {x: legal_hops(s, level, x) for x in s.nodes}
@@ -88,43 +96,44 @@ def per_message(s: nx.Graph, root: int, dist: dict) -> tuple[dict, dict]:
             near = [y for y in s.nodes if hops[x][y] <= reach]
             per_source.append(sum(HOSTS * itb[x][y] for y in near) / (HOSTS * len(near) - 1))
         means[reach] = fmean(per_source)
-    return means, itb
+    return means, itb, hops
 
 
-def check_against_engine(net: routelab.Network, seed: int, itb: dict) -> None:
+def check_against_routelab(net: routelab.Network, seed: int, itb: dict, hops: dict) -> None:
+    """The `itb` engine's in-transit hosts per pair, and the `local` pattern's
+    destinations, against those counted here (default root)."""
     routes = routelab.route(net, "itb", seed=seed).to_source_routes().splitlines()
     label = {t: i for i, t in enumerate(net.labels[t] for t in net.terminals)}
-    n = len(net.switches)
     for line in routes:
         if line.startswith("#"):
             continue
         head, _, ports = line.partition(":")
         a, b = (label[h] // HOSTS for h in head.split())
-        assert a < n and b < n
         got, want = ports.split().count("|"), itb[a][b]
         assert got == want, f"seed {seed}, {head}: engine {got}, here {want}"
+    for reach in LS[:2]:
+        for k in range(5):
+            for src, dst in routelab.pattern(f"local:l={reach},along=updown", net, seed=k):
+                a, b = src // HOSTS, dst // HOSTS
+                assert hops[a][b] <= reach, f"seed {seed}, l={reach}: {src}->{dst} too far"
 
 
 def main() -> None:
     rows = []
     for seed in range(1, 11):
         net = routelab.topology(f"random:switches=64,ports=8,hosts={HOSTS},seed={seed}")
-        s = switch_graph(net)
-        dist = {d: nx.single_source_shortest_path_length(s, d) for d in s.nodes}
-        central = min(s.nodes, key=lambda r: (max(dist[r].values()), r))
+        s, dist, central = switch_graph(net)
         for root in sorted(s.nodes):
-            means, itb = per_message(s, root, dist)
+            means, itb, hops = per_message(s, root, dist)
             if root == central:
-                check_against_engine(net, seed, itb)
+                check_against_routelab(net, seed, itb, hops)
             rows.append((seed, 128, root, root == central, *(round(means[r], 4) for r in LS)))
         for links in (124, 120, 112):
             sparse = routelab.topology(
                 f"random:switches=64,ports=8,hosts={HOSTS},seed={seed},links={links}"
             )
-            s = switch_graph(sparse)
-            dist = {d: nx.single_source_shortest_path_length(s, d) for d in s.nodes}
-            central = min(s.nodes, key=lambda r: (max(dist[r].values()), r))
-            means, _ = per_message(s, central, dist)
+            s, dist, central = switch_graph(sparse)
+            means, _, _ = per_message(s, central, dist)
             rows.append((seed, links, central, True, *(round(means[r], 4) for r in LS)))
         print(f"network {seed} done", flush=True)
     out = Path(__file__).with_suffix(".csv")
